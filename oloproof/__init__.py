@@ -1,0 +1,35 @@
+"""oloproof: evaluate AI systems against datasets and decide, with honest statistics,
+whether a release may ship.
+
+    from oloproof import evaluate, system, current_case
+    from oloproof.evaluators import ExactMatch, Contains, JsonSchema, Regex, RubricJudge, evaluator
+"""
+
+from oloproof._evaluate import evaluate
+from oloproof_core import __version__
+from oloproof_core.context import current_case
+from oloproof_core.errors import (
+    ConfigError,
+    ContractError,
+    DatasetError,
+    DeclarationError,
+    OloproofError,
+    UndeclaredReadError,
+)
+from oloproof_core.result import Result
+from oloproof_core.system import System, system
+
+__all__ = [
+    "ConfigError",
+    "ContractError",
+    "DatasetError",
+    "DeclarationError",
+    "OloproofError",
+    "Result",
+    "System",
+    "UndeclaredReadError",
+    "__version__",
+    "current_case",
+    "evaluate",
+    "system",
+]

@@ -1,0 +1,43 @@
+"""`evaluate()`: the library's entry point, wired to the default store."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from oloproof._store import default_store
+from oloproof_core.evaluation import DatasetSource, run_evaluation
+from oloproof_core.evaluators import Evaluator
+from oloproof_core.execution import ProgressCallback
+from oloproof_core.result import Result
+from oloproof_core.store import Store
+
+
+def evaluate(
+    system: Any,
+    dataset: DatasetSource,
+    evaluators: Sequence[Evaluator],
+    *,
+    policy: Any = None,
+    baseline: Result | None = None,
+    split: str | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    confidence: float = 0.95,
+    store: Store | None = None,
+    record: bool = True,
+    progress: ProgressCallback | None = None,
+) -> Result:
+    """Run `system` over `dataset`, judge every case with `evaluators`, and return the Result.
+
+    `system` receives each row's `input` (never its `expected`). A case whose system
+    raises is missing, not wrong: check `metric.n_missing` before trusting an
+    estimate. With `policy` (a release.yaml path or dict) the run is gated and
+    `result.gate` holds the verdict; without one it is None.
+    """
+    return run_evaluation(
+        system=system, dataset=dataset, evaluators=evaluators,
+        store=store if store is not None else default_store(), policy=policy,
+        baseline=baseline, split=split, concurrency=concurrency, timeout=timeout,
+        confidence=confidence, progress=progress, record=record,
+    )

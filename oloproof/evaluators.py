@@ -1,0 +1,21 @@
+"""The evaluators a run can use, and `@evaluator` for writing your own."""
+
+from oloproof_core.evaluators import (
+    CaseView,
+    Contains,
+    Evaluator,
+    ExactMatch,
+    JsonSchema,
+    Regex,
+    evaluator,
+)
+
+__all__ = [
+    "CaseView",
+    "Contains",
+    "Evaluator",
+    "ExactMatch",
+    "JsonSchema",
+    "Regex",
+    "evaluator",
+]

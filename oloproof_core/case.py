@@ -1,0 +1,90 @@
+"""A case as it moves through a run: the row, the system's output, measurements, verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from oloproof_core._canonical import canonical_json, digest_text
+from oloproof_core.context import Measurements
+from oloproof_core.dataset import Row
+from oloproof_core.verdict import Verdict
+
+CASE_PARTS = ("input", "output", "expected", "artifacts")
+
+
+@dataclass(slots=True)
+class CaseError:
+    """Why a case (or one verdict) is missing: the exception's type, message and traceback."""
+
+    type: str
+    message: str
+    traceback: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.type}: {self.message}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"type": self.type, "message": self.message, "traceback": self.traceback}
+
+
+@dataclass(slots=True)
+class CaseResult:
+    id: str
+    input: dict[str, Any]
+    expected: dict[str, Any] | None
+    split: str | None = None
+    cluster: str | None = None
+    output: Any = None
+    output_json: str | None = None
+    error: CaseError | None = None
+    artifacts: dict[str, Any] = field(default_factory=dict)
+    measurements: Measurements = field(default_factory=Measurements)
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    _digests: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_row(cls, row: Row) -> CaseResult:
+        return cls(id=row.id, input=row.input, expected=row.expected, split=row.split,
+                   cluster=row.cluster,
+                   _digests={"input": row.input_digest, "expected": row.expected_digest})
+
+    @property
+    def missing(self) -> bool:
+        return self.error is not None
+
+    @property
+    def latency_ms(self) -> float | None:
+        return self.measurements.latency_ms
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.measurements.system_cost_usd
+
+    def part_digest(self, part: str) -> str:
+        """Digest of one case part, computed once; the verdict cache keys on these."""
+        digest = self._digests.get(part)
+        if digest is None:
+            if part == "output":
+                digest = digest_text(self.output_json or "null")
+            elif part == "artifacts":
+                digest = digest_text(canonical_json(self.artifacts))
+            else:
+                digest = digest_text(canonical_json(getattr(self, part)))
+            self._digests[part] = digest
+        return digest
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "input": self.input,
+            "expected": self.expected,
+            "split": self.split,
+            "cluster": self.cluster,
+            "output": self.output,
+            "error": None if self.error is None else self.error.to_dict(),
+            "latency_ms": self.latency_ms,
+            "cost_usd": self.cost_usd,
+            "artifacts": self.artifacts,
+            "verdicts": {name: verdict.to_dict() for name, verdict in self.verdicts.items()},
+        }

@@ -1,0 +1,145 @@
+"""`current_case()`: the case being processed, for code running inside a system or evaluator.
+
+The engine sets a context variable around every system call and every evaluator
+call, so it follows threads and asyncio tasks without being passed around. Inside
+a system the case's `expected` is not reachable: the system must never see it.
+The measurements (wall time, model cost) live on the engine's side of this object
+and code under test can only read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from oloproof_core._canonical import canonical_json
+from oloproof_core.errors import OloproofError
+
+if TYPE_CHECKING:
+    from oloproof_core.case import CaseResult
+
+Phase = Literal["system", "evaluator"]
+
+
+@dataclass(slots=True)
+class ModelCall:
+    """One model call made while a case was processed, as measured by the model client."""
+
+    role: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    latency_ms: float
+
+
+@dataclass(slots=True)
+class Measurements:
+    """What the engine measured for one case; `system_cost_usd` covers only the system's calls."""
+
+    latency_ms: float | None = None
+    model_calls: list[ModelCall] = field(default_factory=list)
+
+    def cost_for(self, role: str) -> float | None:
+        """Summed cost of the calls made in `role`; None if any of them could not be priced."""
+        total = 0.0
+        for call in self.model_calls:
+            if call.role != role:
+                continue
+            if call.cost_usd is None:
+                return None
+            total += call.cost_usd
+        return total
+
+    @property
+    def system_cost_usd(self) -> float | None:
+        return self.cost_for("system")
+
+
+class CaseContext:
+    """The case in progress, as seen from user code."""
+
+    __slots__ = ("_phase", "_record")
+
+    def __init__(self, record: CaseResult, phase: Phase) -> None:
+        self._record = record
+        self._phase = phase
+
+    @property
+    def id(self) -> str:
+        return self._record.id
+
+    @property
+    def input(self) -> Mapping[str, Any]:
+        return self._record.input
+
+    @property
+    def expected(self) -> Mapping[str, Any] | None:
+        if self._phase == "system":
+            raise OloproofError(
+                "current_case().expected is not available inside a system: a system must "
+                "answer from the input alone. Read expected values in an evaluator."
+            )
+        return self._record.expected
+
+    @property
+    def artifacts(self) -> Mapping[str, Any]:
+        return MappingProxyType(self._record.artifacts)
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def measurements(self) -> Measurements:
+        return self._record.measurements
+
+    def attach(self, name: str, value: Any) -> None:
+        """Attach an artifact (a trace, a file's text, any JSON data) to this case."""
+        if not isinstance(name, str) or not name:
+            raise OloproofError("artifact names are non-empty strings")
+        try:
+            canonical_json(value)
+        except (TypeError, ValueError) as exc:
+            raise OloproofError(
+                f"artifact {name!r} is not JSON data ({exc}); attach dicts, lists, strings "
+                "or numbers (read a file's text and attach that)"
+            ) from None
+        self._record.artifacts[name] = value
+
+    def record_model_call(self, call: ModelCall) -> None:
+        """Used by the model client to attribute a call to this case."""
+        self._record.measurements.model_calls.append(call)
+
+    def __repr__(self) -> str:
+        return f"<current case {self.id!r} ({self._phase})>"
+
+
+_CURRENT: ContextVar[CaseContext | None] = ContextVar("oloproof_current_case", default=None)
+
+
+def current_case() -> CaseContext:
+    """The case being processed by the system or evaluator that calls this."""
+    context = _CURRENT.get()
+    if context is None:
+        raise OloproofError(
+            "current_case() was called outside a case: call it from a system or an "
+            "evaluator while oloproof runs it"
+        )
+    return context
+
+
+def current_case_or_none() -> CaseContext | None:
+    return _CURRENT.get()
+
+
+def enter_case(record: CaseResult, phase: Phase) -> Any:
+    """Make `record` the current case; returns a token for `leave_case`."""
+    return _CURRENT.set(CaseContext(record, phase))
+
+
+def leave_case(token: Any) -> None:
+    _CURRENT.reset(token)

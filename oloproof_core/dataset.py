@@ -1,0 +1,222 @@
+"""Datasets: rows of `{"id", "input", "expected"}` read from JSONL, JSON, CSV or Python.
+
+Rows are validated as they stream in; the first bad row stops the load with an
+error naming the file, the line and what to change. The dataset digest is a
+SHA-256 over the canonical form of every row in order, so it identifies the
+content, not the file name or its formatting.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from oloproof_core._canonical import canonical_json, digest_text
+from oloproof_core.errors import DatasetError
+
+ROW_KEYS = frozenset({"id", "input", "expected", "split", "cluster"})
+_ROW_KEYS_TEXT = ", ".join(sorted(ROW_KEYS))
+
+
+@dataclass(slots=True)
+class Row:
+    """One case of a dataset, with the digests of its parts computed at load time."""
+
+    id: str
+    input: dict[str, Any]
+    expected: dict[str, Any] | None = None
+    split: str | None = None
+    cluster: str | None = None
+    input_digest: str = ""
+    expected_digest: str = ""
+
+
+@dataclass(slots=True)
+class Dataset:
+    source: str
+    rows: list[Row]
+    digest: str
+    split: str | None = None
+    splits: dict[str, int] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def load_dataset(source: str | os.PathLike[str] | Sequence[Mapping[str, Any]] | Dataset,
+                 *, split: str | None = None) -> Dataset:
+    """Load and validate a dataset from a path (.jsonl/.ndjson, .json, .csv) or a list of dicts."""
+    if isinstance(source, Dataset):
+        return source if split is None or split == source.split else _select_split(source, split)
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        records = _read_path(path)
+        label = path
+    elif isinstance(source, Sequence):
+        records = ((index, item) for index, item in enumerate(source, start=1))
+        label = "<list>"
+    else:
+        raise DatasetError(
+            repr(source)[:60], None,
+            "a dataset is a path to a .jsonl, .json or .csv file, or a list of dicts",
+        )
+    dataset = _build(label, records)
+    return _select_split(dataset, split) if split is not None else dataset
+
+
+def _read_path(path: str) -> Iterator[tuple[int, Any]]:
+    if not os.path.exists(path):
+        raise DatasetError(path, None, "file not found (paths are relative to the working "
+                                       f"directory {os.getcwd()})")
+    lowered = path.lower()
+    if lowered.endswith((".jsonl", ".ndjson")):
+        return _read_jsonl(path)
+    if lowered.endswith(".json"):
+        return _read_json_array(path)
+    if lowered.endswith(".csv"):
+        return _read_csv(path)
+    raise DatasetError(path, None, "unknown dataset format; use .jsonl (one JSON object per "
+                                   "line), .json (an array of objects) or .csv")
+
+
+def _read_jsonl(path: str) -> Iterator[tuple[int, Any]]:
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(path, number, f"invalid JSON at column {exc.colno}: "
+                                                 f"{exc.msg}; each line must be one JSON "
+                                                 "object") from None
+
+
+def _read_json_array(path: str) -> Iterator[tuple[int, Any]]:
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(path, exc.lineno, f"invalid JSON at column {exc.colno}: "
+                                             f"{exc.msg}") from None
+    if not isinstance(data, list):
+        raise DatasetError(path, 1, f"a .json dataset must be an array of row objects, "
+                                    f"found {type(data).__name__}")
+    lines = _object_start_lines(text, len(data))
+    for index, item in enumerate(data):
+        yield lines[index], item
+
+
+def _object_start_lines(text: str, count: int) -> list[int]:
+    """Line on which each top-level array element starts, for error messages."""
+    decoder = json.JSONDecoder()
+    lines: list[int] = []
+    position = text.index("[") + 1
+    for _ in range(count):
+        while text[position] in " \t\r\n,":
+            position += 1
+        lines.append(text.count("\n", 0, position) + 1)
+        _, position = decoder.raw_decode(text, position)
+    return lines
+
+
+def _read_csv(path: str) -> Iterator[tuple[int, Any]]:
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        columns = reader.fieldnames or []
+        for column in columns:
+            top = column.split(".", 1)[0]
+            if top not in ROW_KEYS or (top in {"input", "expected"} and "." not in column):
+                raise DatasetError(path, 1, f"unknown column {column!r}; columns are id, "
+                                            "split, cluster, input.<name> and expected.<name>")
+        for row in reader:
+            item: dict[str, Any] = {}
+            for column, value in row.items():
+                if "." in column:
+                    part, name = column.split(".", 1)
+                    item.setdefault(part, {})[name] = value
+                elif value != "" or column == "id":
+                    item[column] = value
+            yield reader.line_num, item
+
+
+def _build(source: str, records: Iterable[tuple[int, Any]]) -> Dataset:
+    rows: list[Row] = []
+    first_line: dict[str, int] = {}
+    hasher = hashlib.sha256()
+    for line, item in records:
+        row = _validate(source, line, item)
+        if row.id in first_line:
+            raise DatasetError(source, line, f"duplicate id {row.id!r} (first on line "
+                                             f"{first_line[row.id]}); ids must be unique")
+        first_line[row.id] = line
+        input_json = canonical_json(row.input)
+        expected_json = canonical_json(row.expected)
+        row.input_digest = digest_text(input_json)
+        row.expected_digest = digest_text(expected_json)
+        hasher.update(canonical_json([row.id, row.split, row.cluster]).encode())
+        hasher.update(input_json.encode())
+        hasher.update(expected_json.encode())
+        rows.append(row)
+    if not rows:
+        raise DatasetError(source, None, "the dataset has no rows")
+    splits: dict[str, int] = {}
+    for row in rows:
+        if row.split is not None:
+            splits[row.split] = splits.get(row.split, 0) + 1
+    return Dataset(source=source, rows=rows, digest=hasher.hexdigest(), splits=splits)
+
+
+def _validate(source: str, line: int, item: Any) -> Row:
+    if not isinstance(item, Mapping):
+        raise DatasetError(source, line, f"a row must be a JSON object, found "
+                                         f"{type(item).__name__}")
+    unknown = set(item) - ROW_KEYS
+    if unknown:
+        raise DatasetError(source, line, f"unknown key {sorted(unknown)[0]!r}; a row may have "
+                                         f"only {_ROW_KEYS_TEXT} (put extra data inside "
+                                         "'input' or 'expected')")
+    if "id" not in item:
+        raise DatasetError(source, line, "missing 'id'; every row needs a unique string id")
+    row_id = item["id"]
+    if not isinstance(row_id, str) or not row_id:
+        raise DatasetError(source, line, f"'id' must be a non-empty string, found "
+                                         f"{row_id!r}; quote numeric ids")
+    if "input" not in item:
+        raise DatasetError(source, line, f"row {row_id!r} has no 'input' object")
+    if not isinstance(item["input"], Mapping):
+        raise DatasetError(source, line, f"'input' of row {row_id!r} must be an object, found "
+                                         f"{type(item['input']).__name__}; wrap it, e.g. "
+                                         '{"question": ...}')
+    expected = item.get("expected")
+    if expected is not None and not isinstance(expected, Mapping):
+        raise DatasetError(source, line, f"'expected' of row {row_id!r} must be an object, "
+                                         f"found {type(expected).__name__}; wrap it, e.g. "
+                                         '{"label": ...}')
+    labels = {}
+    for key in ("split", "cluster"):
+        value = item.get(key)
+        if value is not None and not isinstance(value, (str, int)):
+            raise DatasetError(source, line, f"'{key}' of row {row_id!r} must be a string")
+        labels[key] = None if value is None else str(value)
+    return Row(id=row_id, input=dict(item["input"]),
+               expected=None if expected is None else dict(expected),
+               split=labels["split"], cluster=labels["cluster"])
+
+
+def _select_split(dataset: Dataset, split: str) -> Dataset:
+    rows = [row for row in dataset.rows if row.split == split]
+    if not rows:
+        available = ", ".join(sorted(dataset.splits)) or "none (no row has a 'split' key)"
+        raise DatasetError(dataset.source, None, f"no rows in split {split!r}; splits in this "
+                                                 f"dataset: {available}")
+    hasher = hashlib.sha256(dataset.digest.encode())
+    hasher.update(split.encode())
+    return Dataset(source=dataset.source, rows=rows, digest=hasher.hexdigest(), split=split,
+                   splits=dataset.splits)

@@ -1,0 +1,77 @@
+"""JsonSchema: the output is valid against a JSON Schema, given or read from `expected`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema
+
+from oloproof_core.errors import ContractError, DeclarationError
+from oloproof_core.evaluators._base import Evaluator
+from oloproof_core.evaluators._case_view import CaseView
+from oloproof_core.evaluators._fields import pick
+from oloproof_core.verdict import Verdict
+
+
+class JsonSchema(Evaluator):
+    """Passes when the output (parsed first if it is a JSON string) satisfies the schema.
+
+    Give `schema=` (a dict, or a path to a .json file), or `expected_field=` to read
+    each case's schema from its expected object.
+    """
+
+    def __init__(self, *, criterion: str = "json_schema",
+                 schema: Mapping[str, Any] | str | None = None, field: str | None = None,
+                 expected_field: str | None = None) -> None:
+        if (schema is None) == (expected_field is None):
+            raise DeclarationError(f"JsonSchema(criterion={criterion!r}) needs exactly one "
+                                   "of schema=... or expected_field='name'")
+        reads = ("output",) if schema is not None else ("output", "expected")
+        super().__init__(criterion=criterion, reads=reads)
+        self.schema = _load_schema(schema, criterion) if schema is not None else None
+        self.field = field
+        self.expected_field = expected_field
+
+    def parameters(self) -> dict[str, Any]:
+        return {"schema": self.schema, "field": self.field,
+                "expected_field": self.expected_field}
+
+    def judge(self, case: CaseView) -> Verdict:
+        schema = self.schema
+        if schema is None:
+            schema = pick(case.expected, self.expected_field, "the expected object")
+            if not isinstance(schema, Mapping):
+                raise ContractError(f"expected[{self.expected_field!r}] must be a JSON Schema "
+                                    "object")
+        value = pick(case.output, self.field, "the output")
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                return Verdict(value=0.0, feedback=f"The output is not valid JSON: {exc}.")
+        error = jsonschema.exceptions.best_match(
+            jsonschema.validators.validator_for(schema)(schema).iter_errors(value))
+        if error is None:
+            return Verdict(value=1.0)
+        where = "/".join(str(part) for part in error.absolute_path) or "the top level"
+        return Verdict(value=0.0, feedback=f"Schema violation at {where}: {error.message}.")
+
+
+def _load_schema(schema: Mapping[str, Any] | str, criterion: str) -> dict[str, Any]:
+    if isinstance(schema, str):
+        try:
+            with open(schema, encoding="utf-8") as handle:
+                schema = json.load(handle)
+        except (OSError, json.JSONDecodeError) as exc:
+            raise DeclarationError(f"JsonSchema(criterion={criterion!r}): cannot read schema "
+                                   f"file {schema!r}: {exc}") from None
+    if not isinstance(schema, Mapping):
+        raise DeclarationError(f"JsonSchema(criterion={criterion!r}): a schema is an object")
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.exceptions.SchemaError as exc:
+        raise DeclarationError(f"JsonSchema(criterion={criterion!r}): invalid schema: "
+                               f"{exc.message}") from None
+    return dict(schema)

@@ -1,0 +1,80 @@
+"""The result of one run: metrics, cases, provenance and (with a policy) the gate."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from oloproof_core.aggregate import MetricEstimate
+from oloproof_core.case import CaseResult
+
+
+@dataclass(slots=True)
+class Result:
+    metrics: list[MetricEstimate]
+    cases: list[CaseResult]
+    provenance: dict[str, Any]
+    gate: Any = None
+    run_id: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def metric(self, name: str) -> MetricEstimate:
+        for metric in self.metrics:
+            if metric.metric == name:
+                return metric
+        known = ", ".join(m.metric for m in self.metrics)
+        raise KeyError(f"no metric {name!r} in this run; metrics: {known}")
+
+    @property
+    def n_cases(self) -> int:
+        return len(self.cases)
+
+    @property
+    def failed_cases(self) -> list[CaseResult]:
+        """Cases whose system raised, timed out or returned something unusable."""
+        return [case for case in self.cases if case.error is not None]
+
+    def error_summary(self) -> list[tuple[str, int, str]]:
+        """(error type, count, first case id) for the system's failures, most frequent first."""
+        counts = Counter(case.error.type for case in self.cases if case.error is not None)
+        first: dict[str, str] = {}
+        for case in self.cases:
+            if case.error is not None:
+                first.setdefault(case.error.type, case.id)
+        return [(kind, count, first[kind]) for kind, count in counts.most_common()]
+
+    def to_dict(self, *, include_cases: bool = True) -> dict[str, Any]:
+        gate = self.gate.to_dict() if self.gate is not None else None
+        data: dict[str, Any] = {
+            "run_id": self.run_id,
+            "metrics": [metric.to_dict() for metric in self.metrics],
+            "gate": gate,
+            "provenance": self.provenance,
+        }
+        if include_cases:
+            data["cases"] = [case.to_dict() for case in self.cases]
+        return data
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, default=str)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+        return text
+
+    def __str__(self) -> str:
+        from oloproof_core.report import render_text
+
+        return render_text(self)
+
+    def _repr_html_(self) -> str:
+        from oloproof_core.report import render_html
+
+        return render_html(self)
+
+
+def metrics_by_name(metrics: Sequence[MetricEstimate]) -> dict[str, MetricEstimate]:
+    return {metric.metric: metric for metric in metrics}

@@ -1,0 +1,77 @@
+"""Where verdicts and runs are kept: the `Store` protocol and its in-memory implementation.
+
+The engine never imports a database; the platform injects a persistent store that
+satisfies the same protocol. Reads and writes come in batches so that a store can
+serve a 100,000-case run with a handful of queries.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from oloproof_core._canonical import digest_text
+from oloproof_core.case import CaseResult
+from oloproof_core.verdict import Verdict
+
+if TYPE_CHECKING:
+    from oloproof_core.evaluators import Evaluator
+    from oloproof_core.result import Result
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    key: str
+    evaluator_version: str
+    criterion: str
+    verdict: Verdict
+
+
+class Store(Protocol):
+    def get_verdicts(self, keys: Collection[str]) -> Mapping[str, Verdict]:
+        """The cached verdicts among `keys` (absent keys are simply not returned)."""
+
+    def put_verdicts(self, entries: Sequence[CacheEntry]) -> None:
+        """Cache successful verdicts; putting an existing key again is harmless."""
+
+    def record_run(self, result: Result) -> str | None:
+        """Keep a finished run; returns its id, or None if this store keeps no runs."""
+
+
+def verdict_key(evaluator: Evaluator, case: CaseResult) -> str:
+    """Cache key: the evaluator's version and the digests of exactly the parts it reads."""
+    parts = "|".join(case.part_digest(part) for part in evaluator.reads)
+    return digest_text(f"{evaluator.version}|{parts}")
+
+
+class InMemoryStore:
+    """Keeps verdicts and runs in this process; the default when nothing is recorded."""
+
+    def __init__(self) -> None:
+        self._verdicts: dict[str, Mapping[str, Any]] = {}
+        self._runs: dict[str, Result] = {}
+        self._lock = threading.Lock()
+
+    def get_verdicts(self, keys: Collection[str]) -> dict[str, Verdict]:
+        with self._lock:
+            found = {key: self._verdicts[key] for key in keys if key in self._verdicts}
+        return {key: Verdict.from_cache(data) for key, data in found.items()}
+
+    def put_verdicts(self, entries: Sequence[CacheEntry]) -> None:
+        with self._lock:
+            for entry in entries:
+                self._verdicts[entry.key] = entry.verdict.to_cache()
+
+    def record_run(self, result: Result) -> str | None:
+        with self._lock:
+            run_id = f"mem-{len(self._runs) + 1}"
+            self._runs[run_id] = result
+        return run_id
+
+    def run(self, run_id: str) -> Result:
+        return self._runs[run_id]
+
+    def __len__(self) -> int:
+        return len(self._verdicts)

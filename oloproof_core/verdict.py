@@ -1,0 +1,48 @@
+"""A verdict: one evaluator's judgement of one case."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """`value` is 1.0/0.0 for pass/fail criteria and the score otherwise.
+
+    A verdict whose `value` is None is missing: the system or the evaluator failed
+    on this case, and `error` says why. Missing is never the same as wrong.
+    """
+
+    value: float | None
+    feedback: str | None = None
+    scores: Mapping[str, float] = field(default_factory=dict)
+    error: str | None = None
+    traceback: str | None = None
+    cached: bool = False
+
+    @property
+    def missing(self) -> bool:
+        return self.value is None
+
+    @property
+    def passed(self) -> bool | None:
+        return None if self.value is None else self.value >= 1.0
+
+    @classmethod
+    def failed_to_judge(cls, error: str, traceback: str | None = None) -> Verdict:
+        return cls(value=None, error=error, traceback=traceback)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "feedback": self.feedback, "scores": dict(self.scores),
+                "error": self.error, "traceback": self.traceback, "cached": self.cached}
+
+    def to_cache(self) -> dict[str, Any]:
+        """What the verdict cache stores: only successful judgements are cached."""
+        return {"value": self.value, "feedback": self.feedback, "scores": dict(self.scores)}
+
+    @classmethod
+    def from_cache(cls, data: Mapping[str, Any]) -> Verdict:
+        return cls(value=data["value"], feedback=data.get("feedback"),
+                   scores=dict(data.get("scores") or {}), cached=True)

@@ -1,5 +1,7 @@
 """Evaluators: the criteria a case is judged on."""
 
+from collections.abc import Callable
+
 from oloproof_core.evaluators._base import Evaluator, ValueType
 from oloproof_core.evaluators._case_view import CaseView
 from oloproof_core.evaluators._contains import Contains
@@ -8,7 +10,7 @@ from oloproof_core.evaluators._function import FunctionEvaluator, evaluator
 from oloproof_core.evaluators._json_schema import JsonSchema
 from oloproof_core.evaluators._regex import Regex
 
-BUILTIN_EVALUATORS: dict[str, type[Evaluator]] = {
+BUILTIN_EVALUATORS: dict[str, Callable[..., Evaluator]] = {
     "ExactMatch": ExactMatch,
     "Contains": Contains,
     "Regex": Regex,

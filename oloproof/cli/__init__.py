@@ -1,0 +1,56 @@
+"""The `oloproof` command: everything the library does, driven by config files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import NoReturn
+
+from oloproof.cli import _exit_codes, _run
+from oloproof_core import __version__
+from oloproof_core.errors import OloproofError
+
+COMMANDS = [_run]
+"""Each module registers one subcommand and sets `handler` to a function returning an exit code."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(_exit_codes.BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="oloproof", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"oloproof {__version__}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND",
+                                     parser_class=_Parser)
+    for command in COMMANDS:
+        command.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "handler"):
+        parser.print_help()
+        return _exit_codes.BAD_INPUT
+    try:
+        return int(args.handler(args))
+    except OloproofError as exc:
+        print(f"oloproof: error: {exc}", file=sys.stderr)
+        return _exit_codes.BAD_INPUT
+    except KeyboardInterrupt:
+        print("oloproof: interrupted", file=sys.stderr)
+        return 130
+    except Exception:
+        traceback.print_exc()
+        print("oloproof: internal error (above); please report it", file=sys.stderr)
+        return _exit_codes.INTERNAL_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+"""Run configuration files (`oloproof run config.yaml`): parsed, validated, resolved.
+
+Every error names the file, the line and the key, and says what is allowed.
+Relative paths and `file.py:name` references resolve from the config file's folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from oloproof_core.errors import ConfigError, OloproofError
+from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator
+from oloproof_core.imports import load_object
+
+KEYS: dict[str, str] = {
+    "system": "import path of the system, e.g. support_bot:answer or bot.py:answer",
+    "dataset": "path to a .jsonl, .json or .csv dataset",
+    "evaluators": "list of evaluators",
+    "split": "only the rows of this split",
+    "policy": "path to a release policy (release.yaml)",
+    "baseline": "the baseline run for paired rules (a result JSON file)",
+    "concurrency": "how many cases run at once (positive integer)",
+    "timeout": "per-case timeout in seconds (positive number)",
+    "confidence": "confidence level of the intervals, between 0 and 1",
+}
+REQUIRED = ("system", "dataset", "evaluators")
+
+
+@dataclass(slots=True)
+class RunConfig:
+    path: str
+    system: Any
+    dataset: str
+    evaluators: list[Evaluator]
+    split: str | None = None
+    policy: str | None = None
+    baseline: str | None = None
+    concurrency: int | None = None
+    timeout: float | None = None
+    confidence: float = 0.95
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+def load_run_config(path: str) -> RunConfig:
+    if not os.path.exists(path):
+        raise ConfigError(f"{path}: file not found")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f"{path}:{mark.line + 1}" if mark is not None else path
+        raise ConfigError(f"{at}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{path}: a run config is a mapping of keys: "
+                          + ", ".join(KEYS))
+    lines = _key_lines(node)
+    where = _Locator(path, lines)
+    for key in data:
+        if key not in KEYS:
+            allowed = "\n".join(f"  {name}: {meaning}" for name, meaning in KEYS.items())
+            raise ConfigError(f"{where(key)}: unknown key {key!r}; allowed keys:\n{allowed}")
+    for key in REQUIRED:
+        if key not in data:
+            raise ConfigError(f"{path}: missing key {key!r} ({KEYS[key]})")
+    base = os.path.dirname(os.path.abspath(path))
+
+    def local_path(key: str) -> str | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise ConfigError(f"{where(key)}: {key!r} must be a path string")
+        return os.path.join(base, value)
+
+    try:
+        system = load_object(_string(data, "system", where), base_dir=base, what="system")
+    except OloproofError as exc:
+        raise ConfigError(f"{where('system')}: {exc}") from None
+    evaluators = _evaluators(data["evaluators"], base, where)
+    return RunConfig(
+        path=path, system=system, dataset=local_path("dataset") or "", evaluators=evaluators,
+        split=_optional_string(data, "split", where), policy=local_path("policy"),
+        baseline=local_path("baseline"),
+        concurrency=_positive(data, "concurrency", where, integer=True),
+        timeout=_positive(data, "timeout", where, integer=False),
+        confidence=_confidence(data, where), raw=dict(data),
+    )
+
+
+class _Locator:
+    def __init__(self, path: str, lines: dict[str, int]) -> None:
+        self.path = path
+        self.lines = lines
+
+    def __call__(self, key: str) -> str:
+        line = self.lines.get(key)
+        return f"{self.path}:{line}" if line else self.path
+
+
+def _key_lines(node: Any) -> dict[str, int]:
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    return {key.value: key.start_mark.line + 1 for key, _ in node.value
+            if isinstance(key, yaml.ScalarNode)}
+
+
+def _string(data: Mapping[str, Any], key: str, where: _Locator) -> str:
+    value = data[key]
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where(key)}: {key!r} must be a string: {KEYS[key]}")
+    return value
+
+
+def _optional_string(data: Mapping[str, Any], key: str, where: _Locator) -> str | None:
+    return None if data.get(key) is None else _string(data, key, where)
+
+
+def _positive(data: Mapping[str, Any], key: str, where: _Locator, *, integer: bool
+              ) -> Any:
+    value = data.get(key)
+    if value is None:
+        return None
+    valid = isinstance(value, int) if integer else isinstance(value, (int, float))
+    if isinstance(value, bool) or not valid or value <= 0:
+        raise ConfigError(f"{where(key)}: {key!r} must be a {KEYS[key]}, got {value!r}")
+    return value
+
+
+def _confidence(data: Mapping[str, Any], where: _Locator) -> float:
+    value = data.get("confidence", 0.95)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise ConfigError(f"{where('confidence')}: 'confidence' must be between 0 and 1 "
+                          f"(e.g. 0.95), got {value!r}")
+    return float(value)
+
+
+def _evaluators(entries: Any, base: str, where: _Locator) -> list[Evaluator]:
+    if not isinstance(entries, list) or not entries:
+        raise ConfigError(f"{where('evaluators')}: 'evaluators' must be a non-empty list, e.g.\n"
+                          "  evaluators:\n    - ExactMatch: {criterion: exact_label, "
+                          "field: label}\n    - my_checks:known_label")
+    return [_evaluator_from_entry(entry, index, base, where)
+            for index, entry in enumerate(entries)]
+
+
+def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) -> Evaluator:
+    label = f"{where('evaluators')}: evaluators[{index}]"
+    builtin_names = ", ".join(BUILTIN_EVALUATORS)
+    if isinstance(entry, Mapping) and len(entry) == 1:
+        (name, params), = entry.items()
+        if name not in BUILTIN_EVALUATORS:
+            raise ConfigError(f"{label}: unknown evaluator {name!r}; built-in evaluators are "
+                              f"{builtin_names}, or give an import path 'module:name'")
+        if params is not None and not isinstance(params, Mapping):
+            raise ConfigError(f"{label}: parameters of {name} must be a mapping")
+        try:
+            return BUILTIN_EVALUATORS[name](**dict(params or {}))
+        except TypeError as exc:
+            raise ConfigError(f"{label}: {name}: {exc}") from None
+        except OloproofError as exc:
+            raise ConfigError(f"{label}: {exc}") from None
+    if isinstance(entry, str) and entry in BUILTIN_EVALUATORS:
+        return BUILTIN_EVALUATORS[entry]()
+    if isinstance(entry, str) and ":" in entry:
+        try:
+            found = load_object(entry, base_dir=base, what="evaluator")
+        except OloproofError as exc:
+            raise ConfigError(f"{label}: {exc}") from None
+        if not isinstance(found, Evaluator):
+            raise ConfigError(f"{label}: {entry!r} is a {type(found).__name__}, not an "
+                              "evaluator; decorate it with @evaluator(criterion=...)")
+        return found
+    raise ConfigError(f"{label}: cannot read {entry!r}; write a built-in evaluator with its "
+                      f"parameters ({builtin_names}), e.g. '- ExactMatch: {{criterion: "
+                      "exact_label, field: label}', or an import path '- module:name'")

@@ -1,0 +1,168 @@
+"""Django settings, all from the environment.
+
+With nothing set, oloproof runs embedded: SQLite and a file-system message broker
+in the data folder (`OLOPROOF_DATA_DIR`, default `./.oloproof`), so a laptop needs
+no server. Production sets `DATABASE_URL` (PostgreSQL), `CELERY_BROKER_URL`
+(Redis), `DJANGO_SECRET_KEY`, `DJANGO_ALLOWED_HOSTS` and `DJANGO_DEBUG=0`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from evalsite._env import env_bool, env_int, env_list, env_str, parse_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("OLOPROOF_DATA_DIR", ".oloproof")).expanduser().resolve()
+
+
+def _ensure_data_dir() -> Path:
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    return DATA_DIR
+
+
+def _secret_key() -> str:
+    """The key from the environment, or one generated once and kept in the data folder."""
+    configured = os.environ.get("DJANGO_SECRET_KEY")
+    if configured:
+        return configured
+    path = _ensure_data_dir() / "secret_key"
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        key = secrets.token_urlsafe(50)
+        # O_EXCL: when two processes start together, one writes and both read its key.
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return path.read_text(encoding="utf-8").strip()
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(key)
+        return key
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "ninja",
+    "runs",
+    "metrics",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "evalsite.urls"
+WSGI_APPLICATION = "evalsite.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+_DATABASE_URL = os.environ.get("DATABASE_URL", "")
+if _DATABASE_URL:
+    _database = parse_database_url(_DATABASE_URL)
+else:
+    _database = {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(_ensure_data_dir() / "oloproof.sqlite3"),
+    }
+if _database["ENGINE"].endswith("sqlite3"):
+    _database["OPTIONS"] = {
+        # WAL lets the dashboard read while a worker writes; IMMEDIATE takes the write
+        # lock up front so concurrent writers wait (timeout) instead of failing.
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": env_int("OLOPROOF_SQLITE_TIMEOUT", 30),
+    }
+else:
+    _database["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 60)
+    _database["CONN_HEALTH_CHECKS"] = True
+DATABASES = {"default": _database}
+EMBEDDED_DATABASE = not _DATABASE_URL
+"""True when the database is the SQLite file in the data folder (migrated automatically)."""
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("TZ", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+STATIC_ROOT = Path(env_str("OLOPROOF_STATIC_ROOT", str(DATA_DIR / "static")))
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+
+# Celery: the embedded default is kombu's file-system transport in the data folder,
+# which needs no server; production points CELERY_BROKER_URL at Redis.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    _broker_dir = DATA_DIR / "broker"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)
+    }
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
+# A task is acknowledged only once it has finished, so a killed worker's task is
+# delivered again; tasks are idempotent, so a redelivery never duplicates work.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+
+OLOPROOF_RECORD_CHUNK_SIZE = env_int("OLOPROOF_RECORD_CHUNK_SIZE", 2000)
+"""Cases written per batch when a run is recorded."""
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("OLOPROOF_LOG_LEVEL", "WARNING")},
+}

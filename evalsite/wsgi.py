@@ -1,0 +1,8 @@
+"""WSGI entry point for serving the dashboard and the API."""
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
+application = get_wsgi_application()

@@ -1,0 +1,1 @@
+"""Runs: systems, releases, datasets, runs, case results, gates and approvals."""

@@ -1,0 +1,29 @@
+"""Domain errors raised by services; the API maps each to a clear 4xx response."""
+
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    """A request the domain refuses; `status` is the HTTP status the API answers with."""
+
+    status = 400
+
+
+class InvalidRequestError(DomainError):
+    status = 400
+
+
+class NotPermittedError(DomainError):
+    status = 403
+
+
+class NotFoundError(DomainError):
+    status = 404
+
+
+class ConflictError(DomainError):
+    status = 409
+
+
+class ImmutableRecordError(ConflictError):
+    """An audit record (an approval) cannot be changed or deleted once written."""

@@ -7,6 +7,7 @@ whether a release may ship.
 
 from oloproof._evaluate import evaluate
 from oloproof_core import __version__
+from oloproof_core.compare import compare_runs as compare
 from oloproof_core.context import current_case
 from oloproof_core.errors import (
     ConfigError,
@@ -29,6 +30,7 @@ __all__ = [
     "System",
     "UndeclaredReadError",
     "__version__",
+    "compare",
     "current_case",
     "evaluate",
     "system",

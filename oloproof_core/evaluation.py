@@ -78,7 +78,7 @@ def run_evaluation(
     }
     result = Result(metrics=metrics, cases=cases, provenance=provenance)
     if gate_policy is not None:
-        result.gate = gate_policy.decide(result, baseline=baseline)
+        result.gate = gate_policy.decide(result, baseline=baseline, store=store)
     if record:
         result.run_id = store.record_run(result)
     return result

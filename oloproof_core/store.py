@@ -39,6 +39,10 @@ class Store(Protocol):
     def record_run(self, result: Result) -> str | None:
         """Keep a finished run; returns its id, or None if this store keeps no runs."""
 
+    def find_baseline(self, system_name: str, release: str | None) -> Result | None:
+        """A recorded run to compare against: of `system_name` at version `release`, or,
+        with `release` None, its last approved run; None when there is none."""
+
 
 def verdict_key(evaluator: Evaluator, case: CaseResult) -> str:
     """Cache key: the evaluator's version and the digests of exactly the parts it reads."""
@@ -69,6 +73,21 @@ class InMemoryStore:
             run_id = f"mem-{len(self._runs) + 1}"
             self._runs[run_id] = result
         return run_id
+
+    def find_baseline(self, system_name: str, release: str | None) -> Result | None:
+        """The latest recorded run of that system (at that version, if given).
+
+        This store has no approvals, so "last approved" is the latest run.
+        """
+        with self._lock:
+            runs = list(self._runs.values())
+        for result in reversed(runs):
+            system = result.provenance.get("system") or {}
+            if system.get("name") != system_name:
+                continue
+            if release is None or str(system.get("version")) == release:
+                return result
+        return None
 
     def run(self, run_id: str) -> Result:
         return self._runs[run_id]

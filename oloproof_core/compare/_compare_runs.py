@@ -1,0 +1,152 @@
+"""`compare_runs`: pair two runs by case id and compare every metric they share."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from oloproof_core.compare._comparison import (
+    Comparison,
+    MetricComparison,
+    describe_method,
+    ids_only_in,
+)
+from oloproof_core.compare._paired import paired_difference_interval, paired_p_value
+from oloproof_core.compare._values import values_by_case
+from oloproof_core.errors import OloproofError
+from oloproof_core.stats._validate import check_confidence
+
+if TYPE_CHECKING:
+    from oloproof_core.aggregate import MetricEstimate
+    from oloproof_core.result import Result
+
+
+def run_label(result: Result) -> str:
+    system = result.provenance.get("system") or {}
+    name = str(system.get("name") or "?")
+    version = system.get("version")
+    label = f"{name}@{version}" if version else name
+    return f"{label} (run {result.run_id})" if result.run_id else label
+
+
+def compare_runs(baseline: Result, candidate: Result, confidence: float = 0.95) -> Comparison:
+    """Compare `candidate` against `baseline` on the same cases, paired by case id.
+
+    Every metric present in both runs (sub-scores included) gets both estimates,
+    the mean paired difference (candidate − baseline), a paired interval, a
+    p-value and the regressed and improved case ids. Cases present in only one
+    run are listed and treated as pairs with a missing side: they widen the
+    interval instead of being dropped. When cases carry a `cluster`, intervals
+    and p-values are cluster-aware (see `oloproof_core.compare._paired`).
+    """
+    level = check_confidence(confidence)
+    for name, result in (("baseline", baseline), ("candidate", candidate)):
+        if not result.cases and result.metrics:
+            raise OloproofError(
+                f"the {name} run carries no cases, so nothing can be paired; "
+                "save results with their cases (oloproof run --json keeps "
+                "them)"
+            )
+    baseline_ids = [case.id for case in baseline.cases]
+    candidate_ids = [case.id for case in candidate.cases]
+    union = list(dict.fromkeys([*baseline_ids, *candidate_ids]))
+    clusters = _clusters(baseline, candidate, union)
+    baseline_metrics = {metric.metric: metric for metric in baseline.metrics}
+    candidate_metrics = {metric.metric: metric for metric in candidate.metrics}
+    compared = []
+    for name, metric in candidate_metrics.items():
+        if name in baseline_metrics:
+            compared.append(
+                _compare_metric(
+                    baseline_metrics[name], metric, baseline, candidate, union, clusters, level
+                )
+            )
+    only_base = ids_only_in(baseline_ids, candidate_ids)
+    return Comparison(
+        baseline=run_label(baseline),
+        candidate=run_label(candidate),
+        confidence=level,
+        metrics=tuple(compared),
+        n_cases=len(union),
+        n_common=len(union) - len(only_base) - len(ids_only_in(candidate_ids, baseline_ids)),
+        only_in_baseline=only_base,
+        only_in_candidate=ids_only_in(candidate_ids, baseline_ids),
+        metrics_only_in_baseline=tuple(n for n in baseline_metrics if n not in candidate_metrics),
+        metrics_only_in_candidate=tuple(n for n in candidate_metrics if n not in baseline_metrics),
+        n_clusters=None if clusters is None else len(set(clusters)),
+    )
+
+
+def _clusters(baseline: Result, candidate: Result, union: list[str]) -> list[str] | None:
+    """Cluster label per case of the union, or None when no case carries one.
+
+    A case without a cluster in a clustered dataset is its own cluster.
+    """
+    labels: dict[str, str | None] = {case.id: case.cluster for case in baseline.cases}
+    for case in candidate.cases:
+        if case.cluster is not None or labels.get(case.id) is None:
+            labels[case.id] = case.cluster
+    if all(label is None for label in labels.values()):
+        return None
+    return [labels.get(case_id) or f"case:{case_id}" for case_id in union]
+
+
+def _compare_metric(
+    base_metric: MetricEstimate,
+    cand_metric: MetricEstimate,
+    baseline: Result,
+    candidate: Result,
+    union: list[str],
+    clusters: list[str] | None,
+    confidence: float,
+) -> MetricComparison:
+    if base_metric.value_type != cand_metric.value_type:
+        raise OloproofError(
+            f"metric {cand_metric.metric!r} is {base_metric.value_type} in the "
+            f"baseline but {cand_metric.value_type} in the candidate; they "
+            "cannot be compared"
+        )
+    low = min(base_metric.score_range[0], cand_metric.score_range[0])
+    high = max(base_metric.score_range[1], cand_metric.score_range[1])
+    base_values = values_by_case(baseline, base_metric)
+    cand_values = values_by_case(candidate, cand_metric)
+    base = np.array([_number(base_values.get(case_id)) for case_id in union])
+    cand = np.array([_number(cand_values.get(case_id)) for case_id in union])
+    both = ~(np.isnan(base) | np.isnan(cand))
+    differences = cand[both] - base[both]
+    ids = np.asarray(union, dtype=object)[both]
+    pass_fail = cand_metric.value_type == "pass_fail"
+    interval = paired_difference_interval(base, cand, low, high, confidence, clusters)
+    p_value, p_method = paired_p_value(base, cand, pass_fail, clusters)
+    return MetricComparison(
+        metric=cand_metric.metric,
+        criterion=cand_metric.criterion,
+        value_type=cand_metric.value_type,
+        score_range=(low, high),
+        baseline_estimate=_mean(base),
+        candidate_estimate=_mean(cand),
+        difference=float(differences.mean()) if differences.size else None,
+        interval=interval,
+        p_value=p_value,
+        p_value_method=p_method,
+        method=describe_method(clusters is not None),
+        confidence=confidence,
+        n_pairs=len(union),
+        n_missing_pairs=int(np.count_nonzero(~both)),
+        regressed=tuple(str(case_id) for case_id in ids[differences < 0]),
+        improved=tuple(str(case_id) for case_id in ids[differences > 0]),
+        n_clusters=None if clusters is None else len(set(clusters)),
+        _baseline=base,
+        _candidate=cand,
+        _clusters=None if clusters is None else tuple(clusters),
+    )
+
+
+def _number(value: float | None) -> float:
+    return float("nan") if value is None else value
+
+
+def _mean(values: np.ndarray) -> float | None:
+    observed = values[~np.isnan(values)]
+    return float(observed.mean()) if observed.size else None

@@ -1,0 +1,159 @@
+"""Comparing two runs case by case: the paired difference per metric."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from oloproof_core.compare._paired import (
+    BETTING_PAIRED,
+    CLUSTER_NOTE,
+    FloatArray,
+    paired_difference_interval,
+)
+from oloproof_core.stats import Interval
+
+
+@dataclass(frozen=True, slots=True)
+class MetricComparison:
+    """One metric of two runs compared on the union of their cases.
+
+    `difference` is the mean of candidate − baseline over the pairs observed on
+    both sides; `interval` is the paired interval for the true mean difference,
+    with every pair that has a missing side bounded (`n_missing_pairs`).
+    `regressed` and `improved` list case ids whose value went down or up.
+    """
+
+    metric: str
+    criterion: str
+    value_type: str
+    score_range: tuple[float, float]
+    baseline_estimate: float | None
+    candidate_estimate: float | None
+    difference: float | None
+    interval: Interval
+    p_value: float | None
+    p_value_method: str
+    method: str
+    confidence: float
+    n_pairs: int
+    n_missing_pairs: int
+    regressed: tuple[str, ...]
+    improved: tuple[str, ...]
+    n_clusters: int | None
+    _baseline: FloatArray = field(repr=False, compare=False)
+    _candidate: FloatArray = field(repr=False, compare=False)
+    _clusters: tuple[str, ...] | None = field(repr=False, compare=False)
+
+    @property
+    def cluster_aware(self) -> bool:
+        return self.n_clusters is not None
+
+    def interval_with_more_cases(self, extra: int) -> Interval:
+        """The interval after `extra` more pairs that repeat the observed ones (readout).
+
+        The observed pairs are repeated in order (clusters repeated as new
+        clusters), so the rates of regressed and improved cases stay those seen;
+        pairs already missing a side stay missing.
+        """
+        both = ~(np.isnan(self._baseline) | np.isnan(self._candidate))
+        order = np.flatnonzero(both)
+        if order.size == 0:
+            return self.interval
+        picks = np.resize(order, extra)
+        baseline = np.concatenate((self._baseline, self._baseline[picks]))
+        candidate = np.concatenate((self._candidate, self._candidate[picks]))
+        clusters: list[str] | None = None
+        if self._clusters is not None:
+            rounds = np.arange(extra) // order.size + 1
+            clusters = list(self._clusters) + [
+                f"{self._clusters[pick]}#{round_}"
+                for pick, round_ in zip(picks, rounds, strict=True)
+            ]
+        low, high = self.score_range
+        return paired_difference_interval(baseline, candidate, low, high, self.confidence, clusters)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "criterion": self.criterion,
+            "value_type": self.value_type,
+            "score_range": list(self.score_range),
+            "baseline_estimate": self.baseline_estimate,
+            "candidate_estimate": self.candidate_estimate,
+            "difference": self.difference,
+            "interval": {"lower": self.interval.lower, "upper": self.interval.upper},
+            "confidence": self.confidence,
+            "p_value": self.p_value,
+            "p_value_method": self.p_value_method,
+            "method": self.method,
+            "n_pairs": self.n_pairs,
+            "n_missing_pairs": self.n_missing_pairs,
+            "n_clusters": self.n_clusters,
+            "regressed": list(self.regressed),
+            "improved": list(self.improved),
+        }
+
+
+def describe_method(clustered: bool) -> str:
+    return BETTING_PAIRED + (f"; {CLUSTER_NOTE}" if clustered else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Two runs compared metric by metric, paired by case id."""
+
+    baseline: str
+    candidate: str
+    confidence: float
+    metrics: tuple[MetricComparison, ...]
+    n_cases: int
+    n_common: int
+    only_in_baseline: tuple[str, ...]
+    only_in_candidate: tuple[str, ...]
+    metrics_only_in_baseline: tuple[str, ...] = ()
+    metrics_only_in_candidate: tuple[str, ...] = ()
+    n_clusters: int | None = None
+
+    @property
+    def cluster_aware(self) -> bool:
+        return self.n_clusters is not None
+
+    def has_metric(self, name: str) -> bool:
+        return any(item.metric == name for item in self.metrics)
+
+    def metric(self, name: str) -> MetricComparison:
+        for item in self.metrics:
+            if item.metric == name:
+                return item
+        known = ", ".join(item.metric for item in self.metrics) or "none"
+        raise KeyError(f"no metric {name!r} in both runs; compared metrics: {known}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "confidence": self.confidence,
+            "n_cases": self.n_cases,
+            "n_common": self.n_common,
+            "only_in_baseline": list(self.only_in_baseline),
+            "only_in_candidate": list(self.only_in_candidate),
+            "metrics_only_in_baseline": list(self.metrics_only_in_baseline),
+            "metrics_only_in_candidate": list(self.metrics_only_in_candidate),
+            "cluster_aware": self.cluster_aware,
+            "n_clusters": self.n_clusters,
+            "metrics": [item.to_dict() for item in self.metrics],
+        }
+
+    def __str__(self) -> str:
+        from oloproof_core.compare._render import render_comparison
+
+        return render_comparison(self)
+
+
+def ids_only_in(first: Sequence[str], second: Sequence[str]) -> tuple[str, ...]:
+    present = set(second)
+    return tuple(case_id for case_id in first if case_id not in present)

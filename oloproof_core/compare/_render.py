@@ -1,0 +1,94 @@
+"""A readable table of a comparison for the terminal."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from oloproof_core.compare._comparison import Comparison, MetricComparison
+
+
+def _number(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "—"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _row(item: MetricComparison) -> list[str]:
+    interval = f"[{_number(item.interval.lower, True)}, {_number(item.interval.upper, True)}]"
+    missing = str(item.n_missing_pairs) + (" !" if item.n_missing_pairs else "")
+    return [
+        item.metric,
+        _number(item.baseline_estimate),
+        _number(item.candidate_estimate),
+        _number(item.difference, True),
+        interval,
+        _p(item.p_value),
+        str(len(item.regressed)),
+        str(len(item.improved)),
+        missing,
+    ]
+
+
+def render_comparison(comparison: Comparison) -> str:
+    level = f"{100 * comparison.confidence:.3g}%"
+    header = [
+        "metric",
+        "baseline",
+        "candidate",
+        "difference",
+        f"{level} interval",
+        "p",
+        "regressed",
+        "improved",
+        "missing pairs",
+    ]
+    rows = [header] + [_row(item) for item in comparison.metrics]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = [
+        f"{comparison.candidate} vs {comparison.baseline}: {comparison.n_cases} cases "
+        f"({comparison.n_common} in both runs), paired by case id"
+    ]
+    for index, row in enumerate(rows):
+        lines.append(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )
+        if index == 0:
+            lines.append("  ".join("-" * width for width in widths))
+    if comparison.metrics:
+        first = comparison.metrics[0]
+        lines.append("")
+        lines.append(
+            f"interval: {first.method}; missing pairs bound it. p: "
+            + ", ".join(sorted({item.p_value_method for item in comparison.metrics}))
+            + "."
+        )
+    if comparison.cluster_aware:
+        lines.append(f"cluster-aware: {comparison.n_clusters} clusters.")
+    for side, ids in (
+        ("baseline", comparison.only_in_baseline),
+        ("candidate", comparison.only_in_candidate),
+    ):
+        if ids:
+            shown = ", ".join(ids[:5]) + (", …" if len(ids) > 5 else "")
+            lines.append(
+                f"! {len(ids)} cases only in the {side} run ({shown}); each is a "
+                "pair with a missing side."
+            )
+    for side, names in (
+        ("baseline", comparison.metrics_only_in_baseline),
+        ("candidate", comparison.metrics_only_in_candidate),
+    ):
+        if names:
+            lines.append(f"metrics only in the {side} run (not compared): {', '.join(names)}")
+    for item in comparison.metrics:
+        if item.regressed:
+            shown = ", ".join(item.regressed[:5]) + (", …" if len(item.regressed) > 5 else "")
+            lines.append(f"{item.metric}: regressed on {shown}")
+    return "\n".join(lines)

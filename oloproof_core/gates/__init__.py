@@ -1,0 +1,24 @@
+"""Release policies and the gates they decide.
+
+A policy (`release.yaml`, schema in docs/policy.md) lists rules over a run's
+metrics; `Policy.decide(result)` turns them into a `Gate` whose outcome is
+pass, fail or inconclusive, with each rule's figures and reason.
+"""
+
+from oloproof_core.gates._errors import PolicyError
+from oloproof_core.gates._gate import Gate, combine
+from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
+from oloproof_core.gates._policy import Policy, load_policy
+from oloproof_core.gates._schema import SCHEMA_VERSION
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Gate",
+    "MoreCases",
+    "Outcome",
+    "Policy",
+    "PolicyError",
+    "RuleOutcome",
+    "combine",
+    "load_policy",
+]

@@ -1,0 +1,75 @@
+"""The gate: every rule's outcome combined into one verdict for a run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from oloproof_core.gates._outcome import Outcome, RuleOutcome
+
+
+def combine(outcomes: Sequence[Outcome]) -> Outcome:
+    """Pass only if every rule passes; fail if any fails; otherwise inconclusive."""
+    if any(outcome == "fail" for outcome in outcomes):
+        return "fail"
+    if all(outcome == "pass" for outcome in outcomes):
+        return "pass"
+    return "inconclusive"
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """The decision of a policy about one run.
+
+    `outcome` is "pass", "fail" or "inconclusive"; `rules` holds each rule's
+    outcome, figures and reason in the policy's order. `str(gate)` is a one-line
+    verdict; `to_dict()` is what the JSON result and the dashboard read.
+    """
+
+    outcome: Outcome
+    rules: tuple[RuleOutcome, ...]
+    confidence: float
+    policy: dict[str, Any] = field(default_factory=dict)
+    baseline: dict[str, Any] | None = None
+
+    @classmethod
+    def from_rules(
+        cls,
+        rules: Sequence[RuleOutcome],
+        *,
+        confidence: float,
+        policy: dict[str, Any],
+        baseline: dict[str, Any] | None,
+    ) -> Gate:
+        return cls(
+            outcome=combine([rule.outcome for rule in rules]),
+            rules=tuple(rules),
+            confidence=confidence,
+            policy=policy,
+            baseline=baseline,
+        )
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "pass"
+
+    def rule_outcomes(self, outcome: Outcome) -> list[RuleOutcome]:
+        return [rule for rule in self.rules if rule.outcome == outcome]
+
+    def __str__(self) -> str:
+        return f"gate {self.outcome.upper()}: " + "; ".join(str(rule) for rule in self.rules)
+
+    def __bool__(self) -> bool:
+        # A gate object is always "there"; truthiness must not be mistaken for passing.
+        return True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "summary": str(self),
+            "confidence": self.confidence,
+            "policy": dict(self.policy),
+            "baseline": self.baseline,
+            "rules": [rule.to_dict() for rule in self.rules],
+        }

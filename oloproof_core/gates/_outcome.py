@@ -1,0 +1,54 @@
+"""What one rule concluded about one run: pass, fail or inconclusive, and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Outcome = Literal["pass", "fail", "inconclusive"]
+OUTCOMES: tuple[Outcome, ...] = ("pass", "fail", "inconclusive")
+
+
+@dataclass(frozen=True, slots=True)
+class MoreCases:
+    """Roughly how many more cases would make an inconclusive rule conclusive.
+
+    `count` is None when no number of cases would (the estimate sits on the
+    threshold) or the search limit was reached; `note` then says which.
+    """
+
+    count: int | None
+    method: str
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"count": self.count, "method": self.method, "note": self.note}
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOutcome:
+    """One rule's decision with the figures behind it and a one-sentence reason."""
+
+    rule: str
+    kind: str
+    outcome: Outcome
+    reason: str
+    summary: str
+    metric: str | None = None
+    figures: dict[str, Any] = field(default_factory=dict)
+    more_cases: MoreCases | None = None
+
+    def __str__(self) -> str:
+        return f"{self.rule} {self.outcome}" + (f" ({self.summary})" if self.summary else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "kind": self.kind,
+            "metric": self.metric,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "summary": self.summary,
+            "figures": dict(self.figures),
+            "more_cases": None if self.more_cases is None else self.more_cases.to_dict(),
+        }

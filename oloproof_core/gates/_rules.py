@@ -1,0 +1,423 @@
+"""The rules a release policy is made of; each decides pass, fail or inconclusive.
+
+Interval rules (a minimum, a maximum, no regression against a baseline) pass when
+the whole interval clears the threshold, fail when the whole interval misses it,
+and are inconclusive when it straddles it. The missing-case cap and the list of
+required metrics are counts, known exactly, so they only pass or fail.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from oloproof_core.aggregate import MetricEstimate
+from oloproof_core.gates import _format as fmt
+from oloproof_core.gates._context import DecisionContext
+from oloproof_core.gates._errors import PolicyError
+from oloproof_core.gates._more_cases import more_cases_needed
+from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
+from oloproof_core.gates._projection import projected_interval
+from oloproof_core.stats import Interval
+
+
+@dataclass(frozen=True, slots=True)
+class Rule(ABC):
+    where: str
+    """`file:line: rules[i]`, prefixed to every error about this rule."""
+
+    kind = "rule"
+    needs_baseline = False
+
+    @property
+    @abstractmethod
+    def label(self) -> str:
+        """Short text naming the rule, e.g. `exact_label ≥ 0.9`."""
+
+    @abstractmethod
+    def validate(self, context: DecisionContext) -> None:
+        """Raise PolicyError if the rule cannot apply to this run (unknown metric, range)."""
+
+    @abstractmethod
+    def check(self, context: DecisionContext) -> RuleOutcome:
+        """Decide the rule for this run."""
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """The rule as the policy states it, for provenance."""
+
+    def _known_metric(self, context: DecisionContext, name: str) -> MetricEstimate:
+        if not context.has_metric(name):
+            known = ", ".join(context.metric_names()) or "none"
+            raise PolicyError(
+                f"{self.where}: unknown metric {name!r}; this run's metrics are: "
+                f"{known} (a sub-score is named criterion.name)"
+            )
+        return context.result.metric(name)
+
+
+def _level(context: DecisionContext) -> str:
+    return fmt.percent(context.confidence)
+
+
+def _missing_note(metric: MetricEstimate) -> str:
+    if not metric.n_missing:
+        return ""
+    return f" ({metric.n_missing} missing cases widen it)"
+
+
+@dataclass(frozen=True, slots=True)
+class BoundRule(Rule):
+    """`metric` must be at least (`side="min"`) or at most (`side="max"`) `threshold`."""
+
+    metric: str
+    threshold: float
+    side: Literal["min", "max"]
+
+    kind = "bound"
+
+    @property
+    def label(self) -> str:
+        return f"{self.metric} {'≥' if self.side == 'min' else '≤'} {fmt.threshold(self.threshold)}"
+
+    def validate(self, context: DecisionContext) -> None:
+        low, high = self._known_metric(context, self.metric).score_range
+        if not low <= self.threshold <= high:
+            raise PolicyError(
+                f"{self.where}: {self.side}: {fmt.threshold(self.threshold)} is "
+                f"outside the range of {self.metric!r}, [{fmt.threshold(low)}, "
+                f"{fmt.threshold(high)}]; give a threshold within it"
+            )
+
+    def _decide(self, interval: Interval) -> Outcome:
+        lower, upper, threshold = interval.lower, interval.upper, self.threshold
+        if self.side == "min":
+            return "pass" if lower >= threshold else "fail" if upper < threshold else "inconclusive"
+        return "pass" if upper <= threshold else "fail" if lower > threshold else "inconclusive"
+
+    def check(self, context: DecisionContext) -> RuleOutcome:
+        metric = context.estimate(self.metric)
+        interval = metric.interval
+        outcome = self._decide(interval)
+        where = (
+            f"the {_level(context)} interval for {self.metric}, "
+            f"[{fmt.number(interval.lower)}, {fmt.number(interval.upper)}]"
+        )
+        bound = fmt.threshold(self.threshold)
+        figures: dict[str, Any] = {
+            "estimate": metric.estimate,
+            "lower": interval.lower,
+            "upper": interval.upper,
+            "threshold": self.threshold,
+            "side": self.side,
+            "n_observed": metric.n_observed,
+            "n_missing": metric.n_missing,
+            "method": metric.method,
+        }
+        more: MoreCases | None = None
+        if outcome == "pass":
+            side = "at or above" if self.side == "min" else "at or below"
+            reason = f"The whole of {where}, is {side} {bound}{_missing_note(metric)}."
+            summary = f"interval {fmt.span(interval.lower, interval.upper)}"
+        elif outcome == "fail":
+            side = "below" if self.side == "min" else "above"
+            reason = f"The whole of {where}, is {side} {bound}{_missing_note(metric)}."
+            summary = f"interval {fmt.span(interval.lower, interval.upper)} {side} {bound}"
+        else:
+            more = self._more_cases(context, metric)
+            readout = _readout(more)
+            reason = (
+                f"The {where[4:]}, straddles {bound}{_missing_note(metric)}, so "
+                f"{metric.n_observed + metric.n_missing} cases cannot decide it; "
+                f"{readout}."
+            )
+            summary = (
+                f"interval {fmt.span(interval.lower, interval.upper)} straddles "
+                f"{bound}; {_short_readout(more)}"
+            )
+        return RuleOutcome(
+            rule=self.label,
+            kind=self.kind,
+            outcome=outcome,
+            reason=reason,
+            summary=summary,
+            metric=self.metric,
+            figures=figures,
+            more_cases=more,
+        )
+
+    def _more_cases(self, context: DecisionContext, metric: MetricEstimate) -> MoreCases:
+        if metric.estimate is None:
+            return MoreCases(None, "", "nothing was observed, so there is no rate to project")
+        values: list[float | None] = []
+        if metric.value_type != "pass_fail":
+            if not context.result.cases:
+                return MoreCases(None, "", "the result carries no cases to project from")
+            values = context.values(self.metric)
+        return more_cases_needed(
+            lambda extra: projected_interval(metric, values, extra, context.confidence),
+            lambda interval: self._decide(interval) != "inconclusive",
+            estimate_on_threshold=metric.estimate == self.threshold,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, self.side: self.threshold}
+
+
+def _readout(more: MoreCases) -> str:
+    if more.count is None:
+        return more.note
+    return f"roughly {more.count:,} more cases at the observed rate would"
+
+
+def _short_readout(more: MoreCases) -> str:
+    if more.count is None:
+        return more.note.split(";")[0]
+    return f"~{more.count:,} more cases needed"
+
+
+@dataclass(frozen=True, slots=True)
+class MissingRule(Rule):
+    """At most `max_count` (and/or a `max_rate` share of) cases may be missing.
+
+    With a metric: cases whose verdict for that metric is missing. Without one:
+    cases with anything missing (the system failed, or any verdict is missing).
+    """
+
+    metric: str | None
+    max_count: int | None
+    max_rate: float | None
+
+    kind = "missing"
+
+    @property
+    def label(self) -> str:
+        caps = []
+        if self.max_count is not None:
+            caps.append(str(self.max_count))
+        if self.max_rate is not None:
+            caps.append(fmt.percent(self.max_rate))
+        prefix = f"{self.metric} " if self.metric else ""
+        return f"{prefix}missing ≤ {' and ≤ '.join(caps)}"
+
+    def validate(self, context: DecisionContext) -> None:
+        if self.metric is not None:
+            self._known_metric(context, self.metric)
+
+    def _counts(self, context: DecisionContext) -> tuple[int, int]:
+        if self.metric is not None:
+            metric = context.result.metric(self.metric)
+            return metric.n_missing, metric.n_observed + metric.n_missing
+        result = context.result
+        if result.cases:
+            missing = sum(
+                1
+                for case in result.cases
+                if case.error is not None
+                or any(verdict.value is None for verdict in case.verdicts.values())
+            )
+            return missing, len(result.cases)
+        # A result saved without cases: the most-missing metric is a lower bound on the
+        # cases with anything missing, and the best figure available.
+        worst = max(result.metrics, key=lambda metric: metric.n_missing)
+        return worst.n_missing, worst.n_observed + worst.n_missing
+
+    def check(self, context: DecisionContext) -> RuleOutcome:
+        missing, total = self._counts(context)
+        rate = missing / total if total else 0.0
+        over = []
+        if self.max_count is not None and missing > self.max_count:
+            over.append(f"the cap of {self.max_count}")
+        if self.max_rate is not None and rate > self.max_rate:
+            over.append(f"the cap of {fmt.percent(self.max_rate)}")
+        outcome: Outcome = "fail" if over else "pass"
+        what = (
+            f"verdicts for {self.metric}"
+            if self.metric
+            else "cases (system failures or missing verdicts)"
+        )
+        relation = "above " + " and ".join(over) if over else "within the cap"
+        reason = f"{missing} of {total} {what} are missing ({fmt.percent(rate)}), {relation}."
+        return RuleOutcome(
+            rule=self.label,
+            kind=self.kind,
+            outcome=outcome,
+            reason=reason,
+            summary=f"{missing} of {total} missing",
+            metric=self.metric,
+            figures={
+                "n_missing": missing,
+                "n_cases": total,
+                "rate": rate,
+                "max_count": self.max_count,
+                "max_rate": self.max_rate,
+            },
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        caps = {
+            key: value
+            for key, value in (("max_count", self.max_count), ("max_rate", self.max_rate))
+            if value is not None
+        }
+        data: dict[str, Any] = {"missing": caps}
+        if self.metric is not None:
+            data["metric"] = self.metric
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class RequireRule(Rule):
+    """Each listed metric must be present in the run with at least one observed value."""
+
+    metrics: tuple[str, ...]
+
+    kind = "require"
+
+    @property
+    def label(self) -> str:
+        return "require " + ", ".join(self.metrics)
+
+    def validate(self, context: DecisionContext) -> None:
+        # An absent metric is what this rule exists to catch: it fails, it does not raise.
+        return
+
+    def check(self, context: DecisionContext) -> RuleOutcome:
+        absent = [name for name in self.metrics if not context.has_metric(name)]
+        empty = [
+            name
+            for name in self.metrics
+            if name not in absent and context.result.metric(name).n_observed == 0
+        ]
+        problems = []
+        if absent:
+            problems.append(f"absent from the run: {', '.join(absent)}")
+        if empty:
+            problems.append(f"nothing observed for: {', '.join(empty)}")
+        outcome: Outcome = "fail" if problems else "pass"
+        reason = (
+            "Required metrics are " + "; ".join(problems) + "."
+            if problems
+            else f"All {len(self.metrics)} required metrics are present and observed."
+        )
+        return RuleOutcome(
+            rule=self.label,
+            kind=self.kind,
+            outcome=outcome,
+            reason=reason,
+            summary="; ".join(problems),
+            figures={"absent": absent, "unobserved": empty},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"require": list(self.metrics)}
+
+
+@dataclass(frozen=True, slots=True)
+class NoRegressionRule(Rule):
+    """Paired against the baseline: candidate − baseline must be ≥ −`margin`."""
+
+    metric: str
+    margin: float
+
+    kind = "no_regression"
+    needs_baseline = True
+
+    @property
+    def label(self) -> str:
+        return f"{self.metric} vs baseline ≥ −{fmt.threshold(self.margin)}"
+
+    def validate(self, context: DecisionContext) -> None:
+        low, high = self._known_metric(context, self.metric).score_range
+        if self.margin > high - low:
+            raise PolicyError(
+                f"{self.where}: no_regression: margin {fmt.threshold(self.margin)}"
+                f" exceeds the width of {self.metric!r}'s range "
+                f"[{fmt.threshold(low)}, {fmt.threshold(high)}]; such a rule "
+                "could never fail"
+            )
+        if context.baseline is not None and not context.baseline.metrics:
+            raise PolicyError(f"{self.where}: the baseline run has no metrics")
+
+    def _decide(self, interval: Interval) -> Outcome:
+        floor = -self.margin
+        return (
+            "pass"
+            if interval.lower >= floor
+            else "fail"
+            if interval.upper < floor
+            else "inconclusive"
+        )
+
+    def check(self, context: DecisionContext) -> RuleOutcome:
+        comparison = context.comparison()
+        if not comparison.has_metric(self.metric):
+            raise PolicyError(
+                f"{self.where}: the baseline run ({context.baseline_label}) has "
+                f"no metric {self.metric!r}; compare against a run that "
+                "measured it"
+            )
+        paired = comparison.metric(self.metric)
+        interval = paired.interval
+        outcome = self._decide(interval)
+        floor = f"−{fmt.threshold(self.margin)}"
+        figures: dict[str, Any] = {
+            "baseline_estimate": paired.baseline_estimate,
+            "candidate_estimate": paired.candidate_estimate,
+            "difference": paired.difference,
+            "lower": interval.lower,
+            "upper": interval.upper,
+            "margin": self.margin,
+            "p_value": paired.p_value,
+            "n_pairs": paired.n_pairs,
+            "n_missing_pairs": paired.n_missing_pairs,
+            "regressed": len(paired.regressed),
+            "improved": len(paired.improved),
+            "method": paired.method,
+            "baseline": context.baseline_label,
+        }
+        what = (
+            f"the paired {_level(context)} interval for {self.metric} (candidate − "
+            f"baseline), [{fmt.signed(interval.lower)}, {fmt.signed(interval.upper)}]"
+        )
+        counts = f"{len(paired.regressed)} regressed, {len(paired.improved)} improved"
+        more: MoreCases | None = None
+        if outcome == "pass":
+            reason = f"The whole of {what}, is at or above {floor} ({counts})."
+            summary = (
+                f"difference {fmt.signed(paired.difference)}, interval "
+                f"{fmt.signed(interval.lower)}–{fmt.signed(interval.upper)}"
+            )
+        elif outcome == "fail":
+            reason = f"The whole of {what}, is below {floor}: a regression ({counts})."
+            summary = (
+                f"difference {fmt.signed(paired.difference)}, interval "
+                f"{fmt.signed(interval.lower)}–{fmt.signed(interval.upper)} below {floor}"
+            )
+        else:
+            more = more_cases_needed(
+                paired.interval_with_more_cases,
+                lambda projected: self._decide(projected) != "inconclusive",
+                estimate_on_threshold=paired.difference == -self.margin,
+                limit=200_000,
+            )
+            reason = f"The {what[4:]}, straddles {floor} ({counts}); {_readout(more)}."
+            summary = (
+                f"difference {fmt.signed(paired.difference)}, interval "
+                f"{fmt.signed(interval.lower)}–{fmt.signed(interval.upper)} straddles "
+                f"{floor}; {_short_readout(more)}"
+            )
+        return RuleOutcome(
+            rule=self.label,
+            kind=self.kind,
+            outcome=outcome,
+            reason=reason,
+            summary=summary,
+            metric=self.metric,
+            figures=figures,
+            more_cases=more,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "no_regression": {"margin": self.margin}}

@@ -1,0 +1,28 @@
+"""Fixed-size batches, so that no single query grows with the size of a run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+from typing import TypeVar
+
+T = TypeVar("T")
+
+KEY_BATCH = 900
+"""Keys per `IN (...)` lookup: under SQLite's historical limit of 999 variables per query."""
+
+
+def batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    if size < 1:
+        raise ValueError(f"batch size must be at least 1, got {size}")
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def sequence_batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    """Slices of a sequence, without copying it element by element first."""
+    if size < 1:
+        raise ValueError(f"batch size must be at least 1, got {size}")
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

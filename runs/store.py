@@ -1,0 +1,83 @@
+"""`DjangoStore`: the engine's `Store` kept in the Django database.
+
+The verdict cache and every recorded run live here, so they outlast the process
+and the dashboard shows them. Reads and writes are batched: a 100,000-case run
+is recorded with a handful of queries per batch of cases.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Collection, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import close_old_connections
+
+from metrics.selectors import cached_verdicts_get
+from metrics.services import cached_verdicts_put
+from oloproof_core.result import Result
+from oloproof_core.store import CacheEntry
+from oloproof_core.verdict import Verdict
+from runs.selectors import baseline_run_find, run_result_load
+from runs.services import run_record
+
+T = TypeVar("T")
+
+
+def _outside_event_loop(work: Callable[[], T]) -> T:
+    """Run database work synchronously even when called from a running event loop.
+
+    Django refuses ORM calls from async contexts (a notebook cell runs in one), so
+    such calls go through a short-lived thread that owns its own connection.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return work()
+
+    def isolated() -> T:
+        try:
+            return work()
+        finally:
+            close_old_connections()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(isolated).result()
+
+
+class DjangoStore:
+    """The engine's Store over the Django ORM (SQLite or PostgreSQL)."""
+
+    def __init__(
+        self, *, created_by: AbstractBaseUser | None = None, batch_size: int | None = None
+    ) -> None:
+        self.created_by = created_by
+        self.batch_size = batch_size
+
+    def get_verdicts(self, keys: Collection[str]) -> Mapping[str, Verdict]:
+        return _outside_event_loop(lambda: cached_verdicts_get(keys=keys))
+
+    def put_verdicts(self, entries: Sequence[CacheEntry]) -> None:
+        _outside_event_loop(lambda: cached_verdicts_put(entries=entries))
+
+    def record_run(self, result: Result) -> str | None:
+        run = _outside_event_loop(
+            lambda: run_record(
+                result=result, created_by=self.created_by, batch_size=self.batch_size
+            )
+        )
+        return str(run.pk)
+
+    def find_baseline(self, system_name: str, release: str | None = None) -> Result | None:
+        """The latest successful run of `release`; without one, the last approved run."""
+
+        def find() -> Result | None:
+            run = baseline_run_find(system_name=system_name, release=release)
+            return None if run is None else run_result_load(run=run)
+
+        return _outside_event_loop(find)
+
+    def __repr__(self) -> str:
+        return "<DjangoStore>"

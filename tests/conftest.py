@@ -1,0 +1,11 @@
+"""Session-wide test settings.
+
+Runs made with `evaluate()` and no explicit store keep to memory during tests, so
+no test writes into a data folder by accident; the tests of recording by default
+turn it back on explicitly (OLOPROOF_RECORD=1) in a subprocess with its own data
+folder.
+"""
+
+import os
+
+os.environ["OLOPROOF_RECORD"] = "0"

@@ -160,7 +160,7 @@ def _build(source: str, records: Iterable[tuple[int, Any]]) -> Dataset:
         expected_json = canonical_json(row.expected)
         row.input_digest = digest_text(input_json)
         row.expected_digest = digest_text(expected_json)
-        hasher.update(canonical_json([row.id, row.split, row.cluster]).encode())
+        hasher.update(_labels_text(row).encode())
         hasher.update(input_json.encode())
         hasher.update(expected_json.encode())
         rows.append(row)
@@ -173,7 +173,20 @@ def _build(source: str, records: Iterable[tuple[int, Any]]) -> Dataset:
     return Dataset(source=source, rows=rows, digest=hasher.hexdigest(), splits=splits)
 
 
+def _labels_text(row: Row) -> str:
+    """Unambiguous text of a row's id, split and cluster (length-prefixed, no JSON needed)."""
+    parts = (row.id, row.split or "", row.cluster or "")
+    return "".join(f"{len(part)}:{part}" for part in parts)
+
+
 def _validate(source: str, line: int, item: Any) -> Row:
+    if type(item) is dict and item.keys() <= ROW_KEYS and type(item.get("id")) is str \
+            and item["id"] and type(item.get("input")) is dict \
+            and type(item.get("expected", {})) is dict \
+            and type(item.get("split", "")) is str and type(item.get("cluster", "")) is str:
+        # The common, well-formed row, checked without the slower abstract-type tests.
+        return Row(id=item["id"], input=item["input"], expected=item.get("expected"),
+                   split=item.get("split"), cluster=item.get("cluster"))
     if not isinstance(item, Mapping):
         raise DatasetError(source, line, f"a row must be a JSON object, found "
                                          f"{type(item).__name__}")

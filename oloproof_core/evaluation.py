@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from oloproof_core import __version__
+from oloproof_core._gc import fewer_collections
 from oloproof_core.aggregate import aggregate
 from oloproof_core.case import CaseResult
 from oloproof_core.dataset import Dataset, load_dataset
@@ -54,11 +55,13 @@ def run_evaluation(
     workers = DEFAULT_CONCURRENCY if concurrency is None else int(concurrency)
     gate_policy = _load_policy(policy) if policy is not None else None
 
-    data = load_dataset(dataset, split=split)
-    cases = [CaseResult.from_row(row) for row in data.rows]
-    run_system(release, cases, concurrency=workers, timeout=timeout, progress=progress)
-    tallies = judge_cases(cases, evaluators, store, concurrency=workers, progress=progress)
-    metrics = aggregate(cases, evaluators, confidence)
+    with fewer_collections():
+        data = load_dataset(dataset, split=split)
+        cases = [CaseResult.from_row(row) for row in data.rows]
+        run_system(release, cases, concurrency=workers, timeout=timeout, progress=progress)
+        tallies = judge_cases(cases, evaluators, store, concurrency=workers,
+                              progress=progress)
+        metrics = aggregate(cases, evaluators, confidence)
     provenance = {
         "system": {"name": release.name, "version": release.version,
                    "import_path": release.import_path, "is_async": release.is_async},

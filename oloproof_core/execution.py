@@ -49,7 +49,7 @@ def error_from(exc: BaseException) -> CaseError:
 def _keep_output(record: CaseResult, output: Any) -> None:
     try:
         record.output_json = canonical_json(output)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         record.error = CaseError(
             type="OutputNotSerializable",
             message=f"the system returned {type(output).__name__}, which is not JSON data "

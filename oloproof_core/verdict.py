@@ -46,3 +46,7 @@ class Verdict:
     def from_cache(cls, data: Mapping[str, Any]) -> Verdict:
         return cls(value=data["value"], feedback=data.get("feedback"),
                    scores=dict(data.get("scores") or {}), cached=True)
+
+
+PASSED = Verdict(value=1.0)
+"""The verdict of every plain pass; shared, since verdicts are immutable."""

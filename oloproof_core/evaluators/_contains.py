@@ -8,7 +8,7 @@ from oloproof_core.errors import DeclarationError
 from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
 from oloproof_core.evaluators._fields import as_text, pick
-from oloproof_core.verdict import Verdict
+from oloproof_core.verdict import PASSED, Verdict
 
 
 class Contains(Evaluator):
@@ -41,5 +41,5 @@ class Contains(Evaluator):
             pick(case.expected, self.expected_field, "the expected object"))
         found = wanted.casefold() in text.casefold() if self.ignore_case else wanted in text
         if found:
-            return Verdict(value=1.0)
+            return PASSED
         return Verdict(value=0.0, feedback=f"The output does not contain {wanted!r}.")

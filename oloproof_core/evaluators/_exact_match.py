@@ -7,7 +7,7 @@ from typing import Any
 from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
 from oloproof_core.evaluators._fields import as_text, pick
-from oloproof_core.verdict import Verdict
+from oloproof_core.verdict import PASSED, Verdict
 
 
 class ExactMatch(Evaluator):
@@ -42,5 +42,5 @@ class ExactMatch(Evaluator):
         got = pick(case.output, self.field, "the output")
         want = pick(case.expected, self.expected_field, "the expected object")
         if self._normalise(got) == self._normalise(want):
-            return Verdict(value=1.0)
+            return PASSED
         return Verdict(value=0.0, feedback=f"Expected {as_text(want)!r}, got {as_text(got)!r}.")

@@ -12,7 +12,7 @@ from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
 from oloproof_core.evaluators._fields import pick
-from oloproof_core.verdict import Verdict
+from oloproof_core.verdict import PASSED, Verdict
 
 
 class JsonSchema(Evaluator):
@@ -54,7 +54,7 @@ class JsonSchema(Evaluator):
         error = jsonschema.exceptions.best_match(
             jsonschema.validators.validator_for(schema)(schema).iter_errors(value))
         if error is None:
-            return Verdict(value=1.0)
+            return PASSED
         where = "/".join(str(part) for part in error.absolute_path) or "the top level"
         return Verdict(value=0.0, feedback=f"Schema violation at {where}: {error.message}.")
 

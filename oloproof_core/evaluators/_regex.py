@@ -9,7 +9,7 @@ from oloproof_core.errors import DeclarationError
 from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
 from oloproof_core.evaluators._fields import as_text, pick
-from oloproof_core.verdict import Verdict
+from oloproof_core.verdict import PASSED, Verdict
 
 
 class Regex(Evaluator):
@@ -36,6 +36,6 @@ class Regex(Evaluator):
         text = as_text(pick(case.output, self.field, "the output"))
         match = (self._compiled.fullmatch if self.full_match else self._compiled.search)(text)
         if match:
-            return Verdict(value=1.0)
+            return PASSED
         how = "match all of" if self.full_match else "contain a match for"
         return Verdict(value=0.0, feedback=f"The output does not {how} /{self.pattern}/.")

@@ -85,7 +85,7 @@ def test_the_system_receives_the_input_and_never_expected(example_dir):
         seen.append(dict(case))
         assert "expected" not in case
         with pytest.raises(OloproofError, match="not available inside a system"):
-            current_case().expected
+            _ = current_case().expected
         assert current_case().input is case
         return {"label": "other"}
 

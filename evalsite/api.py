@@ -1,5 +1,34 @@
-"""The REST API: one NinjaAPI mounting each app's router."""
+"""The REST API at /api/: one NinjaAPI mounting each app's router.
 
+Every route needs an API token (`Authorization: Bearer olo_…`, see
+`python manage.py oloproof_token`) or a logged-in session. The docs page
+(/api/docs) and schema (/api/openapi.json) need a login too; the docs' scripts
+are served from django-ninja's own static files, never a CDN.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 
-api = NinjaAPI(title="oloproof API", version="1", urls_namespace="api")
+from metrics.api import router as metrics_router
+from runs.api import router as runs_router
+from runs.auth import api_auth
+from runs.errors import DomainError
+
+api = NinjaAPI(
+    title="oloproof API",
+    version="1",
+    description="Runs, metrics, comparisons and release gates of oloproof.",
+    auth=api_auth,
+    urls_namespace="api",
+    docs_decorator=login_required,
+)
+api.add_router("/", runs_router)
+api.add_router("/", metrics_router)
+
+
+@api.exception_handler(DomainError)
+def domain_error(request: HttpRequest, exc: DomainError) -> HttpResponse:
+    return api.create_response(request, {"detail": str(exc)}, status=exc.status)

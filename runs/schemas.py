@@ -1,0 +1,199 @@
+"""What the runs API reads and returns; every field listed explicitly."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from ninja import Field, Schema
+
+from runs.models import Approval, CaseResult, Gate, Run
+
+
+class RunOut(Schema):
+    id: int
+    status: str
+    system: str | None
+    version: str | None
+    dataset_digest: str | None
+    dataset_source: str | None
+    split: str | None
+    cases_total: int
+    cases_done: int
+    cases_failed: int
+    gate_outcome: str | None
+    error: str
+    created_by: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    duration_s: float | None
+
+    @staticmethod
+    def resolve_system(run: Run) -> str | None:
+        return None if run.release is None else run.release.system.name
+
+    @staticmethod
+    def resolve_version(run: Run) -> str | None:
+        return None if run.release is None else run.release.version
+
+    @staticmethod
+    def resolve_dataset_digest(run: Run) -> str | None:
+        return None if run.dataset is None else run.dataset.digest
+
+    @staticmethod
+    def resolve_dataset_source(run: Run) -> str | None:
+        return None if run.dataset is None else run.dataset.source
+
+    @staticmethod
+    def resolve_gate_outcome(run: Run) -> str | None:
+        # A run without a gate raises RelatedObjectDoesNotExist, an AttributeError.
+        gate = getattr(run, "gate", None)
+        return None if gate is None else gate.outcome
+
+    @staticmethod
+    def resolve_created_by(run: Run) -> str | None:
+        return None if run.created_by is None else run.created_by.get_username()
+
+
+class RunPage(Schema):
+    count: int
+    limit: int
+    offset: int
+    items: list[RunOut]
+
+
+class ApprovalOut(Schema):
+    id: int
+    decision: str
+    override: bool
+    comment: str
+    gate_outcome: str
+    user: str
+    created_at: datetime
+
+    @staticmethod
+    def resolve_user(approval: Approval) -> str:
+        return approval.user.get_username()
+
+
+class GateOut(Schema):
+    run_id: int
+    outcome: str
+    summary: str
+    rules: list[dict[str, Any]]
+    decided_at: datetime
+    approvals: list[ApprovalOut]
+
+    @staticmethod
+    def resolve_approvals(gate: Gate) -> list[Approval]:
+        return list(gate.approvals.select_related("user").order_by("created_at", "id"))
+
+
+class RunDetailOut(RunOut):
+    config: dict[str, Any]
+    provenance: dict[str, Any]
+    confidence: float
+    policy_digest: str
+
+
+class RunSubmitIn(Schema):
+    config: dict[str, Any] = Field(
+        ...,
+        description="the keys of a run config file (oloproof.yaml): system, dataset, "
+        "evaluators, and optionally split, policy, concurrency, timeout, confidence",
+    )
+    base_dir: str = Field(
+        ...,
+        description="absolute folder on the workers that relative paths and file.py:name "
+        "references resolve from",
+    )
+
+
+class CaseErrorOut(Schema):
+    type: str
+    message: str
+    traceback: str
+
+
+class CaseVerdictOut(Schema):
+    criterion: str
+    value: float | None
+    feedback: str | None
+    scores: dict[str, float]
+    error: str | None
+    cached: bool
+
+
+class CaseOut(Schema):
+    case_id: str
+    position: int
+    input: dict[str, Any] | None
+    expected: dict[str, Any] | None
+    output: Any
+    error: CaseErrorOut | None
+    latency_ms: float | None
+    cost_usd: float | None
+    artifacts: dict[str, Any]
+    outcome: str
+    verdicts: list[CaseVerdictOut]
+
+
+class CasePage(Schema):
+    count: int
+    limit: int
+    offset: int
+    items: list[CaseOut]
+
+
+class ApprovalIn(Schema):
+    decision: Literal["approve", "reject"]
+    comment: str = ""
+    override: bool = False
+
+
+class IntervalOut(Schema):
+    lower: float
+    upper: float
+
+
+class MetricComparisonOut(Schema):
+    metric: str
+    criterion: str
+    value_type: str
+    score_range: list[float]
+    baseline_estimate: float | None
+    candidate_estimate: float | None
+    difference: float | None
+    interval: IntervalOut
+    confidence: float
+    p_value: float | None
+    p_value_method: str
+    method: str
+    n_pairs: int
+    n_missing_pairs: int
+    n_clusters: int | None
+    regressed: list[str]
+    improved: list[str]
+
+
+class ComparisonOut(Schema):
+    baseline_run: int
+    candidate_run: int
+    baseline: str
+    candidate: str
+    confidence: float
+    n_cases: int
+    n_common: int
+    only_in_baseline: list[str]
+    only_in_candidate: list[str]
+    metrics_only_in_baseline: list[str]
+    metrics_only_in_candidate: list[str]
+    cluster_aware: bool
+    n_clusters: int | None
+    metrics: list[MetricComparisonOut]
+
+
+CASE_OUTCOMES = (*CaseResult.Outcome.values, "error")
+RUN_STATUSES = tuple(Run.Status.values)
+GATE_OUTCOMES = (*Gate.Outcome.values, "none")

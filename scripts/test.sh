@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sets up everything the tests need, then runs lint, type checks and the whole test
+# suite: on SQLite, and the database tests again on PostgreSQL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/services.sh
+bash scripts/setup.sh
+
+echo "==> ruff"
+.venv/bin/ruff check .
+echo "==> mypy"
+.venv/bin/mypy oloproof_core oloproof skynet.py
+
+export OLOPROOF_TEST_DATABASE_URL_PG=${OLOPROOF_TEST_DATABASE_URL_PG:-postgresql://postgres@127.0.0.1:5432/oloproof}
+
+run_pytest() {
+  # pytest exits 5 when it collected no test: that must fail, never pass quietly.
+  set +e
+  .venv/bin/pytest "$@"
+  local code=$?
+  set -e
+  if [ $code -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi
+  [ $code -eq 0 ] || exit $code
+}
+
+echo "==> tests (SQLite)"
+run_pytest -q -p no:cacheprovider
+echo "==> database tests (PostgreSQL)"
+DATABASE_URL=$OLOPROOF_TEST_DATABASE_URL_PG run_pytest -q -p no:cacheprovider -m "not browser" tests/runs tests/metrics

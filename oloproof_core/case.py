@@ -10,7 +10,9 @@ from oloproof_core.context import Measurements
 from oloproof_core.dataset import Row
 from oloproof_core.verdict import Verdict
 
-CASE_PARTS = ("input", "output", "expected", "artifacts")
+CASE_PARTS = ("input", "output", "expected", "artifacts", "measurements")
+"""What an evaluator may read; `measurements` (wall time, the system's model cost) is for
+metrics that trade accuracy against speed and cost."""
 
 
 @dataclass(slots=True)
@@ -69,6 +71,9 @@ class CaseResult:
                 digest = digest_text(self.output_json or "null")
             elif part == "artifacts":
                 digest = digest_text(canonical_json(self.artifacts))
+            elif part == "measurements":
+                # Not memoised: the figures are only final once the system call returned.
+                return digest_text(canonical_json(self.measurements.observe().to_dict()))
             else:
                 digest = digest_text(canonical_json(getattr(self, part)))
             self._digests[part] = digest

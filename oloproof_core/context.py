@@ -9,6 +9,7 @@ and code under test can only read them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -24,9 +25,12 @@ if TYPE_CHECKING:
 Phase = Literal["system", "evaluator"]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ModelCall:
-    """One model call made while a case was processed, as measured by the model client."""
+    """One model call made while a case was processed, as measured by the model client.
+
+    Frozen and checked so that a recorded call can only ever add to a case's cost.
+    """
 
     role: str
     model: str
@@ -34,6 +38,34 @@ class ModelCall:
     output_tokens: int
     cost_usd: float | None
     latency_ms: float
+
+    def __post_init__(self) -> None:
+        figures = (self.input_tokens, self.output_tokens, self.latency_ms,
+                   0.0 if self.cost_usd is None else self.cost_usd)
+        if any(not math.isfinite(figure) or figure < 0 for figure in figures):
+            raise OloproofError(f"a model call's tokens, cost and latency are non-negative "
+                                f"numbers, got {self!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """A read-only snapshot of what the engine measured for one case.
+
+    `latency_ms` is the wall time of the system call; `cost_usd`, `input_tokens`,
+    `output_tokens` and `model_calls` cover only the system's own model calls (judge
+    and metric calls are accounted separately). None means it could not be measured.
+    """
+
+    latency_ms: float | None
+    cost_usd: float | None
+    input_tokens: int
+    output_tokens: int
+    model_calls: tuple[ModelCall, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"latency_ms": self.latency_ms, "cost_usd": self.cost_usd,
+                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "model_calls": len(self.model_calls)}
 
 
 @dataclass(slots=True)
@@ -57,6 +89,13 @@ class Measurements:
     @property
     def system_cost_usd(self) -> float | None:
         return self.cost_for("system")
+
+    def observe(self) -> Observation:
+        system_calls = tuple(call for call in self.model_calls if call.role == "system")
+        return Observation(latency_ms=self.latency_ms, cost_usd=self.system_cost_usd,
+                           input_tokens=sum(call.input_tokens for call in system_calls),
+                           output_tokens=sum(call.output_tokens for call in system_calls),
+                           model_calls=system_calls)
 
 
 class CaseContext:
@@ -94,8 +133,9 @@ class CaseContext:
         return self._phase
 
     @property
-    def measurements(self) -> Measurements:
-        return self._record.measurements
+    def measurements(self) -> Observation:
+        """A snapshot: user code reads the figures but cannot change what the engine keeps."""
+        return self._record.measurements.observe()
 
     def attach(self, name: str, value: Any) -> None:
         """Attach an artifact (a trace, a file's text, any JSON data) to this case."""

@@ -32,6 +32,12 @@ class JudgingTally:
     failed: int = 0
     skipped: int = 0
 
+    def add(self, other: JudgingTally) -> None:
+        self.judged += other.judged
+        self.cached += other.cached
+        self.failed += other.failed
+        self.skipped += other.skipped
+
     def to_dict(self) -> dict[str, int]:
         return {"judged": self.judged, "cached": self.cached, "failed": self.failed,
                 "skipped": self.skipped}
@@ -62,6 +68,7 @@ def judge_cases(cases: Sequence[CaseResult], evaluators: Sequence[Evaluator], st
 
 def _judge_with(evaluator: Evaluator, cases: Sequence[CaseResult], store: Store,
                 concurrency: int, progress: ProgressCallback | None) -> JudgingTally:
+    evaluator.refresh()
     tally = JudgingTally()
     criterion = evaluator.criterion
     keyed = [(case, verdict_key(evaluator, case)) for case in cases if case.error is None]

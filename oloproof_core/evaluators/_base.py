@@ -66,6 +66,14 @@ class Evaluator(ABC):
     def source(self) -> str | None:
         return source_location(self.source_object())
 
+    def code_digest(self) -> str:
+        """Digest of the code behind the verdicts; part of the version."""
+        return source_digest(self.source_object())
+
+    def refresh(self) -> None:
+        """Called by the engine before each run; evaluators backed by a file re-read it here."""
+        return  # most evaluators are fixed once constructed: nothing to re-read
+
     @cached_property
     def version(self) -> str:
         """Changes whenever the defining file, the parameters or the declaration change."""
@@ -76,7 +84,7 @@ class Evaluator(ABC):
             "value_type": self.value_type,
             "score_range": list(self.score_range),
             "parameters": self.parameters(),
-            "source": source_digest(self.source_object()),
+            "source": self.code_digest(),
         }
         return digest_text(canonical_json(declaration))[:32]
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from oloproof_core.case import CASE_PARTS, CaseResult
+from oloproof_core.context import Observation
 from oloproof_core.errors import UndeclaredReadError
 
 
@@ -53,6 +54,12 @@ class CaseView:
     @property
     def artifacts(self) -> Mapping[str, Any]:
         return self._read("artifacts")  # type: ignore[no-any-return]
+
+    @property
+    def measurements(self) -> Observation:
+        """The system call's wall time and model cost, as the engine measured them."""
+        self._read("measurements")
+        return self._record.measurements.observe()
 
     def __repr__(self) -> str:
         return f"<case {self.id!r} reads={self._reads!r}>"

@@ -1,0 +1,245 @@
+"""The one model client: OpenAI-compatible chat with retries, a concurrency limit and metering.
+
+Every call is attributed to the case in progress (if any) as a `ModelCall`, with
+its tokens, cost and latency. Calls made while a system runs are always accounted
+to the `system` role, whatever role the code asked for, so a system cannot move
+its own cost onto a judge; calls made while judging are never the system's cost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from oloproof_core.context import ModelCall, current_case_or_none
+from oloproof_core.models._settings import ModelError, ModelSettings, settings_for
+
+_RETRY_STATUSES = frozenset({408, 409, 429})
+_MAX_BACKOFF_S = 30.0
+# Keyless servers (Ollama, llama.cpp, vLLM without --api-key) accept any key, but the
+# SDK refuses to start without one.
+_KEYLESS = "no-key"
+
+if TYPE_CHECKING:
+    import openai
+
+Message = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    """A model's answer and what it cost."""
+
+    text: str
+    model: str
+    role: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    latency_ms: float
+    attempts: int
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_lock = threading.Lock()
+_clients: dict[tuple[str | None, str, float], openai.OpenAI] = {}
+# The SDK takes over a second to import, so it is imported on the first call only.
+_limits: dict[tuple[str | None, str], threading.BoundedSemaphore] = {}
+
+
+def chat(messages: Sequence[Message], *, role: str = "system", **options: Any) -> ChatReply:
+    """Send chat `messages` to the model of `role` and return its reply.
+
+    `options` go to the chat completions request (temperature, max_tokens, ...).
+    Retries 408/409/429/5xx and connection errors with exponential backoff; raises
+    ModelError when the call fails for good or the reply has no text.
+    """
+    settings = settings_for(role)
+    client = _client(settings)
+    started = time.perf_counter()
+    response, attempts = _create_with_retries(client, settings, messages, options)
+    latency_ms = (time.perf_counter() - started) * 1000.0
+    input_tokens, output_tokens, metered = _usage(response)
+    cost = settings.cost_usd(input_tokens, output_tokens) if metered else None
+    accounted = _record(role, settings.model, input_tokens, output_tokens, cost, latency_ms)
+    text = _reply_text(response, settings)
+    return ChatReply(
+        text=text,
+        model=settings.model,
+        role=accounted,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cost_usd=cost,
+        latency_ms=latency_ms,
+        attempts=attempts,
+    )
+
+
+async def achat(messages: Sequence[Message], *, role: str = "system", **options: Any) -> ChatReply:
+    """`chat` for async code; runs in a worker thread, keeping the current case."""
+    return await asyncio.to_thread(chat, messages, role=role, **options)
+
+
+def complete(
+    prompt: str, *, role: str = "system", instructions: str | None = None, **options: Any
+) -> str:
+    """One user prompt (and optional system instructions) in, the reply's text out."""
+    messages: list[Message] = []
+    if instructions is not None:
+        messages.append({"role": "system", "content": instructions})
+    messages.append({"role": "user", "content": prompt})
+    return chat(messages, role=role, **options).text
+
+
+def llm(instructions: str, input: Any = None, **options: Any) -> str:
+    """Ask the metric model (the reflection model if no metric model is set).
+
+    `instructions` become the system message and `input` the user message.
+    """
+    if input is None:
+        return complete(str(instructions), role="metric", **options)
+    return complete(str(input), role="metric", instructions=str(instructions), **options)
+
+
+def _client(settings: ModelSettings) -> openai.OpenAI:
+    import openai
+
+    key = (settings.base_url, settings.api_key or _KEYLESS, settings.timeout_s)
+    with _lock:
+        client = _clients.get(key)
+        if client is None:
+            # Retries are ours (below), so they follow the configured policy and count.
+            client = openai.OpenAI(
+                base_url=settings.base_url,
+                api_key=settings.api_key or _KEYLESS,
+                timeout=settings.timeout_s,
+                max_retries=0,
+            )
+            _clients[key] = client
+    return client
+
+
+def _limit(settings: ModelSettings) -> threading.BoundedSemaphore:
+    key = (settings.base_url, settings.model)
+    with _lock:
+        limit = _limits.get(key)
+        if limit is None:
+            limit = threading.BoundedSemaphore(settings.concurrency)
+            _limits[key] = limit
+    return limit
+
+
+def _create_with_retries(
+    client: openai.OpenAI,
+    settings: ModelSettings,
+    messages: Sequence[Message],
+    options: Mapping[str, Any],
+) -> tuple[Any, int]:
+    import openai
+
+    limit = _limit(settings)
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            with limit:
+                response = client.chat.completions.create(
+                    model=settings.model,
+                    messages=list(messages),  # type: ignore[arg-type]
+                    **options,
+                )
+        except (openai.APIConnectionError, openai.APIStatusError) as exc:
+            status = getattr(exc, "status_code", None)
+            retryable = status is None or status in _RETRY_STATUSES or status >= 500
+            where = f"{settings.model} at {settings.base_url or 'the default endpoint'}"
+            if not retryable:
+                raise ModelError(f"model call to {where} failed: {exc}") from exc
+            if attempt > settings.max_retries:
+                raise ModelError(
+                    f"model call to {where} failed after {attempt} attempts: {exc}"
+                ) from exc
+            time.sleep(_backoff(settings.backoff_s, attempt, exc))
+            continue
+        except (openai.OpenAIError, ValueError) as exc:
+            # The server answered 200 with a body that is not a chat completion.
+            raise ModelError(
+                f"malformed reply from {settings.model}: {type(exc).__name__}: {exc}"
+            ) from exc
+        return response, attempt
+
+
+def _backoff(base_s: float, attempt: int, exc: Exception) -> float:
+    """Exponential backoff with jitter; a server's Retry-After wins when it says more."""
+    delay = min(_MAX_BACKOFF_S, base_s * 2 ** (attempt - 1)) * random.uniform(0.8, 1.2)
+    response = getattr(exc, "response", None)
+    header = None if response is None else response.headers.get("retry-after")
+    try:
+        asked = float(header) if header is not None else 0.0
+    except ValueError:
+        asked = 0.0
+    return float(max(delay, min(asked, _MAX_BACKOFF_S)))
+
+
+def _usage(response: Any) -> tuple[int, int, bool]:
+    """Input and output tokens, and whether the server reported them at all."""
+    usage = getattr(response, "usage", None)
+    prompt = getattr(usage, "prompt_tokens", None)
+    completion = getattr(usage, "completion_tokens", None)
+    if (
+        not isinstance(prompt, int)
+        or not isinstance(completion, int)
+        or min(prompt, completion) < 0
+    ):
+        return 0, 0, False
+    return prompt, completion, True
+
+
+def _reply_text(response: Any, settings: ModelSettings) -> str:
+    try:
+        text = response.choices[0].message.content
+    except (AttributeError, IndexError, KeyError, TypeError):
+        text = None
+    if not isinstance(text, str):
+        shown = repr(response)
+        raise ModelError(
+            f"malformed reply from {settings.model}: no message text in "
+            f"{shown[:200]}{'…' if len(shown) > 200 else ''}"
+        )
+    return text
+
+
+def _record(
+    role: str,
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    cost: float | None,
+    latency_ms: float,
+) -> str:
+    context = current_case_or_none()
+    if context is None:
+        return role
+    if context.phase == "system":
+        accounted = "system"  # whatever role the system asked for: its cost is its own
+    elif role == "system":
+        accounted = "metric"  # an evaluator's call is never the system's cost
+    else:
+        accounted = role
+    context.record_model_call(
+        ModelCall(
+            role=accounted,
+            model=model,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cost_usd=cost,
+            latency_ms=latency_ms,
+        )
+    )
+    return accounted

@@ -1,0 +1,1 @@
+"""Test support shared across the suite: stand-ins that speak real protocols."""

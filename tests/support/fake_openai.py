@@ -1,0 +1,208 @@
+"""A small OpenAI-compatible chat server on 127.0.0.1 for tests: scripted replies, real HTTP.
+
+    def test_something(fake_openai):
+        fake_openai.enqueue(Status(429), Reply("PASS. Fine."))
+        fake_openai.respond_with(lambda request: Reply("FAIL. " + request.user_text))
+        ...
+        assert fake_openai.request_count == 2
+
+Replies come from the queue first (in order), then from the responder, then the
+default reply. Every request body is kept, with the model asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A normal chat completion with the given text and usage figures."""
+
+    text: str
+    prompt_tokens: int = 10
+    completion_tokens: int = 5
+    usage: bool = True
+    delay_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Status:
+    """An HTTP error status (429, 500, ...) with an OpenAI-style error body."""
+
+    code: int
+    retry_after: float | None = None
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A raw body sent as is, for malformed replies."""
+
+    body: str
+    code: int = 200
+
+
+ScriptedReply = Reply | Status | Raw
+
+
+@dataclass
+class Request:
+    """One request the server received."""
+
+    path: str
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def model(self) -> str | None:
+        return self.body.get("model")
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.body.get("messages") or [])
+
+    @property
+    def user_text(self) -> str:
+        return "\n".join(str(m.get("content")) for m in self.messages if m.get("role") == "user")
+
+    @property
+    def system_text(self) -> str:
+        return "\n".join(str(m.get("content")) for m in self.messages if m.get("role") == "system")
+
+
+class FakeOpenAI:
+    """The server's state; start() binds a free port on 127.0.0.1."""
+
+    def __init__(self) -> None:
+        self.requests: list[Request] = []
+        self._queue: list[ScriptedReply] = []
+        self._responder: Callable[[Request], ScriptedReply] | None = None
+        self.default = Reply("OK")
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "start() the server first"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    @property
+    def request_count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def enqueue(self, *replies: ScriptedReply) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    def respond_with(self, responder: Callable[[Request], ScriptedReply] | None) -> None:
+        with self._lock:
+            self._responder = responder
+
+    def models_asked(self) -> list[str | None]:
+        with self._lock:
+            return [request.model for request in self.requests]
+
+    def start(self) -> FakeOpenAI:
+        state = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {"unparsed": raw.decode("utf-8", "replace")}
+                request = Request(path=self.path, body=body, headers=dict(self.headers))
+                reply = state._next(request)
+                state._send(self, reply, request)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return  # keep test output clean
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="fake-openai", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def _next(self, request: Request) -> ScriptedReply:
+        with self._lock:
+            self.requests.append(request)
+            if self._queue:
+                return self._queue.pop(0)
+            responder = self._responder
+        if responder is not None:
+            return responder(request)
+        return self.default
+
+    def _send(
+        self, handler: BaseHTTPRequestHandler, reply: ScriptedReply, request: Request
+    ) -> None:
+        if isinstance(reply, Raw):
+            self._write(handler, reply.code, reply.body.encode("utf-8"), {})
+            return
+        if isinstance(reply, Status):
+            headers = {}
+            if reply.retry_after is not None:
+                headers["retry-after"] = str(reply.retry_after)
+            body = {
+                "error": {
+                    "message": f"scripted status {reply.code}",
+                    "type": "server_error",
+                    "code": reply.code,
+                }
+            }
+            self._write(handler, reply.code, json.dumps(body).encode(), headers)
+            return
+        if reply.delay_s:
+            time.sleep(reply.delay_s)
+        completion: dict[str, Any] = {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.model or "unknown",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": reply.text},
+                }
+            ],
+        }
+        if reply.usage:
+            completion["usage"] = {
+                "prompt_tokens": reply.prompt_tokens,
+                "completion_tokens": reply.completion_tokens,
+                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+            }
+        self._write(handler, 200, json.dumps(completion).encode(), {})
+
+    @staticmethod
+    def _write(
+        handler: BaseHTTPRequestHandler, code: int, body: bytes, headers: dict[str, str]
+    ) -> None:
+        handler.send_response(code)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(body)))
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(body)

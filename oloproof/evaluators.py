@@ -6,7 +6,9 @@ from oloproof_core.evaluators import (
     Evaluator,
     ExactMatch,
     JsonSchema,
+    MetricFile,
     Regex,
+    RubricJudge,
     evaluator,
 )
 
@@ -16,6 +18,8 @@ __all__ = [
     "Evaluator",
     "ExactMatch",
     "JsonSchema",
+    "MetricFile",
     "Regex",
+    "RubricJudge",
     "evaluator",
 ]

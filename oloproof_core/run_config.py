@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from oloproof_core.errors import ConfigError, OloproofError
-from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator
+from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator, MetricFile
 from oloproof_core.imports import load_object
 
 KEYS: dict[str, str] = {
@@ -169,6 +169,11 @@ def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) ->
             raise ConfigError(f"{label}: {exc}") from None
     if isinstance(entry, str) and entry in BUILTIN_EVALUATORS:
         return BUILTIN_EVALUATORS[entry]()
+    if isinstance(entry, str) and entry.endswith(".py") and ":" not in entry:
+        try:
+            return MetricFile(os.path.join(base, entry))
+        except OloproofError as exc:
+            raise ConfigError(f"{label}: {exc}") from None
     if isinstance(entry, str) and ":" in entry:
         try:
             found = load_object(entry, base_dir=base, what="evaluator")
@@ -180,4 +185,5 @@ def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) ->
         return found
     raise ConfigError(f"{label}: cannot read {entry!r}; write a built-in evaluator with its "
                       f"parameters ({builtin_names}), e.g. '- ExactMatch: {{criterion: "
-                      "exact_label, field: label}', or an import path '- module:name'")
+                      "exact_label, field: label}', an import path '- module:name', or a "
+                      "metric file '- metric.py'")

@@ -5,12 +5,25 @@ would let a system that fails on hard inputs look better than it is, so the
 reported interval covers every way the missing cases could have turned out:
 its lower end is the lower confidence bound with every missing case at the
 worst value, its upper end the upper bound with every missing case at the
-best value. For the complete data (observed plus the unknown true outcomes)
-the true interval lies between these two extremes, so the union keeps the
-nominal coverage. This is the worst-case ("extreme scenario") bound of
+best value. This is the worst-case ("extreme scenario") bound of
 Horowitz, J. L. and Manski, C. F. (2000), "Nonparametric analysis of
 randomized experiments with missing covariate and outcome data", JASA
 95(449), 77–84, applied to confidence limits instead of point estimates.
+
+Why coverage survives whatever the missing outcomes are:
+
+- Clopper–Pearson limits are monotone in the success count, so the two
+  extreme completions give the smallest lower and the largest upper limit
+  over all completions; the complete data's interval lies inside.
+- The betting limits are not exactly monotone in each value (the bets adapt
+  to the running variance), but validity does not need that. The lower
+  end's capital uses bets computed from the worst-filled sequence, which
+  depend only on earlier observed values and earlier missingness, so they
+  are predictable for the complete data too; and each factor
+  ``1 + bet * (x - m)`` with a missing ``x`` at its minimum is no larger
+  than with its true value. The computed capital is therefore dominated by
+  a genuine test martingale on the complete data, and Ville's inequality
+  still bounds the error by ``alpha``. The upper end is symmetric.
 """
 
 from __future__ import annotations
@@ -93,6 +106,12 @@ def mean_interval(
     score set to ``low``, the upper end the betting upper bound with every
     missing score set to ``high``; both are mapped back to ``[low, high]``.
     No values and nothing missing gives the whole range.
+
+    The betting interval reads its input in a fixed pseudo-random order
+    derived from positions, so pass observed scores in case order; the
+    missing ones are placed after them. A case going missing then changes
+    one entry from its score to the range's end, which can only widen the
+    interval.
     """
     lo, hi = check_range(low, high)
     missing = check_count(n_missing, "n_missing")

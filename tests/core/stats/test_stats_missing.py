@@ -1,8 +1,15 @@
+import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oloproof_core.stats import Interval, clopper_pearson, mean_interval, proportion_interval
+from oloproof_core.stats import (
+    Interval,
+    bounded_mean_interval,
+    clopper_pearson,
+    mean_interval,
+    proportion_interval,
+)
 
 
 def test_nothing_missing_is_plain_clopper_pearson():
@@ -61,3 +68,33 @@ def test_mean_rejects_out_of_range_score_by_value():
 def test_mean_rejects_empty_range():
     with pytest.raises(ValueError, match="range"):
         mean_interval([1.0], 0, 1.0, 1.0)
+
+
+unit_scores = st.floats(0.0, 1.0, allow_nan=False)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(unit_scores, max_size=50), st.integers(0, 10))
+def test_mean_interval_holds_observed_mean_and_range(values, missing):
+    interval = mean_interval(values, missing, 0.0, 1.0)
+    assert 0.0 <= interval.lower <= interval.upper <= 1.0
+    if values:
+        assert interval.contains(float(np.mean(values)))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(unit_scores, max_size=50), unit_scores, st.integers(0, 10))
+def test_mean_only_widens_as_a_case_goes_missing(values, score, missing):
+    observed = mean_interval([*values, score], missing, 0.0, 1.0)
+    lost = mean_interval(values, missing + 1, 0.0, 1.0)
+    # Tolerance covers the bisection's last-bit differences between runs.
+    assert lost.lower <= observed.lower + 1e-9
+    assert lost.upper >= observed.upper - 1e-9
+
+
+def test_mean_without_missing_is_rescaled_bounded_mean():
+    scores = [2.0, 3.5, 4.0, 5.0, 1.0, 4.5] * 5
+    unit = bounded_mean_interval([(s - 1.0) / 4.0 for s in scores])
+    interval = mean_interval(scores, 0, 1.0, 5.0)
+    assert interval.lower == pytest.approx(1.0 + 4.0 * unit.lower, abs=1e-12)
+    assert interval.upper == pytest.approx(1.0 + 4.0 * unit.upper, abs=1e-12)

@@ -8,11 +8,11 @@ import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
-from oloproof.cli import _exit_codes, _run
+from oloproof.cli import _compare, _exit_codes, _gate, _run
 from oloproof_core import __version__
 from oloproof_core.errors import OloproofError
 
-COMMANDS = [_run]
+COMMANDS = [_run, _gate, _compare]
 """Each module registers one subcommand and sets `handler` to a function returning an exit code."""
 
 

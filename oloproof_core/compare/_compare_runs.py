@@ -9,10 +9,9 @@ import numpy as np
 from oloproof_core.compare._comparison import (
     Comparison,
     MetricComparison,
-    describe_method,
     ids_only_in,
 )
-from oloproof_core.compare._paired import paired_difference_interval, paired_p_value
+from oloproof_core.compare._paired import paired_figures
 from oloproof_core.compare._values import values_by_case
 from oloproof_core.errors import OloproofError
 from oloproof_core.stats._validate import check_confidence
@@ -117,8 +116,15 @@ def _compare_metric(
     differences = cand[both] - base[both]
     ids = np.asarray(union, dtype=object)[both]
     pass_fail = cand_metric.value_type == "pass_fail"
-    interval = paired_difference_interval(base, cand, low, high, confidence, clusters)
-    p_value, p_method = paired_p_value(base, cand, pass_fail, clusters)
+    figures = paired_figures(
+        base,
+        cand,
+        pass_fail=pass_fail,
+        low=low,
+        high=high,
+        confidence=confidence,
+        clusters=clusters,
+    )
     return MetricComparison(
         metric=cand_metric.metric,
         criterion=cand_metric.criterion,
@@ -127,10 +133,9 @@ def _compare_metric(
         baseline_estimate=_mean(base),
         candidate_estimate=_mean(cand),
         difference=float(differences.mean()) if differences.size else None,
-        interval=interval,
-        p_value=p_value,
-        p_value_method=p_method,
-        method=describe_method(clusters is not None),
+        interval=figures.interval,
+        p_value=figures.p_value,
+        method=figures.method,
         confidence=confidence,
         n_pairs=len(union),
         n_missing_pairs=int(np.count_nonzero(~both)),

@@ -8,12 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from oloproof_core.compare._paired import (
-    BETTING_PAIRED,
-    CLUSTER_NOTE,
-    FloatArray,
-    paired_difference_interval,
-)
+from oloproof_core.compare._paired import FloatArray, paired_figures
 from oloproof_core.stats import Interval
 
 
@@ -36,7 +31,6 @@ class MetricComparison:
     difference: float | None
     interval: Interval
     p_value: float | None
-    p_value_method: str
     method: str
     confidence: float
     n_pairs: int
@@ -74,7 +68,15 @@ class MetricComparison:
                 for pick, round_ in zip(picks, rounds, strict=True)
             ]
         low, high = self.score_range
-        return paired_difference_interval(baseline, candidate, low, high, self.confidence, clusters)
+        return paired_figures(
+            baseline,
+            candidate,
+            pass_fail=self.value_type == "pass_fail",
+            low=low,
+            high=high,
+            confidence=self.confidence,
+            clusters=clusters,
+        ).interval
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -88,7 +90,6 @@ class MetricComparison:
             "interval": {"lower": self.interval.lower, "upper": self.interval.upper},
             "confidence": self.confidence,
             "p_value": self.p_value,
-            "p_value_method": self.p_value_method,
             "method": self.method,
             "n_pairs": self.n_pairs,
             "n_missing_pairs": self.n_missing_pairs,
@@ -96,10 +97,6 @@ class MetricComparison:
             "regressed": list(self.regressed),
             "improved": list(self.improved),
         }
-
-
-def describe_method(clustered: bool) -> str:
-    return BETTING_PAIRED + (f"; {CLUSTER_NOTE}" if clustered else "")
 
 
 @dataclass(frozen=True, slots=True)

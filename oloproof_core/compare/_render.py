@@ -62,13 +62,9 @@ def render_comparison(comparison: Comparison) -> str:
         if index == 0:
             lines.append("  ".join("-" * width for width in widths))
     if comparison.metrics:
-        first = comparison.metrics[0]
         lines.append("")
-        lines.append(
-            f"interval: {first.method}; missing pairs bound it. p: "
-            + ", ".join(sorted({item.p_value_method for item in comparison.metrics}))
-            + "."
-        )
+        for method in dict.fromkeys(item.method for item in comparison.metrics):
+            lines.append(f"method: {method}")
     if comparison.cluster_aware:
         lines.append(f"cluster-aware: {comparison.n_clusters} clusters.")
     for side, ids in (

@@ -19,7 +19,7 @@ from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._more_cases import more_cases_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
 from oloproof_core.gates._projection import projected_interval
-from oloproof_core.stats import Interval
+from oloproof_core.stats import MAX_CASES, Interval, cases_needed
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +55,12 @@ class Rule(ABC):
                 f"{known} (a sub-score is named criterion.name)"
             )
         return context.result.metric(name)
+
+
+CASES_NEEDED_METHOD = (
+    "exact (Clopper–Pearson) interval at the observed pass rate: the smallest total number "
+    "of cases whose interval excludes the threshold (oloproof_core.stats.cases_needed)"
+)
 
 
 def _level(context: DecisionContext) -> str:
@@ -150,6 +156,14 @@ class BoundRule(Rule):
     def _more_cases(self, context: DecisionContext, metric: MetricEstimate) -> MoreCases:
         if metric.estimate is None:
             return MoreCases(None, "", "nothing was observed, so there is no rate to project")
+        if metric.value_type == "pass_fail" and not metric.n_missing:
+            count = cases_needed(
+                metric.estimate, self.threshold, metric.n_observed, context.confidence
+            )
+            if count is None and metric.estimate != self.threshold:
+                return MoreCases(None, CASES_NEEDED_METHOD, f"more than {MAX_CASES:,} cases")
+            if count is not None:
+                return MoreCases(max(1, count), CASES_NEEDED_METHOD)
         values: list[float | None] = []
         if metric.value_type != "pass_fail":
             if not context.result.cases:

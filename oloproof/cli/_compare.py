@@ -1,0 +1,44 @@
+"""`oloproof compare baseline.json candidate.json`: two runs compared case by case."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from oloproof.cli import _exit_codes
+from oloproof_core.compare import compare_runs
+from oloproof_core.errors import ConfigError
+from oloproof_core.result_io import load_result
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "compare",
+        help="compare two recorded runs on the same cases (paired by case id)",
+        description="Pair two result files (written by 'oloproof run --json') by case id and "
+        "show, per metric, both estimates, the paired difference (candidate − baseline) with "
+        "its interval and p-value, and the regressed and improved cases. Exit codes: 0 "
+        "compared, 3 bad input, 4 internal error.",
+    )
+    parser.add_argument("baseline", help="result JSON of the baseline run")
+    parser.add_argument("candidate", help="result JSON of the candidate run")
+    parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    parser.add_argument(
+        "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
+    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    if not 0 < args.confidence < 1:
+        raise ConfigError(
+            f"--confidence must be between 0 and 1 (e.g. 0.95), got {args.confidence}"
+        )
+    comparison = compare_runs(
+        load_result(args.baseline), load_result(args.candidate), confidence=args.confidence
+    )
+    if args.json:
+        print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(comparison)
+    return _exit_codes.OK

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from django.http import HttpRequest
 from ninja import Query, Router, Schema
 from ninja.errors import HttpError
+from ninja.responses import Status
 
 from metrics.selectors import case_verdicts_by_case
 from oloproof_core.compare import compare_runs
@@ -92,11 +93,11 @@ def list_runs(request: HttpRequest, query: Query[RunListQuery]) -> dict[str, Any
 
 
 @router.post("/runs", response={201: RunOut}, summary="Submit a run to the workers")
-def submit_run(request: HttpRequest, payload: RunSubmitIn) -> tuple[int, Any]:
+def submit_run(request: HttpRequest, payload: RunSubmitIn) -> Status[Any]:
     if not request.user.has_perm("runs.add_run"):
         raise HttpError(403, "submitting a run needs the runs.add_run permission")
     run = run_submit(config=payload.config, base_dir=payload.base_dir, created_by=request.user)
-    return 201, run_get(run_id=run.pk)
+    return Status(201, run_get(run_id=run.pk))
 
 
 @router.get("/runs/{run_id}", response=RunDetailOut, summary="One run with its provenance")
@@ -174,7 +175,7 @@ def get_gate(request: HttpRequest, run_id: int) -> Gate:
     response={201: ApprovalOut},
     summary="Approve or reject a run's gate (needs runs.approve_gate)",
 )
-def approve(request: HttpRequest, run_id: int, payload: ApprovalIn) -> tuple[int, Any]:
+def approve(request: HttpRequest, run_id: int, payload: ApprovalIn) -> Status[Any]:
     run = run_get(run_id=run_id)
     approval = approval_create(
         run=run,
@@ -183,4 +184,4 @@ def approve(request: HttpRequest, run_id: int, payload: ApprovalIn) -> tuple[int
         comment=payload.comment,
         override=payload.override,
     )
-    return 201, approval
+    return Status(201, approval)

@@ -168,7 +168,7 @@ class MetricComparisonOut(Schema):
     interval: IntervalOut
     confidence: float
     p_value: float | None
-    p_value_method: str
+    p_value_method: str | None = None
     method: str
     n_pairs: int
     n_missing_pairs: int

@@ -61,8 +61,18 @@ def load_run_config(path: str) -> RunConfig:
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path}: a run config is a mapping of keys: "
                           + ", ".join(KEYS))
-    lines = _key_lines(node)
-    where = _Locator(path, lines)
+    return run_config_from_mapping(data, base_dir=os.path.dirname(os.path.abspath(path)),
+                                   label=path, lines=_key_lines(node))
+
+
+def run_config_from_mapping(data: Mapping[str, Any], *, base_dir: str, label: str,
+                            lines: Mapping[str, int] | None = None) -> RunConfig:
+    """Validate and resolve a config already parsed (a submitted run's recorded config).
+
+    `base_dir` plays the config file's folder; `label` names the config in errors.
+    """
+    path = label
+    where = _Locator(path, dict(lines or {}))
     for key in data:
         if key not in KEYS:
             allowed = "\n".join(f"  {name}: {meaning}" for name, meaning in KEYS.items())
@@ -70,7 +80,7 @@ def load_run_config(path: str) -> RunConfig:
     for key in REQUIRED:
         if key not in data:
             raise ConfigError(f"{path}: missing key {key!r} ({KEYS[key]})")
-    base = os.path.dirname(os.path.abspath(path))
+    base = os.path.abspath(base_dir)
 
     def local_path(key: str) -> str | None:
         value = data.get(key)

@@ -25,7 +25,7 @@ from typing import Any
 
 from oloproof_core._canonical import digest_bytes
 from oloproof_core.errors import ContractError, DeclarationError
-from oloproof_core.evaluators._base import Evaluator, check_score_range
+from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
 from oloproof_core.measurement import judging_with
 from oloproof_core.verdict import Verdict
@@ -282,8 +282,9 @@ def _declared_range(
             not isinstance(b, bool) and isinstance(b, Real) and math.isfinite(float(b))
             for b in declared
         )
+        and float(declared[0]) < float(declared[1])
     ):
-        return check_score_range(declared, owner)
+        return float(declared[0]), float(declared[1])
     raise DeclarationError(
         f"{owner} must be a pair (lo, hi) of numbers with lo < hi, e.g. "
         f"{name} = (0, 10); got {declared!r}"

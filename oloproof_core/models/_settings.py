@@ -7,9 +7,9 @@ Roles:
     judge       `RubricJudge`; falls back to the metric model, then the reflection model
 
 For a role, the first role in its fallback chain that names a model is used; each
-of its other settings comes from that role or, failing that, from the shared
-`default` settings. Environment variables, per role (SYSTEM, REFLECTION, METRIC,
-JUDGE) and for the shared default (DEFAULT):
+other setting comes from the first role along the chain up to that one that sets it,
+or failing that from the shared `default` settings. Environment variables, per role
+(SYSTEM, REFLECTION, METRIC, JUDGE) and for the shared default (DEFAULT):
 
     OLOPROOF_<ROLE>_MODEL        model name, e.g. gpt-4o-mini
     OLOPROOF_<ROLE>_BASE_URL     OpenAI-compatible endpoint, e.g. http://localhost:11434/v1
@@ -134,7 +134,10 @@ def settings_for(role: str) -> ModelSettings:
     _check_role(role, allow_default=False)
     chain = FALLBACKS[role]
     source = next((candidate for candidate in chain if _setting(candidate, "model")), None)
-    layers = ([source] if source is not None else []) + [DEFAULT]
+    # The role's own settings first, then those of the roles it falls back through up to
+    # the one whose model it uses, then the shared default.
+    reach = chain if source is None else chain[: chain.index(source) + 1]
+    layers = [*reach, DEFAULT]
     values: dict[str, Any] = {}
     for key in FIELDS:
         found = next((v for layer in layers if (v := _setting(layer, key)) is not None), None)

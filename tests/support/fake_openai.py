@@ -85,6 +85,8 @@ class FakeOpenAI:
         self._responder: Callable[[Request], ScriptedReply] | None = None
         self.default = Reply("OK")
         self._lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -132,7 +134,10 @@ class FakeOpenAI:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="fake-openai", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="fake-openai",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -172,8 +177,15 @@ class FakeOpenAI:
             }
             self._write(handler, reply.code, json.dumps(body).encode(), headers)
             return
-        if reply.delay_s:
-            time.sleep(reply.delay_s)
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
         completion: dict[str, Any] = {
             "id": f"chatcmpl-{len(self.requests)}",
             "object": "chat.completion",

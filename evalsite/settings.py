@@ -139,11 +139,14 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = DATA_DIR / "broker"
+    for _folder in ("queue", "processed"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
         "store_processed": False,
+        "polling_interval": 0.2,
     }
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -156,6 +159,14 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+OLOPROOF_CHUNK_SIZE = env_int("OLOPROOF_CHUNK_SIZE", 500)
+"""Cases per chunk task when a submitted run is split for the workers."""
+OLOPROOF_CHUNK_STALE_AFTER = env_int("OLOPROOF_CHUNK_STALE_AFTER", 60)
+"""Seconds without a heartbeat after which a claimed chunk's worker is taken for dead."""
+OLOPROOF_SWEEP_INTERVAL = env_int("OLOPROOF_SWEEP_INTERVAL", 30)
+"""Seconds between a worker's checks for stale chunks and stalled or lost runs."""
 
 OLOPROOF_RECORD_CHUNK_SIZE = env_int("OLOPROOF_RECORD_CHUNK_SIZE", 2000)
 """Cases written per batch when a run is recorded."""

@@ -1,0 +1,185 @@
+"""DSPy: a program as the system under test, and a metric file as a DSPy/GEPA metric.
+
+Needs the optional extra: `pip install 'oloproof[dspy]'`.
+
+    system = dspy_system(program, name="qa", version="2")        # for oloproof.evaluate
+    metric = dspy_metric("metric.py")                            # for dspy.Evaluate / dspy.GEPA
+    devset = dspy_examples("data/qa.jsonl")                      # the same rows, as Examples
+
+The program is called with the row's input as keyword arguments, and its
+Prediction becomes the output as a dict of its fields; the metric file sees the
+same dict as `output` whichever engine calls it. Called the way `dspy.Evaluate`
+calls a metric, `metric(example, prediction)`, it returns the score as a float;
+called the way GEPA asks for feedback (with `pred_name` / `pred_trace`), it returns
+`dspy.Prediction(score=..., feedback=...)`.
+
+Cost: the program's language-model calls are counted with DSPy's usage tracker
+and priced with `price_in` / `price_out` (USD per million tokens), or else with the
+system role's prices; without a price the cost is unmeasured (None), never 0.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from oloproof_core.context import ModelCall, current_case_or_none
+from oloproof_core.dataset import load_dataset
+from oloproof_core.errors import ContractError, DeclarationError
+from oloproof_core.evaluators._metric_file import MetricFile
+from oloproof_core.models import ModelError, settings_for
+from oloproof_core.system import System
+
+_NOT_GIVEN: Any = object()
+
+
+def _dspy() -> Any:
+    try:
+        import dspy
+    except ImportError:
+        raise DeclarationError("DSPy is not installed: pip install 'oloproof[dspy]'") from None
+    return dspy
+
+
+def dspy_system(
+    program: Any,
+    *,
+    name: str,
+    version: str | None = None,
+    price_in: float | None = None,
+    price_out: float | None = None,
+) -> System:
+    """Wrap a DSPy program (any callable module) as a system oloproof can evaluate."""
+    dspy = _dspy()
+    if not callable(program):
+        raise DeclarationError(
+            f"dspy_system() takes a DSPy program (a dspy.Module), got {type(program).__name__}"
+        )
+
+    def run(case_input: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(case_input, Mapping):
+            raise ContractError(
+                f"a DSPy program takes keyword arguments, so the row's input "
+                f"must be an object, got {type(case_input).__name__}"
+            )
+        with dspy.context(track_usage=True):
+            prediction = program(**case_input)
+        _record_usage(prediction, price_in, price_out)
+        return prediction_fields(prediction)
+
+    run.__name__ = getattr(program, "__name__", type(program).__name__)
+    run.__qualname__ = run.__name__
+    return System(
+        run,
+        name=name,
+        version=version,
+        import_path=f"{type(program).__module__}:{type(program).__qualname__}",
+    )
+
+
+def prediction_fields(prediction: Any) -> dict[str, Any]:
+    """A Prediction's output fields as a plain dict (what evaluators and metrics see)."""
+    if hasattr(prediction, "toDict"):
+        return dict(prediction.toDict())
+    if isinstance(prediction, Mapping):
+        return dict(prediction)
+    raise ContractError(
+        f"expected a dspy.Prediction from the program, got {type(prediction).__name__}"
+    )
+
+
+class DspyMetric:
+    """A metric file called the way DSPy calls metrics."""
+
+    def __init__(self, metric: MetricFile) -> None:
+        self.metric = metric
+        self.__name__ = metric.criterion
+
+    def __call__(
+        self,
+        example: Any,
+        prediction: Any,
+        trace: Any = None,
+        pred_name: Any = _NOT_GIVEN,
+        pred_trace: Any = _NOT_GIVEN,
+    ) -> Any:
+        expected = dict(example.labels().toDict())
+        verdict = self.metric.score(
+            _example_inputs(example), prediction_fields(prediction), expected
+        )
+        score = float(verdict.value if verdict.value is not None else 0.0)
+        if pred_name is _NOT_GIVEN and pred_trace is _NOT_GIVEN:
+            return score
+        return _dspy().Prediction(score=score, feedback=verdict.feedback or "")
+
+
+def dspy_metric(metric: MetricFile | str | os.PathLike[str]) -> DspyMetric:
+    """Adapt a metric file (or its path) to DSPy's metric call."""
+    _dspy()
+    return DspyMetric(metric if isinstance(metric, MetricFile) else MetricFile(metric))
+
+
+def dspy_examples(dataset: Any, *, split: str | None = None) -> list[Any]:
+    """A dataset's rows as dspy.Example objects: input fields as inputs, expected as labels."""
+    dspy = _dspy()
+    examples = []
+    for row in load_dataset(dataset, split=split).rows:
+        expected = row.expected or {}
+        clash = sorted(set(row.input) & set(expected))
+        if clash:
+            raise ContractError(
+                f"row {row.id!r}: {clash[0]!r} is both an input and an "
+                "expected field; DSPy examples need distinct names"
+            )
+        examples.append(dspy.Example(**row.input, **expected).with_inputs(*row.input))
+    return examples
+
+
+def _example_inputs(example: Any) -> dict[str, Any]:
+    try:
+        return dict(example.inputs().toDict())
+    except ValueError:
+        raise ContractError(
+            "the dspy.Example has no input fields marked: build it with "
+            ".with_inputs('question', ...) (dspy_examples() does)"
+        ) from None
+
+
+def _record_usage(prediction: Any, price_in: float | None, price_out: float | None) -> None:
+    context = current_case_or_none()
+    get_usage = getattr(prediction, "get_lm_usage", None)
+    if context is None or get_usage is None:
+        return
+    usage = get_usage() or {}
+    prices = _prices(price_in, price_out)
+    for model, figures in usage.items():
+        input_tokens = int(figures.get("prompt_tokens") or 0)
+        output_tokens = int(figures.get("completion_tokens") or 0)
+        cost = (
+            None
+            if prices is None
+            else (input_tokens * prices[0] + output_tokens * prices[1]) / 1_000_000
+        )
+        context.record_model_call(
+            ModelCall(
+                role="system",
+                model=str(model),
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                cost_usd=cost,
+                latency_ms=0.0,
+            )
+        )
+
+
+def _prices(price_in: float | None, price_out: float | None) -> tuple[float, float] | None:
+    if price_in is not None and price_out is not None:
+        return float(price_in), float(price_out)
+    try:
+        settings = settings_for("system")
+    except ModelError:
+        return None
+    if settings.price_in is None or settings.price_out is None:
+        return None
+    return settings.price_in, settings.price_out

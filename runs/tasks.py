@@ -1,0 +1,68 @@
+"""Celery tasks: thin, take ids, and call `runs.execution`, where the work is made idempotent.
+
+Tasks are acknowledged late and rejected when their worker is lost, so a message
+whose worker died is delivered again; the claims in `runs.execution` make the
+second delivery harmless, and the periodic sweep covers messages a broker lost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import shared_task
+from celery.signals import worker_ready, worker_shutdown
+from django.conf import settings
+from django.db import DatabaseError
+
+from runs import execution
+
+_TASK_OPTIONS: dict[str, Any] = {"acks_late": True, "reject_on_worker_lost": True}
+
+
+@shared_task(name="runs.run_execute", **_TASK_OPTIONS)
+def run_execute(run_id: int) -> str:
+    """Plan a queued run into chunks and send them to the workers."""
+    return execution.run_start(run_id=run_id)
+
+
+@shared_task(
+    name="runs.run_chunk_execute",
+    autoretry_for=(DatabaseError,),
+    retry_backoff=True,
+    max_retries=5,
+    **_TASK_OPTIONS,
+)
+def run_chunk_execute(chunk_id: int) -> str:
+    """Execute one chunk of a run's cases, if no live worker holds it."""
+    return execution.chunk_execute(chunk_id=chunk_id)
+
+
+@shared_task(name="runs.run_finalise", **_TASK_OPTIONS)
+def run_finalise(run_id: int) -> str:
+    """Aggregate a run whose chunks are all done; the first finaliser wins."""
+    return execution.run_finalise(run_id=run_id)
+
+
+@shared_task(name="runs.runs_sweep", **_TASK_OPTIONS)
+def runs_sweep() -> dict[str, int]:
+    report = execution.runs_sweep()
+    return {name: getattr(report, name) for name in report.__slots__}
+
+
+_sweeper: execution.SweepThread | None = None
+
+
+@worker_ready.connect
+def _start_sweeping(**_: Any) -> None:
+    """Every worker sweeps for lost work: at start (picking up what a dead one left) and
+    every OLOPROOF_SWEEP_INTERVAL seconds."""
+    global _sweeper
+    if _sweeper is None:
+        _sweeper = execution.SweepThread(float(settings.OLOPROOF_SWEEP_INTERVAL))
+        _sweeper.start()
+
+
+@worker_shutdown.connect
+def _stop_sweeping(**_: Any) -> None:
+    if _sweeper is not None:
+        _sweeper.stop()

@@ -22,11 +22,12 @@ def _not_json(value: Any) -> Any:
 
 # Every case is encoded at least twice, so the C encoder is built once here rather than
 # once per call as json.dumps does; without the C accelerator the pure encoder serves.
+_make_c_encoder = getattr(json.encoder, "c_make_encoder", None)
 _C_ENCODE = (
-    json.encoder.c_make_encoder(
+    _make_c_encoder(
         None, _not_json, json.encoder.encode_basestring, None, ":", ",", True, False, False
     )
-    if json.encoder.c_make_encoder is not None
+    if _make_c_encoder is not None
     else None
 )
 

@@ -9,6 +9,7 @@ import sys
 from oloproof._evaluate import evaluate
 from oloproof.cli import _exit_codes
 from oloproof.cli._progress import ProgressBar
+from oloproof_core.errors import ConfigError
 from oloproof_core.result_io import load_result
 from oloproof_core.run_config import load_run_config
 
@@ -26,10 +27,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--concurrency", type=int, help="cases run at once (overrides config)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar (default: when stderr is a terminal)")
+    parser.add_argument("--submit", action="store_true",
+                        help="queue the run for the workers instead of running it here; "
+                             "prints the run id")
+    parser.add_argument("--wait", action="store_true",
+                        help="with --submit: follow the run's progress and print its result")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.wait and not args.submit:
+        raise ConfigError("--wait follows a submitted run: use it with --submit")
+    if args.submit:
+        from oloproof.cli._submit import handle_submit
+
+        return handle_submit(args)
     config = load_run_config(args.config)
     baseline = load_result(config.baseline) if config.baseline else None
     result = evaluate(

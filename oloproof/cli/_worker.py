@@ -1,0 +1,69 @@
+"""`oloproof worker`: a Celery worker that executes submitted runs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+
+from oloproof.cli._django import django_ready
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "worker",
+        help="start a worker that executes submitted runs",
+        description="Start a Celery worker for this project. It takes chunks of submitted "
+        "runs from the broker (CELERY_BROKER_URL: Redis in production; by default the "
+        "file-system queue in the data folder) and records their results in the database "
+        "(DATABASE_URL, by default SQLite in the data folder). Run as many as you like, "
+        "on as many machines as share the broker and the database.",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=None,
+        help="chunks executed at once, one process each (default: the number of CPUs)",
+    )
+    parser.add_argument(
+        "--loglevel",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="how much the worker logs (default INFO)",
+    )
+    parser.set_defaults(handler=handle)
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def worker_argv(*, concurrency: int | None, loglevel: str) -> list[str]:
+    """Celery's worker arguments; the node name is unique per process, so many can share a host."""
+    argv = [
+        "worker",
+        f"--loglevel={loglevel}",
+        f"--hostname=oloproof-{os.getpid()}@{socket.gethostname()}",
+        # Gossip, mingle and heartbeats are cluster chatter that claims already make
+        # unnecessary; without them the file-system broker stays quiet.
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]
+    if concurrency is not None:
+        argv.append(f"--concurrency={concurrency}")
+    return argv
+
+
+def handle(args: argparse.Namespace) -> int:
+    django_ready()
+    from evalsite.celery import app
+
+    app.worker_main(worker_argv(concurrency=args.concurrency, loglevel=args.loglevel))
+    return 0

@@ -27,6 +27,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--concurrency", type=int, help="cases run at once (overrides config)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar (default: when stderr is a terminal)")
+    parser.add_argument("--record", action=argparse.BooleanOptionalAction, default=True,
+                        help="record the run in the local store for the dashboard (default; "
+                             "OLOPROOF_RECORD=0 also keeps the verdict cache in memory)")
     parser.add_argument("--submit", action="store_true",
                         help="queue the run for the workers instead of running it here; "
                              "prints the run id")
@@ -49,6 +52,7 @@ def handle(args: argparse.Namespace) -> int:
         baseline=baseline, split=config.split,
         concurrency=args.concurrency or config.concurrency, timeout=config.timeout,
         confidence=config.confidence, progress=ProgressBar(enabled=args.progress),
+        record=args.record,
     )
     if args.json_path == "-":
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))

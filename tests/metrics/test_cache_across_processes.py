@@ -130,9 +130,9 @@ def test_the_cli_records_its_runs_too(project: Path) -> None:
     env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
     env.update(OLOPROOF_RECORD="1", OLOPROOF_DATA_DIR=str(project / "data"))
     cli = Path(sys.executable).with_name("oloproof")
-    for expected_run in ("1", "2"):
+    for flags, expected_run in (([], "1"), (["--no-record"], None), ([], "2")):
         completed = subprocess.run(
-            [str(cli), "run", str(config), "--json", "-"],
+            [str(cli), "run", str(config), "--json", "-", *flags],
             capture_output=True,
             text=True,
             env=env,

@@ -1,0 +1,1 @@
+"""Recording a large run into the Django store (SQLite and PostgreSQL)."""

@@ -1,0 +1,166 @@
+"""Record a 100,000-case run into SQLite and into PostgreSQL: seconds, peak memory, queries.
+
+    .venv/bin/python -m bench.record [--cases 100000] [--postgres URL | --no-postgres]
+
+Each backend runs in its own process (Django settings are per process) on a fresh
+database: SQLite in a temporary data folder, PostgreSQL in a scratch database
+created and dropped by the benchmark. The run is built by the engine's own
+aggregation over synthetic cases (one pass/fail criterion, 2 % system errors) so that
+the figures measure recording alone, not executing a system.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from typing import Any
+
+DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/oloproof_bench_record"
+
+
+def build_result(n_cases: int) -> Any:
+    from oloproof_core.aggregate import aggregate
+    from oloproof_core.case import CaseError, CaseResult
+    from oloproof_core.context import Measurements
+    from oloproof_core.evaluators import ExactMatch
+    from oloproof_core.result import Result
+    from oloproof_core.verdict import Verdict
+
+    exact = ExactMatch(criterion="exact_label", field="label")
+    labels = ("refund", "other", "billing")
+    cases = []
+    for i in range(n_cases):
+        label = labels[i % 3]
+        case = CaseResult(
+            id=f"case_{i:06d}",
+            input={"question": f"question number {i} about {label}"},
+            expected={"label": label},
+            cluster=f"user_{i % 997}",
+            measurements=Measurements(latency_ms=12.5 + i % 40),
+        )
+        if i % 50 == 0:
+            case.error = CaseError("TimeoutError", "the system took longer than 5 s", "")
+            case.verdicts["exact_label"] = Verdict.failed_to_judge("not judged")
+        else:
+            case.output = {"label": label if i % 7 else "other"}
+            case.verdicts["exact_label"] = Verdict(value=float(case.output["label"] == label))
+        cases.append(case)
+    metrics = aggregate(cases, [exact], 0.95)
+    provenance = {
+        "system": {"name": "bench-bot", "version": "1", "import_path": "bench:bot"},
+        "dataset": {"source": "bench.jsonl", "digest": f"bench-{n_cases}", "n_cases": n_cases},
+        "evaluators": [exact.describe()],
+        "policy": None,
+        "confidence": 0.95,
+    }
+    return Result(metrics=metrics, cases=cases, provenance=provenance)
+
+
+def measure(backend: str, n_cases: int) -> dict[str, Any]:
+    """Runs in the child process: set Django up on a fresh database and record twice."""
+    import django
+
+    os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    from runs.models import Dataset, Run
+    from runs.store import DjangoStore
+
+    call_command("migrate", interactive=False, verbosity=0)
+    result = build_result(n_cases)
+    queries = 0
+
+    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        nonlocal queries
+        queries += 1
+        return execute(sql, params, many, context)
+
+    store = DjangoStore()
+    with connection.execute_wrapper(count):
+        started = time.perf_counter()
+        store.record_run(result)
+        seconds = time.perf_counter() - started
+
+    # Peak Python memory of a second recording, once more from an empty database.
+    Run.objects.all().delete()
+    Dataset.objects.all().delete()
+    tracemalloc.start()
+    store.record_run(result)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {
+        "backend": backend,
+        "cases": n_cases,
+        "seconds": round(seconds, 2),
+        "cases_per_second": round(n_cases / seconds),
+        "queries": queries,
+        "peak_memory_mb": round(peak / 2**20, 1),
+        "batch_size": int(os.environ.get("OLOPROOF_RECORD_CHUNK_SIZE", "2000")),
+    }
+
+
+def _child(backend: str, n_cases: int, database_url: str | None) -> dict[str, Any]:
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    with tempfile.TemporaryDirectory(prefix="oloproof-bench-") as data_dir:
+        env["OLOPROOF_DATA_DIR"] = data_dir
+        if database_url:
+            env["DATABASE_URL"] = database_url
+        completed = subprocess.run(
+            [sys.executable, "-m", "bench.record", "--child", backend, "--cases", str(n_cases)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if completed.returncode != 0:
+        raise SystemExit(f"{backend} benchmark failed:\n{completed.stderr}")
+    return dict(json.loads(completed.stdout.strip().splitlines()[-1]))
+
+
+def _scratch_postgres(url: str, action: str) -> None:
+    import psycopg
+
+    base, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        if action == "create":
+            admin.execute(f'CREATE DATABASE "{name}"')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.record", description=__doc__)
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--postgres", default=DEFAULT_POSTGRES, help="scratch database URL")
+    parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--child", choices=["sqlite", "postgresql"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(measure(args.child, args.cases)))
+        return
+    rows = [_child("sqlite", args.cases, None)]
+    if not args.no_postgres:
+        _scratch_postgres(args.postgres, "create")
+        try:
+            rows.append(_child("postgresql", args.cases, args.postgres))
+        finally:
+            _scratch_postgres(args.postgres, "drop")
+    print(
+        f"{'backend':<11} {'cases':>8} {'seconds':>8} {'cases/s':>8} {'queries':>8} {'peak MB':>8}"
+    )
+    for row in rows:
+        print(
+            f"{row['backend']:<11} {row['cases']:>8} {row['seconds']:>8} "
+            f"{row['cases_per_second']:>8} {row['queries']:>8} {row['peak_memory_mb']:>8}"
+        )
+
+
+if __name__ == "__main__":
+    main()

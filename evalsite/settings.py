@@ -120,6 +120,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TZ", "UTC")
@@ -128,6 +130,14 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+# plotly.js comes from the installed plotly package, so the pages never need a CDN.
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "evalsite.static_finders.PlotlyFinder",
+]
+OLOPROOF_SERVE_STATIC = env_bool("OLOPROOF_SERVE_STATIC", True)
+"""Let Django itself serve /static/ (the embedded default); turn off behind a web server."""
 STATIC_ROOT = Path(env_str("OLOPROOF_STATIC_ROOT", str(DATA_DIR / "static")))
 
 SESSION_COOKIE_HTTPONLY = True

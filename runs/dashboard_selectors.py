@@ -75,7 +75,9 @@ class CaseFilters:
 
 def run_criteria(*, run: Run) -> list[MetricEstimate]:
     """The run's criteria (not sub-scores), with their value type and range."""
-    return [estimate for estimate in run_metric_estimates(run_id=run.pk) if not estimate.is_sub_score]
+    return [
+        estimate for estimate in run_metric_estimates(run_id=run.pk) if not estimate.is_sub_score
+    ]
 
 
 def run_case_table(*, run: Run, filters: CaseFilters) -> QuerySet[CaseResult]:
@@ -105,7 +107,9 @@ def _by_criterion_outcome(
 ) -> QuerySet[CaseResult]:
     top = 1.0
     estimate = (
-        MetricEstimate.objects.filter(run=run, metric=criterion).only("score_range").first()
+        MetricEstimate.objects.filter(run=run, metric=criterion)
+        .only("score_range", "value_type")
+        .first()
     )
     if estimate is not None and estimate.value_type == "score" and len(estimate.score_range) == 2:
         top = float(estimate.score_range[1])
@@ -182,7 +186,9 @@ def system_release_history(*, system: System) -> list[ReleasePoint]:
         metrics[estimate.run_id].append(estimate)
     gates = {gate.run_id: gate for gate in Gate.objects.filter(run_id__in=run_ids)}
     approvals: dict[int, list[Approval]] = defaultdict(list)
-    for approval in Approval.objects.filter(gate__run_id__in=run_ids).select_related("user", "gate"):
+    for approval in Approval.objects.filter(gate__run_id__in=run_ids).select_related(
+        "user", "gate"
+    ):
         approvals[approval.gate.run_id].append(approval)
     points = []
     for release in releases:
@@ -271,10 +277,14 @@ def comparison_result_load(*, run: Run) -> Result:
             id=case_id, input={}, expected=None, cluster=clusters.get(case_id)
         )
     has_sub_scores = any(metric.is_sub_score for metric in metrics)
-    columns = ("case_id", "criterion", "value", "scores") if has_sub_scores else (
-        "case_id",
-        "criterion",
-        "value",
+    columns = (
+        ("case_id", "criterion", "value", "scores")
+        if has_sub_scores
+        else (
+            "case_id",
+            "criterion",
+            "value",
+        )
     )
     missing = Verdict.failed_to_judge("missing")
     for row in CaseVerdict.objects.filter(run=run).values_list(*columns).iterator(chunk_size=5000):
@@ -295,3 +305,22 @@ def comparison_result_load(*, run: Run) -> Result:
         provenance={"system": {"name": system, "version": version}},
         run_id=str(run.pk),
     )
+
+
+def recorded_configs(*, limit: int = 20) -> list[Run]:
+    """Recent runs submitted with a full config, one per distinct config, newest first."""
+    seen: set[str] = set()
+    picked: list[Run] = []
+    query = (
+        Run.objects.filter(config__has_key="evaluators")
+        .select_related("release__system")
+        .order_by("-created_at", "-id")
+    )
+    for run in query[: limit * 5]:
+        key = repr(sorted(run.config.items()))
+        if key not in seen:
+            seen.add(key)
+            picked.append(run)
+        if len(picked) == limit:
+            break
+    return picked

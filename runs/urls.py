@@ -1,0 +1,21 @@
+"""The dashboard's routes (the REST API lives under /api/, see evalsite.api)."""
+
+from django.urls import path
+
+from runs.views import compare, gates, history, releases, submit
+
+app_name = "runs"
+
+urlpatterns = [
+    path("", history.runs_page, name="list"),
+    path("runs/status.json", history.runs_status, name="status"),
+    path("runs/new/", submit.new_run_page, name="new"),
+    path("runs/<int:run_id>/", history.run_page, name="detail"),
+    path("runs/<int:run_id>/cases/", history.run_cases_page, name="cases"),
+    path("runs/<int:run_id>/cases/<path:case_id>", history.case_page, name="case"),
+    path("runs/<int:run_id>/decide", gates.decide_page, name="decide"),
+    path("systems/", releases.systems_page, name="systems"),
+    path("systems/<int:system_id>/", releases.system_page, name="system"),
+    path("compare/", compare.compare_page, name="compare"),
+    path("gates/", gates.gates_page, name="gates"),
+]

@@ -1,0 +1,52 @@
+"""What every dashboard view shares: domain errors mapped to HTTP, paging."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Page, Paginator
+from django.http import Http404, HttpRequest
+
+from runs.errors import NotFoundError, NotPermittedError
+from runs.models import Run
+from runs.selectors import run_get
+
+T = TypeVar("T")
+PAGE_SIZE = 50
+
+
+@contextmanager
+def domain_errors() -> Iterator[None]:
+    """A missing record is a 404, a refused permission a 403."""
+    try:
+        yield
+    except NotFoundError as exc:
+        raise Http404(str(exc)) from None
+    except NotPermittedError as exc:
+        raise PermissionDenied(str(exc)) from None
+
+
+def get_run_or_404(run_id: int) -> Run:
+    with domain_errors():
+        return run_get(run_id=run_id)
+
+
+def page_of(request: HttpRequest, items: Any, *, per_page: int = PAGE_SIZE) -> Page[Any]:
+    """The requested page (`?page=`), the last one when the number is past the end."""
+    paginator = Paginator(items, per_page)
+    return paginator.get_page(request.GET.get("page"))
+
+
+def query_without_page(request: HttpRequest) -> str:
+    """The current filters as a query string, for links to other pages of the same list."""
+    params = request.GET.copy()
+    params.pop("page", None)
+    return params.urlencode()
+
+
+def call(func: Callable[..., T], **kwargs: Any) -> T:
+    with domain_errors():
+        return func(**kwargs)

@@ -1,0 +1,60 @@
+"""Gate decisions: pending gates, the audit list, and approving or rejecting one run."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from runs.dashboard_selectors import approvals_audit, gates_pending
+from runs.errors import InvalidRequestError
+from runs.forms import ApprovalForm
+from runs.services import APPROVE_PERMISSION, approval_create
+from runs.views._common import domain_errors, get_run_or_404, page_of
+
+AUDIT_PAGE = 50
+
+
+@login_required
+@require_GET
+def gates_page(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "runs/gates.html",
+        {
+            "pending": list(gates_pending()[:200]),
+            "audit": page_of(request, approvals_audit(), per_page=AUDIT_PAGE),
+            "can_decide": request.user.has_perm(APPROVE_PERMISSION),
+        },
+    )
+
+
+@login_required
+@require_POST
+def decide_page(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Record an approval or rejection of the run's gate, bound to this exact run."""
+    if not request.user.has_perm(APPROVE_PERMISSION):
+        raise PermissionDenied("deciding a gate needs the runs.approve_gate permission")
+    run = get_run_or_404(run_id)
+    form = ApprovalForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose approve or reject.")
+        return redirect("runs:detail", run_id=run.pk)
+    try:
+        with domain_errors():
+            approval = approval_create(
+                run=run,
+                user=request.user,
+                decision=form.cleaned_data["decision"],
+                comment=form.cleaned_data["comment"],
+                override=form.cleaned_data["override"],
+            )
+    except InvalidRequestError as exc:
+        messages.error(request, str(exc))
+        return redirect("runs:detail", run_id=run.pk)
+    verb = "Approved" if approval.decision == "approve" else "Rejected"
+    messages.success(request, f"{verb} the gate of run {run.pk}.")
+    return redirect("runs:detail", run_id=run.pk)

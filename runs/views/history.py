@@ -1,0 +1,121 @@
+"""Run history, one run, its case table, one case, and the live status of running runs."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from metrics.charts import run_interval_chart
+from metrics.selectors import run_metric_estimates
+from runs.dashboard_selectors import (
+    LIVE_STATUSES,
+    case_detail,
+    run_case_table,
+    run_criteria,
+    run_filter_choices,
+    run_outcome_counts,
+    runs_headline_metrics,
+    runs_live_status,
+)
+from runs.forms import ApprovalForm, CaseFilterForm, RunFilterForm
+from runs.selectors import run_approvals, runs_list
+from runs.services import APPROVE_PERMISSION
+from runs.views._common import call, get_run_or_404, page_of, query_without_page
+
+HEADLINE_METRICS = 3
+"""Criteria shown per run in the history; the run page shows them all."""
+
+
+@login_required
+@require_GET
+def runs_page(request: HttpRequest) -> HttpResponse:
+    choices = run_filter_choices()
+    form = RunFilterForm(
+        request.GET or None,
+        systems=choices.systems,
+        releases=choices.releases,
+        datasets=choices.datasets,
+    )
+    page = page_of(request, runs_list(filters=form.run_filters()))
+    runs = list(page.object_list)
+    headline = runs_headline_metrics(run_ids=[run.pk for run in runs])
+    rows = [
+        {
+            "run": run,
+            "metrics": headline.get(run.pk, [])[:HEADLINE_METRICS],
+            "more_metrics": max(0, len(headline.get(run.pk, [])) - HEADLINE_METRICS),
+            "missing": max((m.n_missing for m in headline.get(run.pk, [])), default=0),
+            "live": run.status in LIVE_STATUSES,
+        }
+        for run in runs
+    ]
+    return render(
+        request,
+        "runs/runs.html",
+        {"form": form, "page": page, "rows": rows, "query": query_without_page(request)},
+    )
+
+
+@login_required
+@require_GET
+def runs_status(request: HttpRequest) -> JsonResponse:
+    """`?ids=1,2,3` → each run's status and progress (polled by pages with live runs)."""
+    ids = [int(part) for part in request.GET.get("ids", "").split(",") if part.strip().isdigit()]
+    return JsonResponse({"runs": runs_live_status(run_ids=ids)})
+
+
+@login_required
+@require_GET
+def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_run_or_404(run_id)
+    estimates = list(run_metric_estimates(run_id=run.pk))
+    gate = getattr(run, "gate", None)
+    evaluators = (run.provenance or {}).get("evaluators") or []
+    return render(
+        request,
+        "runs/run.html",
+        {
+            "run": run,
+            "estimates": estimates,
+            "chart": run_interval_chart(estimates) if estimates else "",
+            "gate": gate,
+            "approvals": list(run_approvals(run=run)) if gate is not None else [],
+            "can_decide": request.user.has_perm(APPROVE_PERMISSION),
+            "approval_form": ApprovalForm(),
+            "counts": run_outcome_counts(run=run),
+            "evaluators": evaluators,
+            "live": run.status in LIVE_STATUSES,
+        },
+    )
+
+
+@login_required
+@require_GET
+def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_run_or_404(run_id)
+    criteria = run_criteria(run=run)
+    form = CaseFilterForm(request.GET or None, criteria=[item.metric for item in criteria])
+    filters = form.case_filters()
+    page = page_of(request, run_case_table(run=run, filters=filters))
+    return render(
+        request,
+        "runs/cases.html",
+        {
+            "run": run,
+            "form": form,
+            "page": page,
+            "filters": filters,
+            "counts": run_outcome_counts(run=run),
+            "query": query_without_page(request),
+        },
+    )
+
+
+@login_required
+@require_GET
+def case_page(request: HttpRequest, run_id: int, case_id: str) -> HttpResponse:
+    run = get_run_or_404(run_id)
+    detail = call(case_detail, run=run, case_id=case_id)
+    return render(request, "runs/case.html", {"run": run, "detail": detail})

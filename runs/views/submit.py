@@ -1,0 +1,47 @@
+"""The guided form that queues a run on the workers."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, permission_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from runs.dashboard_selectors import recorded_configs
+from runs.errors import InvalidRequestError
+from runs.forms import RunSubmitForm
+from runs.models import Run
+from runs.services import run_submit
+
+SUBMIT_PERMISSION = "runs.add_run"
+
+
+@login_required
+@permission_required(SUBMIT_PERMISSION, raise_exception=True)
+def new_run_page(request: HttpRequest) -> HttpResponse:
+    recorded = recorded_configs()
+    if request.method == "POST":
+        form = RunSubmitForm(request.POST)
+        if form.is_valid():
+            try:
+                run = run_submit(
+                    config=form.config(),
+                    base_dir=form.cleaned_data["base_dir"],
+                    created_by=request.user,
+                )
+            except InvalidRequestError as exc:
+                form.add_error(None, str(exc))
+            else:
+                messages.success(request, f"Run {run.pk} is queued; this page follows it live.")
+                return redirect("runs:detail", run_id=run.pk)
+    else:
+        form = RunSubmitForm(initial=_initial(request, recorded))
+    return render(request, "runs/new_run.html", {"form": form, "recorded": recorded})
+
+
+def _initial(request: HttpRequest, recorded: list[Run]) -> dict[str, object]:
+    source = request.GET.get("from", "")
+    for run in recorded:
+        if str(run.pk) == source:
+            return RunSubmitForm.initial_from(run.config)
+    return {}

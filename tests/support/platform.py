@@ -243,6 +243,19 @@ class Platform:
         assert done.returncode == 0, done.stderr
         return done.stdout
 
+    def migrate_server_database(self) -> None:
+        """Migrate a PostgreSQL test database; the embedded SQLite file migrates itself."""
+        if self.database.url:
+            self.python(
+                "from django.core.management import call_command\n"
+                "call_command('migrate', interactive=False, verbosity=0)\n"
+            )
+
+    def submit(self, config: Path) -> int:
+        done = self.call(["run", str(config), "--submit"])
+        assert done.returncode == 0, done.stderr
+        return int(done.stdout.split()[0])
+
     def worker(self, *, concurrency: int = 2, name: str = "worker") -> subprocess.Popen[bytes]:
         return self.start(
             ["worker", f"--concurrency={concurrency}", "--loglevel=WARNING"], name=name

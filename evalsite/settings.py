@@ -146,7 +146,8 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 # Celery: the embedded default is kombu's file-system transport in the data folder,
 # which needs no server; production points CELERY_BROKER_URL at Redis.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+# The host part is unused by the file transport; naming it keeps kombu from warning.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost/")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = DATA_DIR / "broker"
     for _folder in ("queue", "processed"):

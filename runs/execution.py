@@ -478,6 +478,8 @@ def runs_sweep(*, now: datetime | None = None) -> SweepReport:
     report = SweepReport()
     work = Enqueue()
     running = RunChunk.objects.filter(run__status=Run.Status.RUNNING)
+    # Decided before any reset below, which would make a stalled run look active.
+    active_runs = set(running.filter(touched_at__gte=cutoff).values_list("run_id", flat=True))
     stale = running.filter(status=RunChunk.Status.CLAIMED, touched_at__lt=cutoff)
     for chunk_id in list(stale.values_list("pk", flat=True)):
         reset = RunChunk.objects.filter(
@@ -486,7 +488,6 @@ def runs_sweep(*, now: datetime | None = None) -> SweepReport:
         if reset:
             work.chunks.append(chunk_id)
             report.reclaimed += 1
-    active_runs = running.filter(touched_at__gte=cutoff).values("run_id")
     stalled = running.filter(status=RunChunk.Status.PENDING, touched_at__lt=cutoff).exclude(
         run_id__in=active_runs
     )

@@ -1,0 +1,1 @@
+"""Simulations of the statistics in ``oloproof_core.stats``: coverage, width, gate error."""

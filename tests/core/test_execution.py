@@ -151,3 +151,24 @@ def test_evaluate_works_inside_a_running_event_loop(store):
         return evaluate(echo, ROWS[:3], [ECHO], store=store)
 
     assert asyncio.run(notebook_cell()).metric("echo").estimate == 1.0
+
+
+def test_clustered_rows_widen_the_interval_and_say_so(store):
+    # Ten documents with four questions each: answers within a document agree, so the
+    # forty cases carry far less information than forty independent ones.
+    rows = [{"id": f"d{doc}-q{q}", "input": {"n": doc}, "expected": {"n": doc},
+             "cluster": f"doc-{doc}"} for doc in range(10) for q in range(4)]
+    unclustered = [{key: value for key, value in row.items() if key != "cluster"}
+                   for row in rows]
+
+    def half_right(case):
+        return {"n": case["n"] if case["n"] % 2 else -1}
+
+    clustered = evaluate(half_right, rows, [ECHO], store=store).metric("echo")
+    independent = evaluate(half_right, unclustered, [ECHO], store=store).metric("echo")
+
+    assert clustered.estimate == independent.estimate == 0.5
+    assert "cluster-robust" in clustered.method
+    assert "cluster" not in independent.method
+    assert clustered.interval.width > independent.interval.width
+    assert clustered.interval.lower <= independent.interval.lower

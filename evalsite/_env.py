@@ -20,6 +20,29 @@ def env_str(name: str, default: str) -> str:
     return os.environ.get(name, default)
 
 
+def env_secret(name: str) -> str | None:
+    """`NAME` from the environment, or the contents of the file named by `NAME_FILE`.
+
+    The `_FILE` form is how Docker and Kubernetes hand over secrets without putting
+    them in the process environment.
+    """
+    path = os.environ.get(f"{name}_FILE")
+    if path:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                value = handle.read().strip()
+        except OSError as exc:
+            raise ImproperlyConfigured(
+                f"{name}_FILE={path!r} cannot be read: {exc.strerror}"
+            ) from None
+        if not value:
+            raise ImproperlyConfigured(f"{name}_FILE={path!r} is empty")
+        if os.environ.get(name):
+            raise ImproperlyConfigured(f"set {name} or {name}_FILE, not both")
+        return value
+    return os.environ.get(name) or None
+
+
 def env_bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
     if raw is None:

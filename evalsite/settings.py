@@ -3,7 +3,9 @@
 With nothing set, oloproof runs embedded: SQLite and a file-system message broker
 in the data folder (`OLOPROOF_DATA_DIR`, default `./.oloproof`), so a laptop needs
 no server. Production sets `DATABASE_URL` (PostgreSQL), `CELERY_BROKER_URL`
-(Redis), `DJANGO_SECRET_KEY`, `DJANGO_ALLOWED_HOSTS` and `DJANGO_DEBUG=0`.
+(Redis), `DJANGO_SECRET_KEY`, `DJANGO_ALLOWED_HOSTS` and `DJANGO_DEBUG=0`; secrets
+may come from files (`DJANGO_SECRET_KEY_FILE`, `DATABASE_URL_FILE`). `.env.example`
+lists every variable.
 """
 
 from __future__ import annotations
@@ -12,7 +14,14 @@ import os
 import secrets
 from pathlib import Path
 
-from evalsite._env import env_bool, env_int, env_list, env_str, parse_database_url
+from evalsite._env import (
+    env_bool,
+    env_int,
+    env_list,
+    env_secret,
+    env_str,
+    parse_database_url,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("OLOPROOF_DATA_DIR", ".oloproof")).expanduser().resolve()
@@ -25,7 +34,7 @@ def _ensure_data_dir() -> Path:
 
 def _secret_key() -> str:
     """The key from the environment, or one generated once and kept in the data folder."""
-    configured = os.environ.get("DJANGO_SECRET_KEY")
+    configured = env_secret("DJANGO_SECRET_KEY")
     if configured:
         return configured
     path = _ensure_data_dir() / "secret_key"
@@ -62,6 +71,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Serves /static/ from the WSGI process itself, compressed and cacheable, so the
+    # dashboard needs no CDN and no separate file server.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -88,7 +100,7 @@ TEMPLATES = [
     },
 ]
 
-_DATABASE_URL = os.environ.get("DATABASE_URL", "")
+_DATABASE_URL = env_secret("DATABASE_URL") or ""
 if _DATABASE_URL:
     _database = parse_database_url(_DATABASE_URL)
 else:
@@ -141,8 +153,31 @@ OLOPROOF_SERVE_STATIC = env_bool("OLOPROOF_SERVE_STATIC", True)
 STATIC_ROOT = Path(env_str("OLOPROOF_STATIC_ROOT", str(DATA_DIR / "static")))
 
 SESSION_COOKIE_HTTPONLY = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+# Unhashed names still resolve and files are found where the apps keep them, so the
+# embedded default serves every asset without a collectstatic step.
+WHITENOISE_MANIFEST_STRICT = False
+WHITENOISE_USE_FINDERS = True
+
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# Behind a TLS-terminating proxy that sets X-Forwarded-Proto (the usual deployment).
+if env_bool("DJANGO_BEHIND_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 
 # Celery: the embedded default is kombu's file-system transport in the data folder,
 # which needs no server; production points CELERY_BROKER_URL at Redis.
@@ -182,9 +217,17 @@ OLOPROOF_SWEEP_INTERVAL = env_int("OLOPROOF_SWEEP_INTERVAL", 30)
 OLOPROOF_RECORD_CHUNK_SIZE = env_int("OLOPROOF_RECORD_CHUNK_SIZE", 2000)
 """Cases written per batch when a run is recorded."""
 
+# One line per record on stderr, where containers and process managers collect it.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "line": {"format": "%(asctime)s %(levelname)s %(name)s [%(process)d] %(message)s"}
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
     "root": {"handlers": ["console"], "level": env_str("OLOPROOF_LOG_LEVEL", "WARNING")},
+    "loggers": {
+        # Server errors (500s) are logged even when the rest is kept quiet.
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
+    },
 }

@@ -148,17 +148,18 @@ STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
     "evalsite.static_finders.PlotlyFinder",
 ]
-OLOPROOF_SERVE_STATIC = env_bool("OLOPROOF_SERVE_STATIC", True)
-"""Let Django itself serve /static/ (the embedded default); turn off behind a web server."""
 STATIC_ROOT = Path(env_str("OLOPROOF_STATIC_ROOT", str(DATA_DIR / "static")))
 
 SESSION_COOKIE_HTTPONLY = True
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        # Hashed, compressed names once `collectstatic` has written its manifest (the
+        # production image does); before that, plain names served through the finders,
+        # so the embedded default works without a collectstatic step.
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if not DEBUG and (STATIC_ROOT / "staticfiles.json").is_file()
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
 # Unhashed names still resolve and files are found where the apps keep them, so the

@@ -1,10 +1,8 @@
 """URL routes: the dashboard, the REST API under /api/, the admin, and login/logout."""
 
-from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.contrib.staticfiles.views import serve as serve_static
-from django.urls import include, path, re_path
+from django.urls import include, path
 
 from evalsite.api import api
 
@@ -17,10 +15,3 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]
-
-if settings.OLOPROOF_SERVE_STATIC:
-    # The embedded default has no web server in front: Django serves the CSS, the JS
-    # and plotly.js itself (the same view `runserver` uses).
-    urlpatterns.append(
-        re_path(r"^static/(?P<path>.*)$", serve_static, {"insecure": True}, name="static")
-    )

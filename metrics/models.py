@@ -78,6 +78,11 @@ class CaseVerdict(models.Model):
         )
         indexes = (
             models.Index(fields=["run", "criterion", "case_id"], name="case_verdict_run_criterion"),
+            # The dashboard's case table filters one criterion's passed, failed or missing
+            # verdicts; this index answers that without reading the table.
+            models.Index(
+                fields=["run", "criterion", "value", "case_id"], name="case_verdict_run_value"
+            ),
         )
 
     def __str__(self) -> str:

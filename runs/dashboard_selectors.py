@@ -7,11 +7,14 @@ database (a 100,000-case run is never loaded to show 50 of its cases).
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
+from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery, TextField
 from django.db.models.functions import Cast
 
@@ -19,6 +22,7 @@ from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import run_metric_estimates
 from oloproof_core.aggregate import MetricEstimate as EngineMetricEstimate
 from oloproof_core.case import CaseResult as EngineCaseResult
+from oloproof_core.compare import Comparison, compare_runs
 from oloproof_core.result import Result
 from oloproof_core.stats import Interval
 from oloproof_core.verdict import Verdict
@@ -84,7 +88,7 @@ def run_case_table(*, run: Run, filters: CaseFilters) -> QuerySet[CaseResult]:
     """The run's cases in order, filtered in the database.
 
     For a criterion, "passed" is a verdict at the top of its range (1 for pass/fail),
-    "failed" an observed verdict below it, "missing" no observed verdict. The search
+    "failed" an observed verdict below it, "missing" a verdict without a value. The search
     looks in the case id, the output and the error message.
     """
     query = run_cases(run=run)
@@ -113,14 +117,16 @@ def _by_criterion_outcome(
     )
     if estimate is not None and estimate.value_type == "score" and len(estimate.score_range) == 2:
         top = float(estimate.score_range[1])
-    verdicts = CaseVerdict.objects.filter(
-        run_id=run.pk, criterion=criterion, case_id=OuterRef("case_id")
-    )
+    verdicts = CaseVerdict.objects.filter(run_id=run.pk, criterion=criterion)
     if outcome == "passed":
-        return query.filter(Exists(verdicts.filter(value__gte=top)))
-    if outcome == "failed":
-        return query.filter(Exists(verdicts.filter(value__lt=top)))
-    return query.exclude(Exists(verdicts.filter(value__isnull=False)))
+        verdicts = verdicts.filter(value__gte=top)
+    elif outcome == "failed":
+        verdicts = verdicts.filter(value__lt=top)
+    else:
+        # A missing verdict is recorded as a row without a value (the system or the
+        # evaluator failed); a case with no row yet is pending, not missing.
+        verdicts = verdicts.filter(value__isnull=True)
+    return query.filter(case_id__in=verdicts.values("case_id"))
 
 
 def run_outcome_counts(*, run: Run) -> dict[str, int]:
@@ -236,6 +242,30 @@ def comparable_runs(*, dataset_id: int | None, limit: int = 200) -> QuerySet[Run
     return query.order_by("-created_at", "-id")[:limit]
 
 
+COMPARISON_CACHE_S = 3600
+
+
+def runs_compare(*, baseline: Run, candidate: Run) -> Comparison:
+    """The paired comparison of two finished runs, computed once and then cached.
+
+    A finished run's verdicts never change, so the key (both ids, both finishing
+    times and the confidence) names one result for good.
+    """
+    key = (
+        f"oloproof:compare:{baseline.pk}:{candidate.pk}:{baseline.finished_at}:"
+        f"{candidate.finished_at}:{candidate.confidence}"
+    )
+    comparison = cache.get(key)
+    if comparison is None:
+        comparison = compare_runs(
+            comparison_result_load(run=baseline),
+            comparison_result_load(run=candidate),
+            confidence=candidate.confidence,
+        )
+        cache.set(key, comparison, COMPARISON_CACHE_S)
+    return comparison
+
+
 def comparison_result_load(*, run: Run) -> Result:
     """The parts of a run a paired comparison reads: metrics and each case's verdict values.
 
@@ -259,44 +289,39 @@ def comparison_result_load(*, run: Run) -> Result:
         )
         for row in run_metric_estimates(run_id=run.pk)
     ]
-    clusters: dict[str, str | None] = {}
+    cases = {
+        case_id: EngineCaseResult(id=case_id, input={}, expected=None)
+        for case_id in _column_rows(
+            f"SELECT case_id FROM {CaseResult._meta.db_table} WHERE run_id = %s "
+            "ORDER BY position, id",
+            [run.pk],
+        )
+    }
     if run.dataset_id is not None:
-        clusters = dict(
-            DatasetCase.objects.filter(dataset_id=run.dataset_id, cluster__isnull=False)
-            .values_list("case_id", "cluster")
-            .iterator(chunk_size=5000)
-        )
-    cases: dict[str, EngineCaseResult] = {}
-    for case_id in (
-        CaseResult.objects.filter(run=run)
-        .order_by("position", "id")
-        .values_list("case_id", flat=True)
-        .iterator(chunk_size=5000)
-    ):
-        cases[case_id] = EngineCaseResult(
-            id=case_id, input={}, expected=None, cluster=clusters.get(case_id)
-        )
+        for case_id, cluster in _rows(
+            f"SELECT case_id, cluster FROM {DatasetCase._meta.db_table} "
+            "WHERE dataset_id = %s AND cluster IS NOT NULL",
+            [run.dataset_id],
+        ):
+            case = cases.get(case_id)
+            if case is not None:
+                case.cluster = cluster
     has_sub_scores = any(metric.is_sub_score for metric in metrics)
-    columns = (
-        ("case_id", "criterion", "value", "scores")
-        if has_sub_scores
-        else (
-            "case_id",
-            "criterion",
-            "value",
-        )
-    )
+    scores_column = ", scores" if has_sub_scores else ""
     missing = Verdict.failed_to_judge("missing")
-    for row in CaseVerdict.objects.filter(run=run).values_list(*columns).iterator(chunk_size=5000):
+    for row in _rows(
+        f"SELECT case_id, criterion, value{scores_column} FROM {CaseVerdict._meta.db_table} "
+        "WHERE run_id = %s",
+        [run.pk],
+    ):
         case = cases.get(row[0])
         if case is None:
             continue
-        value = row[2]
-        if value is None:
+        if row[2] is None:
             case.verdicts[row[1]] = missing
-        else:
-            scores = row[3] if has_sub_scores else {}
-            case.verdicts[row[1]] = Verdict(value=float(value), scores=scores or {})
+            continue
+        scores = _json_object(row[3]) if has_sub_scores else {}
+        case.verdicts[row[1]] = Verdict(value=float(row[2]), scores=scores)
     system = run.release.system.name if run.release is not None else "unnamed"
     version = run.release.version if run.release is not None else ""
     return Result(
@@ -305,6 +330,25 @@ def comparison_result_load(*, run: Run) -> Result:
         provenance={"system": {"name": system, "version": version}},
         run_id=str(run.pk),
     )
+
+
+def _rows(sql: str, params: list[Any]) -> Iterator[tuple[Any, ...]]:
+    """Rows of a narrow read, fetched in blocks; the ORM's per-row cost is what is skipped."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while block := cursor.fetchmany(10_000):
+            yield from block
+
+
+def _column_rows(sql: str, params: list[Any]) -> Iterator[Any]:
+    for row in _rows(sql, params):
+        yield row[0]
+
+
+def _json_object(value: Any) -> dict[str, float]:
+    if isinstance(value, str):
+        value = json.loads(value)
+    return value if isinstance(value, dict) else {}
 
 
 def recorded_configs(*, limit: int = 20) -> list[Run]:

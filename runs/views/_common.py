@@ -34,16 +34,20 @@ def get_run_or_404(run_id: int) -> Run:
         return run_get(run_id=run_id)
 
 
-def page_of(request: HttpRequest, items: Any, *, per_page: int = PAGE_SIZE) -> Page[Any]:
-    """The requested page (`?page=`), the last one when the number is past the end."""
+def page_of(
+    request: HttpRequest, items: Any, *, per_page: int = PAGE_SIZE, name: str = "page"
+) -> Page[Any]:
+    """The requested page (`?<name>=`), the last one when the number is past the end."""
     paginator = Paginator(items, per_page)
-    return paginator.get_page(request.GET.get("page"))
+    page = paginator.get_page(request.GET.get(name))
+    page.parameter = name  # type: ignore[attr-defined]
+    return page
 
 
-def query_without_page(request: HttpRequest) -> str:
+def query_without_page(request: HttpRequest, name: str = "page") -> str:
     """The current filters as a query string, for links to other pages of the same list."""
     params = request.GET.copy()
-    params.pop("page", None)
+    params.pop(name, None)
     return params.urlencode()
 
 

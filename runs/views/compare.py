@@ -10,9 +10,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from metrics.charts import comparison_chart
-from oloproof_core.compare import compare_runs
 from oloproof_core.errors import OloproofError
-from runs.dashboard_selectors import comparable_runs, comparison_result_load
+from runs.dashboard_selectors import comparable_runs, runs_compare
 from runs.forms import CompareForm
 from runs.models import Run
 from runs.views._common import get_run_or_404
@@ -41,11 +40,7 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         context["problem"] = problem
         return render(request, "runs/compare.html", context, status=400)
     try:
-        comparison = compare_runs(
-            comparison_result_load(run=baseline),
-            comparison_result_load(run=candidate),
-            confidence=candidate.confidence,
-        )
+        comparison = runs_compare(baseline=baseline, candidate=candidate)
     except OloproofError as exc:
         context["problem"] = str(exc)
         return render(request, "runs/compare.html", context, status=400)

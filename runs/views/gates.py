@@ -13,9 +13,10 @@ from runs.dashboard_selectors import approvals_audit, gates_pending
 from runs.errors import InvalidRequestError
 from runs.forms import ApprovalForm
 from runs.services import APPROVE_PERMISSION, approval_create
-from runs.views._common import domain_errors, get_run_or_404, page_of
+from runs.views._common import domain_errors, get_run_or_404, page_of, query_without_page
 
 AUDIT_PAGE = 50
+PENDING_PAGE = 25
 
 
 @login_required
@@ -25,9 +26,11 @@ def gates_page(request: HttpRequest) -> HttpResponse:
         request,
         "runs/gates.html",
         {
-            "pending": list(gates_pending()[:200]),
-            "audit": page_of(request, approvals_audit(), per_page=AUDIT_PAGE),
+            "pending": page_of(request, gates_pending(), per_page=PENDING_PAGE, name="pending"),
+            "audit": page_of(request, approvals_audit(), per_page=AUDIT_PAGE, name="audit"),
             "can_decide": request.user.has_perm(APPROVE_PERMISSION),
+            "pending_query": query_without_page(request, "pending"),
+            "audit_query": query_without_page(request, "audit"),
         },
     )
 

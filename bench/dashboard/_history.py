@@ -1,0 +1,221 @@
+"""Bulk-build a large recorded history straight into the database (no evaluation).
+
+10,000 small runs across systems and releases (with metrics, gates and a few
+approvals), one run of 100,000 cases, and two mid-sized runs on a shared dataset
+for the compare page. Rows are written with bulk_create in batches; the runs'
+dates are spread over a year with one UPDATE.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import connection, transaction
+from django.utils import timezone
+
+from metrics.models import CaseVerdict, MetricEstimate
+from runs.models import (
+    Approval,
+    CaseResult,
+    Dataset,
+    DatasetCase,
+    Gate,
+    Release,
+    Run,
+    System,
+)
+
+BATCH = 5000
+CRITERIA = ("exact_label", "known_label", "tone")
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    big_run: int
+    typical_run: int
+    compare_pair: tuple[int, int]
+    system_id: int
+    big_case_id: str
+
+
+def _chunks(items: list[Any], size: int = BATCH) -> Iterator[list[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _dataset(digest: str, n_cases: int) -> Dataset:
+    dataset = Dataset.objects.create(digest=digest, source=f"bench/{digest}.jsonl", n_cases=n_cases)
+    rows = [
+        DatasetCase(
+            dataset=dataset,
+            case_id=f"case_{i:06d}",
+            position=i,
+            input={"question": f"Where is parcel {i}?"},
+            expected={"label": "shipping"},
+            cluster=f"user_{i % 997}",
+        )
+        for i in range(n_cases)
+    ]
+    for batch in _chunks(rows):
+        DatasetCase.objects.bulk_create(batch)
+    return dataset
+
+
+def _estimates(run_id: int, rng: random.Random, n: int) -> list[MetricEstimate]:
+    rows = []
+    for position, criterion in enumerate(CRITERIA):
+        estimate = rng.uniform(0.6, 0.99)
+        missing = rng.choice((0, 0, 0, 1, 3))
+        rows.append(
+            MetricEstimate(
+                run_id=run_id,
+                metric=criterion,
+                criterion=criterion,
+                estimate=estimate,
+                lower=max(0.0, estimate - 0.08),
+                upper=min(1.0, estimate + 0.05),
+                method="clopper-pearson exact",
+                confidence=0.95,
+                n_observed=n - missing,
+                n_missing=missing,
+                value_type="pass_fail",
+                score_range=[0.0, 1.0],
+                position=position,
+            )
+        )
+    return rows
+
+
+def _cases(run: Run, n: int, rng: random.Random, fail_rate: float) -> None:
+    """n case results with two verdicts each; about 2 % missing."""
+    results: list[CaseResult] = []
+    verdicts: list[CaseVerdict] = []
+    for i in range(n):
+        case_id = f"case_{i:06d}"
+        draw = rng.random()
+        missing = draw < 0.02
+        failed = not missing and draw < 0.02 + fail_rate
+        outcome = "missing" if missing else "failed" if failed else "passed"
+        results.append(
+            CaseResult(
+                run=run,
+                case_id=case_id,
+                position=i,
+                output=None if missing else {"label": "other" if failed else "shipping"},
+                error_type="TimeoutError" if missing else "",
+                error_message="backend did not answer" if missing else "",
+                latency_ms=rng.uniform(5, 400),
+                outcome=outcome,
+            )
+        )
+        value = None if missing else (0.0 if failed else 1.0)
+        for criterion in ("exact_label", "known_label"):
+            verdicts.append(CaseVerdict(run=run, case_id=case_id, criterion=criterion, value=value))
+        if len(verdicts) >= 2 * BATCH:
+            CaseResult.objects.bulk_create(results)
+            CaseVerdict.objects.bulk_create(verdicts)
+            results, verdicts = [], []
+    CaseResult.objects.bulk_create(results)
+    CaseVerdict.objects.bulk_create(verdicts)
+
+
+def build_history(
+    *, n_runs: int = 10_000, big_cases: int = 100_000, pair_cases: int = 2_000
+) -> History:
+    rng = random.Random(20240601)
+    user = User.objects.create_user(username="bench", password="bench-password-long")
+    systems = [System.objects.create(name=f"bot-{i}") for i in range(5)]
+    releases = [
+        Release.objects.create(system=system, version=f"{major}.{minor}")
+        for system in systems
+        for major in range(1, 5)
+        for minor in range(10)
+    ]
+    small = _dataset("a" * 64, 50)
+    with transaction.atomic():
+        runs = [
+            Run(
+                release=rng.choice(releases),
+                dataset=small,
+                status=rng.choices(
+                    ("succeeded", "failed", "running", "queued"), weights=(95, 3, 1, 1)
+                )[0],
+                cases_total=50,
+                cases_done=50,
+                cases_failed=rng.choice((0, 0, 0, 1, 3)),
+                provenance={"library_version": "bench"},
+            )
+            for _ in range(n_runs)
+        ]
+        for batch in _chunks(runs):
+            Run.objects.bulk_create(batch)
+        run_ids = list(Run.objects.order_by("id").values_list("id", flat=True))
+        with connection.cursor() as cursor:
+            # Spread the runs over the past year, oldest first.
+            cursor.execute(
+                "UPDATE runs_run SET created_at = %s WHERE id = %s",
+                [timezone.now(), run_ids[-1]],
+            )
+            start = timezone.now() - timezone.timedelta(days=365)
+            step = timezone.timedelta(days=365) / max(1, len(run_ids))
+            cursor.executemany(
+                "UPDATE runs_run SET created_at = %s WHERE id = %s",
+                [(start + step * index, run_id) for index, run_id in enumerate(run_ids)],
+            )
+        estimates = [row for run_id in run_ids for row in _estimates(run_id, rng, 50)]
+        for batch in _chunks(estimates):
+            MetricEstimate.objects.bulk_create(batch)
+        gates = [
+            Gate(
+                run_id=run_id,
+                outcome=rng.choices(("pass", "fail", "inconclusive"), weights=(70, 15, 15))[0],
+                summary="gate decided by the bench policy",
+                rules=[],
+                decided_at=timezone.now(),
+            )
+            for run_id in run_ids
+        ]
+        for batch in _chunks(gates):
+            Gate.objects.bulk_create(batch)
+        for gate in Gate.objects.filter(outcome="pass").order_by("id")[:300]:
+            Approval.objects.create(
+                gate=gate, user=user, decision="approve", gate_outcome=gate.outcome
+            )
+
+    big_dataset = _dataset("b" * 64, big_cases)
+    big = Run.objects.create(
+        release=releases[0],
+        dataset=big_dataset,
+        status="succeeded",
+        cases_total=big_cases,
+        cases_done=big_cases,
+    )
+    with transaction.atomic():
+        _cases(big, big_cases, rng, fail_rate=0.08)
+        MetricEstimate.objects.bulk_create(_estimates(big.pk, rng, big_cases))
+
+    pair_dataset = _dataset("c" * 64, pair_cases)
+    pair = []
+    for release, fail_rate in ((releases[1], 0.10), (releases[2], 0.07)):
+        run = Run.objects.create(
+            release=release,
+            dataset=pair_dataset,
+            status="succeeded",
+            cases_total=pair_cases,
+            cases_done=pair_cases,
+        )
+        with transaction.atomic():
+            _cases(run, pair_cases, rng, fail_rate=fail_rate)
+            MetricEstimate.objects.bulk_create(_estimates(run.pk, rng, pair_cases)[:2])
+        pair.append(run.pk)
+    return History(
+        big_run=big.pk,
+        typical_run=run_ids[len(run_ids) // 2],
+        compare_pair=(pair[0], pair[1]),
+        system_id=systems[0].pk,
+        big_case_id=f"case_{big_cases // 2:06d}",
+    )

@@ -56,6 +56,7 @@ from runs.services import (
     release_get_or_create,
 )
 from runs.store import DjangoStore
+from runs.user_code import forget_changed_project_code, remember_project_code
 
 logger = logging.getLogger(__name__)
 
@@ -114,10 +115,13 @@ def run_config_load(*, run: Run) -> RunConfig:
     """The run's recorded config, with its system and evaluators imported in this process."""
     config = dict(run.config)
     base_dir = str(config.pop("base_dir", "") or os.getcwd())
+    forget_changed_project_code(base_dir)
     try:
-        return run_config_from_mapping(config, base_dir=base_dir, label=f"run {run.pk} config")
+        loaded = run_config_from_mapping(config, base_dir=base_dir, label=f"run {run.pk} config")
     except Exception as exc:
         raise RunCodeError(_load_failure(run, exc, base_dir)) from exc
+    remember_project_code(base_dir)
+    return loaded
 
 
 def run_plan_load(*, run: Run, config: RunConfig | None = None) -> tuple[RunPlan, RunConfig]:

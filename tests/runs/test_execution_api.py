@@ -108,6 +108,32 @@ def test_a_run_submitted_through_the_api_runs_on_a_worker_and_reads_back(
     correct = sum(1 for i in observed if i % 10)
     assert exact["estimate"] == pytest.approx(correct / len(observed))
     assert exact["lower"] <= exact["estimate"] <= exact["upper"]
+    assert metrics["short_label"]["estimate"] == 1.0
+
+
+def test_a_worker_runs_the_evaluator_file_as_it_is_now_not_as_it_was(
+    site: tuple[Platform, Api, Path],
+) -> None:
+    running, api, project = site
+    before = submit(api, project)
+    running.wait_for_run(before)
+    checks = project / "checks.py"
+    checks.write_text(checks.read_text().replace("<= 6", "<= 3"), encoding="utf-8")
+
+    after = submit(api, project)
+
+    assert running.wait_for_run(after)["status"] == "succeeded"
+    metrics = {m["metric"]: m for m in api.get(f"/api/runs/{after}/metrics")}
+    assert metrics["short_label"]["estimate"] == 0.0  # "refund" and "other" are long now
+    assert metrics["exact_label"]["estimate"] == pytest.approx(
+        {m["metric"]: m for m in api.get(f"/api/runs/{before}/metrics")}["exact_label"]["estimate"]
+    )
+
+    def version(run_id: int) -> str:
+        described = api.get(f"/api/runs/{run_id}")["provenance"]["evaluators"]
+        return next(item["version"] for item in described if item["criterion"] == "short_label")
+
+    assert version(after) != version(before)
 
 
 def test_a_worker_that_cannot_import_the_system_fails_the_run_with_the_reason(

@@ -1,0 +1,105 @@
+"""Keeping a long-lived worker's copy of a project's code as current as the files.
+
+Python imports a module once per process, so a worker that ran a system or an
+evaluator keeps that version even after its file is edited, and would judge the
+next run with old code under the old evaluator version. Before a run's code is
+loaded, `forget_changed_project_code` drops every module of the run's folder from
+the import cache if any of their files changed since they were loaded; the loader
+then imports them afresh. Modules outside the folder (installed packages, the
+platform itself) are never dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import os
+import sys
+import threading
+from pathlib import Path
+
+_lock = threading.Lock()
+_loaded_stamps: dict[str, tuple[int, int]] = {}
+"""Module file -> (mtime_ns, size) when the module was last (re)loaded."""
+
+
+def _never_dropped() -> tuple[str, ...]:
+    import evalsite
+    import metrics
+    import oloproof
+    import oloproof_core
+    import runs
+
+    platform = [
+        Path(module.__file__ or "").resolve().parent
+        for module in (
+            evalsite,
+            metrics,
+            oloproof,
+            oloproof_core,
+            runs,
+        )
+    ]
+    prefixes = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), *platform}
+    return tuple(str(path) + os.sep for path in prefixes)
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size
+
+
+def _project_modules(base_dir: str) -> dict[str, str]:
+    """Name -> file of the imported modules that live in `base_dir` (outside the platform)."""
+    folder = str(Path(base_dir).resolve()) + os.sep
+    excluded = _never_dropped()
+    found = {}
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str):
+            continue
+        resolved = str(Path(path).resolve())
+        if resolved.startswith(folder) and not resolved.startswith(excluded):
+            found[name] = resolved
+    return found
+
+
+def forget_changed_project_code(base_dir: str) -> list[str]:
+    """Drop the folder's modules from the import cache if any of their files changed.
+
+    All of them, not only the changed ones: an unchanged module may hold names it
+    imported from a changed one. Returns the dropped module names.
+    """
+    with _lock:
+        modules = _project_modules(base_dir)
+        changed = any(_stamp(path) != _loaded_stamps.get(path) for path in modules.values())
+        if not changed:
+            return []
+        for name, path in modules.items():
+            sys.modules.pop(name, None)
+            _loaded_stamps.pop(path, None)
+            _drop_bytecode(path)
+        importlib.invalidate_caches()
+        return sorted(modules)
+
+
+def _drop_bytecode(path: str) -> None:
+    """Remove the cached bytecode: it is checked by whole-second mtime and size, so an edit
+    of the same length within the same second would otherwise load the old code."""
+    if not path.endswith(".py"):
+        return
+    with contextlib.suppress(OSError, NotImplementedError, ValueError):
+        os.remove(importlib.util.cache_from_source(path))
+
+
+def remember_project_code(base_dir: str) -> None:
+    """Note the files of the folder's modules as they are now, right after loading them."""
+    with _lock:
+        for path in _project_modules(base_dir).values():
+            stamp = _stamp(path)
+            if stamp is not None:
+                _loaded_stamps.setdefault(path, stamp)

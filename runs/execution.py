@@ -33,7 +33,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import DatabaseError, close_old_connections, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -251,17 +251,35 @@ def chunk_execute(*, chunk_id: int) -> str:
     except RunCodeError as exc:
         run_fail(run_id=run.pk, reason=str(exc))
         return "failed"
-    rows = _chunk_rows(run, chunk)
     try:
+        rows = _chunk_rows(run, chunk)
         with _Heartbeat(chunk_id, token) as heartbeat:
             cases = process_rows(plan, rows, DjangoStore(), progress=heartbeat.progress)
-    except BaseException:
-        # Hand the chunk back at once rather than after the stale interval.
-        RunChunk.objects.filter(
-            pk=chunk_id, status=RunChunk.Status.CLAIMED, claimed_by=token
-        ).update(status=RunChunk.Status.PENDING, claimed_by="", touched_at=timezone.now())
+        return "done" if _chunk_complete(chunk, token, plan, cases) else "lost"
+    except DatabaseError:
+        # Likely passing (a lock timeout, a restarted server): hand the chunk back at
+        # once rather than after the stale interval, and let the task retry.
+        _chunk_release(chunk_id, token)
         raise
-    return "done" if _chunk_complete(chunk, token, plan, cases) else "lost"
+    except Exception as exc:
+        # The system's own failures are kept per case by the engine; an exception here
+        # is a fault of the platform that a retry would meet again.
+        _chunk_release(chunk_id, token)
+        run_fail(
+            run_id=run.pk,
+            reason=f"chunk {chunk.index} of run {run.pk} failed on worker {worker_name()}: "
+            + "".join(traceback.format_exception(exc))[-8000:],
+        )
+        return "failed"
+    except BaseException:
+        _chunk_release(chunk_id, token)  # the worker is shutting down
+        raise
+
+
+def _chunk_release(chunk_id: int, token: str) -> None:
+    RunChunk.objects.filter(pk=chunk_id, status=RunChunk.Status.CLAIMED, claimed_by=token).update(
+        status=RunChunk.Status.PENDING, claimed_by="", touched_at=timezone.now()
+    )
 
 
 def _chunk_claim(chunk_id: int, token: str) -> bool:

@@ -21,7 +21,7 @@ from django.utils import timezone
 from evalsite.celery import app
 from metrics.models import CaseVerdict, MetricEstimate
 from runs import execution
-from runs.models import CaseResult, Run, RunChunk
+from runs.models import CaseResult, DatasetCase, Run, RunChunk
 from runs.services import run_submit
 from tests.support.platform import write_project
 
@@ -178,3 +178,19 @@ def test_code_that_does_not_import_fails_the_run_naming_it(project: Path) -> Non
     assert "no_such_evaluator" in run.error
     assert "could not load the code" in run.error
     assert not RunChunk.objects.filter(run=run).exists()
+
+
+@pytest.mark.django_db
+def test_a_platform_fault_in_a_chunk_fails_the_run_with_its_traceback(project: Path) -> None:
+    run, chunks = planned(project)
+    DatasetCase.objects.filter(dataset_id=run.dataset_id, position=3).update(input=["not", "a"])
+
+    assert execution.chunk_execute(chunk_id=chunks[0].pk) == "failed"
+    run.refresh_from_db()
+    assert run.status == Run.Status.FAILED
+    assert run.error.startswith(f"chunk 0 of run {run.pk} failed on worker ")
+    assert "DatasetError" in run.error
+    assert "'input' of row 'case_00003' must be an object" in run.error
+    chunks[0].refresh_from_db()
+    assert chunks[0].status == RunChunk.Status.PENDING
+    assert not CaseResult.objects.filter(run=run).exists()

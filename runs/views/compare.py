@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from metrics.charts import comparison_chart
@@ -16,8 +18,10 @@ from runs.forms import CompareForm
 from runs.models import Run
 from runs.views._common import get_run_or_404
 
-CASES_LISTED = 100
+CASES_LISTED = 60
 """Regressed and improved cases listed per metric; the count is always shown in full."""
+_PATH_SAFE = "/~:@!$&'()*+,;="
+"""What `reverse` leaves unquoted in a path, so these links match the resolver's own."""
 
 
 @login_required
@@ -46,9 +50,42 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         return render(request, "runs/compare.html", context, status=400)
     context.update(
         comparison=comparison,
+        changes=_changed_cases(comparison, baseline, candidate),
         chart=comparison_chart(comparison) if comparison.metrics else "",
     )
     return render(request, "runs/compare.html", context)
+
+
+def _changed_cases(comparison: Any, baseline: Run, candidate: Run) -> list[dict[str, Any]]:
+    """Per metric, the first regressed and improved cases with links into both runs.
+
+    The links share one prefix per run, so a long list costs no URL resolving per case.
+    """
+    before = reverse("runs:cases", args=[baseline.pk])
+    after = reverse("runs:cases", args=[candidate.pk])
+
+    def links(case_ids: tuple[str, ...]) -> list[tuple[str, str, str]]:
+        return [
+            (
+                case_id,
+                before + quote(case_id, safe=_PATH_SAFE),
+                after + quote(case_id, safe=_PATH_SAFE),
+            )
+            for case_id in case_ids[:CASES_LISTED]
+        ]
+
+    return [
+        {
+            "index": index,
+            "metric": item.metric,
+            "regressed": links(item.regressed),
+            "improved": links(item.improved),
+            "n_regressed": len(item.regressed),
+            "n_improved": len(item.improved),
+        }
+        for index, item in enumerate(comparison.metrics, start=1)
+        if item.regressed or item.improved
+    ]
 
 
 def _incomparable(baseline: Run, candidate: Run) -> str:

@@ -17,6 +17,7 @@ from runs.dashboard_selectors import (
     run_filter_choices,
     run_outcome_counts,
     runs_headline_metrics,
+    runs_in_order,
     runs_live_status,
 )
 from runs.forms import ApprovalForm, CaseFilterForm, RunFilterForm
@@ -38,8 +39,8 @@ def runs_page(request: HttpRequest) -> HttpResponse:
         releases=choices.releases,
         datasets=choices.datasets,
     )
-    page = page_of(request, runs_list(filters=form.run_filters()))
-    runs = list(page.object_list)
+    page = page_of(request, runs_list(filters=form.run_filters()).values_list("pk", flat=True))
+    runs = runs_in_order(run_ids=list(page.object_list))
     headline = runs_headline_metrics(run_ids=[run.pk for run in runs])
     rows = [
         {

@@ -131,7 +131,14 @@ def record_demo(*, log: object = None) -> int:
             dataset__source=dataset_source,
             status=Run.Status.SUCCEEDED,
         )
+        run_config = {
+            **config.raw,
+            "system": release.system,
+            "base_dir": str(EXAMPLE_DIR),
+        }
         if existing.exists():
+            # Older demo folders lack the full config; it lets "New run" start from it.
+            existing.exclude(config=run_config).update(config=run_config)
             continue
         if callable(log):
             log(f"recording {getattr(system, 'name', '')}@{version}")
@@ -148,6 +155,7 @@ def record_demo(*, log: object = None) -> int:
         with transaction.atomic():
             # Date the run (and its release) back so the history reads as one.
             Run.objects.filter(pk=run.pk).update(
+                config=run_config,
                 created_at=when,
                 started_at=when - timedelta(seconds=run.duration_s or 1),
                 finished_at=when,

@@ -1,0 +1,37 @@
+"""`oloproof demo` records a history with something true on every page, exactly once."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+
+from oloproof.cli._demo import APPROVER, VIEWER, ensure_user, record_demo
+from runs.models import Approval, Run
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_demo_is_recorded_once_with_gates_failures_and_missing_cases() -> None:
+    assert record_demo() == 3
+    assert record_demo() == 0
+    runs = list(Run.objects.order_by("created_at").select_related("release", "gate"))
+    assert [run.release.version for run in runs] == ["1.0", "1.1", "2.0"]
+    assert [run.gate.outcome for run in runs] == ["pass", "fail", "pass"]
+    assert runs[0].case_results.filter(outcome="failed").exists()
+    assert runs[1].case_results.filter(outcome="missing").count() > 0
+    assert runs[1].metrics.filter(metric="reply_quality.politeness").exists()
+    assert Approval.objects.get().gate.run == runs[0]
+    assert all("evaluators" in run.config for run in runs)
+
+
+def test_the_demo_users_have_exactly_their_permissions() -> None:
+    for spec in (APPROVER, VIEWER, APPROVER):
+        ensure_user(spec)
+    approver = User.objects.get(username=APPROVER.username)
+    viewer = User.objects.get(username=VIEWER.username)
+    assert approver.check_password(APPROVER.password)
+    assert approver.has_perm("runs.approve_gate")
+    assert approver.has_perm("runs.add_run")
+    assert viewer.check_password(VIEWER.password)
+    assert not viewer.has_perm("runs.approve_gate")
+    assert not viewer.has_perm("runs.add_run")

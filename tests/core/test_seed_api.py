@@ -1,17 +1,14 @@
 """The Python API page's examples, written as the page writes them, printed output included."""
+# The page's own import lines are kept as it writes them, unsorted.
+# ruff: noqa: I001
 
 from __future__ import annotations
 
 import pytest
 
-from oloproof import DeclarationError, OloproofError, current_case, evaluate, system
-from oloproof.evaluators import (  # the seed's import line, verbatim
-    Contains,
-    ExactMatch,
-    JsonSchema,
-    Regex,
-    evaluator,
-)
+from oloproof import DeclarationError, OloproofError
+from oloproof import evaluate, system, current_case
+from oloproof.evaluators import ExactMatch, Contains, JsonSchema, Regex, RubricJudge, evaluator
 
 
 @system(name="support-bot", version="1")
@@ -97,6 +94,7 @@ def test_the_system_receives_the_input_and_never_expected(example_dir):
 
 
 def test_the_rest_of_the_seed_import_line_is_usable(example_dir):
+    assert RubricJudge(criterion="polite", rubric="The answer is polite.").io_bound
     result = evaluate(system=answer, dataset="data/example.jsonl", evaluators=[
         Contains(criterion="mentions", field="label", value="e"),
         Regex(criterion="lowercase", field="label", pattern="^[a-z]+$", full_match=True),

@@ -12,18 +12,19 @@ platform itself) are never dropped.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import importlib.util
 import os
 import sys
 import threading
-from pathlib import Path
 
 _lock = threading.Lock()
 _loaded_stamps: dict[str, tuple[int, int]] = {}
 """Module file -> (mtime_ns, size) when the module was last (re)loaded."""
 
 
+@functools.cache
 def _never_dropped() -> tuple[str, ...]:
     import evalsite
     import metrics
@@ -31,18 +32,11 @@ def _never_dropped() -> tuple[str, ...]:
     import oloproof_core
     import runs
 
-    platform = [
-        Path(module.__file__ or "").resolve().parent
-        for module in (
-            evalsite,
-            metrics,
-            oloproof,
-            oloproof_core,
-            runs,
-        )
-    ]
-    prefixes = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), *platform}
-    return tuple(str(path) + os.sep for path in prefixes)
+    folders = {sys.prefix, sys.base_prefix}
+    for package in (evalsite, metrics, oloproof, oloproof_core, runs):
+        folders.add(os.path.dirname(package.__file__ or ""))
+    both = {variant for folder in folders for variant in (folder, os.path.realpath(folder))}
+    return tuple(os.path.join(os.path.abspath(folder), "") for folder in both)
 
 
 def _stamp(path: str) -> tuple[int, int] | None:
@@ -54,17 +48,19 @@ def _stamp(path: str) -> tuple[int, int] | None:
 
 
 def _project_modules(base_dir: str) -> dict[str, str]:
-    """Name -> file of the imported modules that live in `base_dir` (outside the platform)."""
-    folder = str(Path(base_dir).resolve()) + os.sep
+    """Name -> file of the imported modules that live in `base_dir` (outside the platform).
+
+    A prefix test on the paths as imported, without touching the file system: it runs
+    for every chunk over every loaded module. The loader imports a run's files by
+    absolute paths built from its base folder, so the prefixes agree.
+    """
+    folder = os.path.join(os.path.abspath(base_dir), "")
     excluded = _never_dropped()
     found = {}
     for name, module in list(sys.modules.items()):
         path = getattr(module, "__file__", None)
-        if not isinstance(path, str):
-            continue
-        resolved = str(Path(path).resolve())
-        if resolved.startswith(folder) and not resolved.startswith(excluded):
-            found[name] = resolved
+        if isinstance(path, str) and path.startswith(folder) and not path.startswith(excluded):
+            found[name] = path
     return found
 
 

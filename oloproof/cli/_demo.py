@@ -122,7 +122,7 @@ def record_demo(*, log: object = None) -> int:
     approver = ensure_user(APPROVER)
     store = DjangoStore(created_by=User.objects.get(username=APPROVER.username))
     recorded = 0
-    for index, release in enumerate(RELEASES):
+    for index, release in enumerate(RELEASES):  # the first is the approved baseline
         system = load_object(release.system, base_dir=str(EXAMPLE_DIR), what="system")
         version = getattr(system, "version", None) or ""
         existing = Run.objects.filter(
@@ -161,8 +161,8 @@ def record_demo(*, log: object = None) -> int:
                 finished_at=when,
             )
             Gate.objects.filter(run=run).update(decided_at=when)
-            if index == 0 or Release.objects.get(pk=run.release_id).runs.count() == 1:
-                Release.objects.filter(pk=run.release_id).update(created_at=when)
+            if Run.objects.filter(release=run.release).count() == 1:
+                Release.objects.filter(runs=run).update(created_at=when)
         if index == 0 and Gate.objects.filter(run=run, outcome=Gate.Outcome.PASS).exists():
             approval_create(
                 run=run,

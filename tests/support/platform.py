@@ -8,6 +8,7 @@ short stale/sweep intervals so lost work is picked up within seconds.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -262,22 +263,28 @@ class Platform:
         )
 
     def kill(self, process: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
+        """Signal the process's whole group; SIGKILL it if it has not ended in 30 s."""
         try:
             os.killpg(process.pid, sig)
+            process.wait(timeout=30)
         except ProcessLookupError:
             return
-        process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
     def stop_all(self) -> None:
-        for process in reversed(self.processes):
-            if process.poll() is None:
-                self.kill(process, signal.SIGTERM)
-        for process in self.processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.kill(process)
-        self.database.drop()
+        try:
+            for process in reversed(self.processes):
+                if process.poll() is None:
+                    self.kill(process, signal.SIGTERM)
+        finally:
+            # Pool processes left by a group leader that died first.
+            for process in self.processes:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            self.database.drop()
 
     def log_text(self) -> str:
         return "\n".join(

@@ -491,7 +491,8 @@ def runs_sweep(*, now: datetime | None = None) -> SweepReport:
       and is sent again;
     - a running run none of whose chunks moved within the stale interval has lost its
       messages (a broker restarted empty): its pending chunks are sent again;
-    - a running run whose chunks are all done is sent to be finalised;
+    - a running run whose chunks were all done a stale interval ago is sent to be
+      finalised (its own finalising task was lost);
     - a queued run older than the stale interval is sent to be planned again.
     Each resend is harmless if the original message still arrives: claims are atomic.
     """
@@ -521,9 +522,12 @@ def runs_sweep(*, now: datetime | None = None) -> SweepReport:
         work.chunks.extend(stalled_ids)
         report.resent += len(stalled_ids)
     unfinished = RunChunk.objects.exclude(status=RunChunk.Status.DONE).values("run_id")
+    # A run whose last chunk just finished has its finalising task on the way already.
+    just_finished = RunChunk.objects.filter(finished_at__gte=cutoff).values("run_id")
     complete = (
         Run.objects.filter(status=Run.Status.RUNNING, chunks__isnull=False)
         .exclude(pk__in=unfinished)
+        .exclude(pk__in=just_finished)
         .distinct()
     )
     work.finalise.extend(complete.values_list("pk", flat=True))

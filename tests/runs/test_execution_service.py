@@ -147,8 +147,11 @@ def test_the_sweep_hands_a_dead_workers_chunk_to_the_workers_again(
     assert (report.reclaimed, report.resent) == (1, 2)
     assert set(RunChunk.objects.filter(run=run).values_list("status", flat=True)) == {"done"}
     assert CaseResult.objects.filter(run=run).count() == N_CASES
-    # All chunks are done now; the next sweep sends the run to be finalised.
-    assert execution.runs_sweep().finalising == 1
+    # All chunks are done now, and their finalising task went nowhere (on_commit does
+    # not fire here): a sweep a stale interval later sends the run to be finalised.
+    assert execution.runs_sweep().finalising == 0
+    later = timezone.now() + execution.stale_after() + timedelta(seconds=1)
+    assert execution.runs_sweep(now=later).finalising == 1
     run.refresh_from_db()
     assert run.status == Run.Status.SUCCEEDED
 

@@ -149,6 +149,8 @@ STATICFILES_FINDERS = [
     "evalsite.static_finders.PlotlyFinder",
 ]
 STATIC_ROOT = Path(env_str("OLOPROOF_STATIC_ROOT", str(DATA_DIR / "static")))
+# whitenoise serves from STATIC_ROOT and warns on every request while it is absent.
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 SESSION_COOKIE_HTTPONLY = True
 STORAGES = {
@@ -186,9 +188,12 @@ X_FRAME_OPTIONS = "DENY"
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost/")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = DATA_DIR / "broker"
-    for _folder in ("queue", "processed"):
+    for _folder in ("queue", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
+        # Without it kombu keeps its exchange tables in ./control of whatever folder
+        # the worker was started from.
+        "control_folder": str(_broker_dir / "control"),
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),

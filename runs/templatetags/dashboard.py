@@ -16,6 +16,14 @@ register = template.Library()
 
 
 @register.filter
+def p_value(value: Any) -> str:
+    """A p-value to three places, never rounded down to a misleading 0.000."""
+    if isinstance(value, float) and 0.0 <= value < 0.001:
+        return "<0.001"
+    return number(value)
+
+
+@register.filter
 def number(value: Any, digits: int = 3) -> str:
     """A float rounded for reading; an em dash for nothing (None or NaN)."""
     if value is None or isinstance(value, bool):

@@ -59,7 +59,7 @@ def _wait(run_id: int, args: argparse.Namespace, log: TextIO) -> int:
 
     started = time.monotonic()
     hinted = False
-    shown = (None, -1)
+    shown: tuple[str | None, int] = (None, -1)
     while True:
         run = Run.objects.get(pk=run_id)
         if (run.status, run.cases_done) != shown:

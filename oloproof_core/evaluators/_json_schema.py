@@ -69,9 +69,10 @@ def _load_schema(schema: Mapping[str, Any] | str, criterion: str) -> dict[str, A
                                    f"file {schema!r}: {exc}") from None
     if not isinstance(schema, Mapping):
         raise DeclarationError(f"JsonSchema(criterion={criterion!r}): a schema is an object")
+    schema = dict(schema)
     try:
         jsonschema.validators.validator_for(schema).check_schema(schema)
     except jsonschema.exceptions.SchemaError as exc:
         raise DeclarationError(f"JsonSchema(criterion={criterion!r}): invalid schema: "
                                f"{exc.message}") from None
-    return dict(schema)
+    return schema

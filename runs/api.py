@@ -16,6 +16,7 @@ from ninja.responses import Status
 
 from metrics.selectors import case_verdicts_by_case
 from oloproof_core.compare import compare_runs
+from runs.auth import AuthenticatedRequest
 from runs.errors import NotFoundError
 from runs.models import Gate
 from runs.schemas import (
@@ -93,7 +94,7 @@ def list_runs(request: HttpRequest, query: Query[RunListQuery]) -> dict[str, Any
 
 
 @router.post("/runs", response={201: RunOut}, summary="Submit a run to the workers")
-def submit_run(request: HttpRequest, payload: RunSubmitIn) -> Status[Any]:
+def submit_run(request: AuthenticatedRequest, payload: RunSubmitIn) -> Status[Any]:
     if not request.user.has_perm("runs.add_run"):
         raise HttpError(403, "submitting a run needs the runs.add_run permission")
     run = run_submit(config=payload.config, base_dir=payload.base_dir, created_by=request.user)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import Q
 from django.http import HttpRequest
 from django.utils import timezone
@@ -15,6 +16,16 @@ from runs.services import token_digest
 
 _TOUCH_EVERY = timedelta(minutes=1)
 """`last_used_at` is refreshed at most this often, so reads do not each cost a write."""
+
+
+class AuthenticatedRequest(HttpRequest):
+    """A request that passed `login_required` or the API's authentication: its user is an
+    account, never AnonymousUser.
+
+    An annotation for views so guarded; Django still builds a plain `HttpRequest`.
+    """
+
+    user: User
 
 
 class TokenAuth(HttpBearer):

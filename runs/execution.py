@@ -172,7 +172,9 @@ def run_start(*, run_id: int) -> str:
         return "skipped"
     try:
         plan, config = run_plan_load(run=run)
-        dataset = run.dataset if run.dataset_id is not None else _dataset_record(run, config)
+        dataset = run.dataset
+        if dataset is None:
+            dataset = _dataset_record(run, config)
     except RunCodeError as exc:
         run_fail(run_id=run_id, reason=str(exc))
         return "failed"
@@ -300,6 +302,9 @@ def _chunk_claim(chunk_id: int, token: str) -> bool:
 
 
 def _chunk_rows(run: Run, chunk: RunChunk) -> list[Row]:
+    if run.dataset_id is None:
+        # Unreachable: `run_start` sets the dataset in the transaction that makes the chunks.
+        raise RuntimeError(f"run {run.pk} has chunks but no dataset")
     records = DatasetCase.objects.filter(
         dataset_id=run.dataset_id,
         position__gte=chunk.first_position,

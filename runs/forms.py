@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 from typing import Any
 
 import yaml
@@ -15,6 +15,14 @@ from runs.models import Approval, Gate, Run
 from runs.selectors import RunFilters
 
 _ANY = [("", "any")]
+
+
+def _choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
+    """The form's own copy of a declared choice field, whose choices depend on the data."""
+    field = form.fields[name]
+    if not isinstance(field, forms.ChoiceField):
+        raise TypeError(f"{type(form).__name__}.{name} is not a choice field")
+    return field
 
 
 class RunFilterForm(forms.Form):
@@ -36,8 +44,8 @@ class RunFilterForm(forms.Form):
         self, data: Any, *, systems: list[str], releases: list[str], datasets: list[Any]
     ) -> None:
         super().__init__(data)
-        self.fields["system"].choices = _ANY + [(name, name) for name in systems]
-        self.fields["release"].choices = _ANY + [(version, version) for version in releases]
+        _choice_field(self, "system").choices = _ANY + [(name, name) for name in systems]
+        _choice_field(self, "release").choices = _ANY + [(version, version) for version in releases]
         self.fields["dataset"].widget = forms.Select(
             choices=_ANY
             + [
@@ -66,7 +74,7 @@ def _day_start(day: Any, *, days_after: int = 0) -> datetime | None:
     if day is None:
         return None
     start = timezone.make_aware(datetime.combine(day, time.min))
-    return start + timezone.timedelta(days=days_after)
+    return start + timedelta(days=days_after)
 
 
 class CaseFilterForm(forms.Form):
@@ -78,7 +86,7 @@ class CaseFilterForm(forms.Form):
 
     def __init__(self, data: Any, *, criteria: list[str]) -> None:
         super().__init__(data)
-        self.fields["criterion"].choices = [("", "whole case")] + [(c, c) for c in criteria]
+        _choice_field(self, "criterion").choices = [("", "whole case")] + [(c, c) for c in criteria]
 
     def case_filters(self) -> CaseFilters:
         if not self.is_valid():

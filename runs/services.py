@@ -14,7 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import User as Account
 from django.db import transaction
 from django.utils import timezone
 
@@ -38,7 +39,8 @@ from runs.models import (
     System,
 )
 
-User = AbstractBaseUser | AnonymousUser
+# Whoever made a request: a signed-in account, or nobody.
+User = Account | AnonymousUser
 APPROVE_PERMISSION = "runs.approve_gate"
 TOKEN_PREFIX = "olo_"
 
@@ -190,7 +192,7 @@ def _parse_time(value: Any) -> datetime | None:
 def run_record(
     *,
     result: Result,
-    created_by: AbstractBaseUser | None = None,
+    created_by: Account | None = None,
     batch_size: int | None = None,
 ) -> Run:
     """Keep a finished run: release, dataset (once), cases, verdicts, metrics and gate.
@@ -273,7 +275,7 @@ def run_submit(
     *,
     config: Mapping[str, Any],
     base_dir: str,
-    created_by: AbstractBaseUser | None = None,
+    created_by: Account | None = None,
 ) -> Run:
     """Queue a run described by a run config (the keys of oloproof.yaml).
 
@@ -364,7 +366,7 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def api_token_create(*, user: AbstractBaseUser, name: str = "") -> tuple[ApiToken, str]:
+def api_token_create(*, user: Account, name: str = "") -> tuple[ApiToken, str]:
     """A new API token for `user`; returns the record and the token, shown only this once."""
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     record = ApiToken.objects.create(

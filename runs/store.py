@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import close_old_connections
 
 from metrics.selectors import cached_verdicts_get
@@ -50,9 +50,7 @@ def _outside_event_loop(work: Callable[[], T]) -> T:
 class DjangoStore:
     """The engine's Store over the Django ORM (SQLite or PostgreSQL)."""
 
-    def __init__(
-        self, *, created_by: AbstractBaseUser | None = None, batch_size: int | None = None
-    ) -> None:
+    def __init__(self, *, created_by: User | None = None, batch_size: int | None = None) -> None:
         self.created_by = created_by
         self.batch_size = batch_size
 

@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from runs.auth import AuthenticatedRequest
 from runs.dashboard_selectors import recorded_configs
 from runs.errors import InvalidRequestError
 from runs.forms import RunSubmitForm
@@ -18,7 +19,7 @@ SUBMIT_PERMISSION = "runs.add_run"
 
 @login_required
 @permission_required(SUBMIT_PERMISSION, raise_exception=True)
-def new_run_page(request: HttpRequest) -> HttpResponse:
+def new_run_page(request: AuthenticatedRequest) -> HttpResponse:
     recorded = recorded_configs()
     if request.method == "POST":
         form = RunSubmitForm(request.POST)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.staticfiles.finders import BaseFinder
-from django.core.checks import Error
+from django.core.checks import CheckMessage, Error
 from django.core.files.storage import FileSystemStorage
 
 PLOTLY_STATIC_PATH = "vendor/plotly.min.js"
@@ -26,7 +26,7 @@ def plotly_js_file() -> Path:
 
 
 class PlotlyFinder(BaseFinder):
-    def check(self, **kwargs: Any) -> list[Error]:
+    def check(self, **kwargs: Any) -> list[CheckMessage]:
         if plotly_js_file().is_file():
             return []
         return [

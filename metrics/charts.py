@@ -136,9 +136,9 @@ def release_history_chart(
     labels = [_label(name) for name, _ in releases]
     metric_names: list[str] = []
     for _, estimates in releases:
-        for item in estimates:
-            if item.metric not in metric_names:
-                metric_names.append(item.metric)
+        for estimate in estimates:
+            if estimate.metric not in metric_names:
+                metric_names.append(estimate.metric)
     figure = go.Figure()
     for index, name in enumerate(metric_names):
         xs: list[str] = []

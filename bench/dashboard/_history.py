@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -160,8 +161,8 @@ def build_history(
                 "UPDATE runs_run SET created_at = %s WHERE id = %s",
                 [timezone.now(), run_ids[-1]],
             )
-            start = timezone.now() - timezone.timedelta(days=365)
-            step = timezone.timedelta(days=365) / max(1, len(run_ids))
+            start = timezone.now() - timedelta(days=365)
+            step = timedelta(days=365) / max(1, len(run_ids))
             cursor.executemany(
                 "UPDATE runs_run SET created_at = %s WHERE id = %s",
                 [(start + step * index, run_id) for index, run_id in enumerate(run_ids)],

@@ -21,6 +21,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.stats import beta, binom
@@ -189,7 +190,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=4000)
     args = parser.parse_args()
     started = time.perf_counter()
-    report = {
+    report: dict[str, Any] = {
         "min_rule_at_threshold": at_threshold(),
         "no_regression_at_margin": at_margin(args.reps),
         "regression_power": power(args.reps),

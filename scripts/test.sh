@@ -10,7 +10,7 @@ bash scripts/setup.sh
 echo "==> ruff"
 .venv/bin/ruff check .
 echo "==> mypy"
-.venv/bin/mypy oloproof_core oloproof skynet.py
+.venv/bin/mypy
 
 export OLOPROOF_TEST_DATABASE_URL_PG=${OLOPROOF_TEST_DATABASE_URL_PG:-postgresql://postgres@127.0.0.1:5432/oloproof}
 

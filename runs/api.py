@@ -125,13 +125,7 @@ def list_cases(request: HttpRequest, run_id: int, query: Query[CaseListQuery]) -
                 "input": None if row is None else row.input,
                 "expected": None if row is None else row.expected,
                 "output": case.output,
-                "error": None
-                if not case.error_type
-                else {
-                    "type": case.error_type,
-                    "message": case.error_message,
-                    "traceback": case.error_traceback,
-                },
+                "error": case.error_dict(),
                 "latency_ms": case.latency_ms,
                 "cost_usd": case.cost_usd,
                 "artifacts": case.artifacts,

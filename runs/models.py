@@ -191,6 +191,13 @@ class CaseResult(models.Model):
     def has_error(self) -> bool:
         return bool(self.error_type)
 
+    def error_dict(self) -> dict[str, str] | None:
+        """The failure in the engine's shape (`CaseError.to_dict`), or None."""
+        if not self.error_type:
+            return None
+        return {"type": self.error_type, "message": self.error_message,
+                "traceback": self.error_traceback}
+
 
 class RunChunk(models.Model):
     """A slice of a submitted run's cases (by dataset position) that one worker executes.

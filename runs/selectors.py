@@ -163,13 +163,7 @@ def _case_dicts(run: Run, batch_size: int) -> Iterator[dict[str, Any]]:
                 "split": row.split if row is not None else None,
                 "cluster": row.cluster if row is not None else None,
                 "output": case.output,
-                "error": None
-                if not case.error_type
-                else {
-                    "type": case.error_type,
-                    "message": case.error_message,
-                    "traceback": case.error_traceback,
-                },
+                "error": case.error_dict(),
                 "latency_ms": case.latency_ms,
                 "artifacts": case.artifacts,
                 "verdicts": verdicts.get(case.case_id, {}),

@@ -261,9 +261,13 @@ def runs_compare(*, baseline: Run, candidate: Run) -> Comparison:
     A finished run's verdicts never change, so the key (both ids, both finishing
     times and the confidence) names one result for good.
     """
+    def stamp(run: Run) -> str:
+        return "-" if run.finished_at is None else f"{run.finished_at.timestamp():.6f}"
+
+    # No spaces in the key: memcached, a likely production cache, refuses them.
     key = (
-        f"oloproof:compare:{baseline.pk}:{candidate.pk}:{baseline.finished_at}:"
-        f"{candidate.finished_at}:{candidate.confidence}"
+        f"oloproof:compare:{baseline.pk}:{candidate.pk}:{stamp(baseline)}:"
+        f"{stamp(candidate)}:{candidate.confidence}"
     )
     comparison = cache.get(key)
     if comparison is None:

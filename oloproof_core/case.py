@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from oloproof_core._canonical import canonical_json, digest_text
@@ -90,6 +90,7 @@ class CaseResult:
             "error": None if self.error is None else self.error.to_dict(),
             "latency_ms": self.latency_ms,
             "cost_usd": self.cost_usd,
+            "model_calls": [asdict(call) for call in self.measurements.model_calls],
             "artifacts": self.artifacts,
             "verdicts": {name: verdict.to_dict() for name, verdict in self.verdicts.items()},
         }

@@ -8,7 +8,7 @@ from typing import Any
 
 from oloproof_core.aggregate import MetricEstimate
 from oloproof_core.case import CaseError, CaseResult
-from oloproof_core.context import Measurements
+from oloproof_core.context import Measurements, ModelCall
 from oloproof_core.errors import OloproofError
 from oloproof_core.result import Result
 from oloproof_core.stats import Interval
@@ -61,7 +61,10 @@ def _case(item: Mapping[str, Any]) -> CaseResult:
         error=None if error is None else CaseError(error["type"], error["message"],
                                                    error.get("traceback", "")),
         artifacts=dict(item.get("artifacts") or {}),
-        measurements=Measurements(latency_ms=item.get("latency_ms")),
+        measurements=Measurements(
+            latency_ms=item.get("latency_ms"),
+            model_calls=[ModelCall(**call) for call in item.get("model_calls") or []],
+        ),
     )
     for name, verdict in (item.get("verdicts") or {}).items():
         case.verdicts[name] = Verdict(value=verdict["value"], feedback=verdict.get("feedback"),

@@ -77,3 +77,24 @@ def test_usage_errors_also_exit_3(capsys):
     with pytest.raises(SystemExit) as caught:
         main(["run", "--concurrency", "many", "x.yaml"])
     assert caught.value.code == 3
+
+
+def test_measured_cost_survives_the_json_round_trip(tmp_path):
+    from oloproof import evaluate
+    from oloproof.evaluators import ExactMatch
+    from oloproof_core.context import ModelCall, current_case
+    from oloproof_core.store import InMemoryStore
+
+    def priced(case):
+        current_case().record_model_call(ModelCall(
+            role="system", model="m", input_tokens=10, output_tokens=5, cost_usd=0.002,
+            latency_ms=3.0))
+        return {"label": "x"}
+
+    result = evaluate(priced, [{"id": "a", "input": {}, "expected": {"label": "x"}}],
+                      [ExactMatch(criterion="label", field="label")], store=InMemoryStore())
+    path = tmp_path / "run.json"
+    result.to_json(str(path))
+    loaded = load_result(str(path))
+    assert loaded.cases[0].cost_usd == result.cases[0].cost_usd == 0.002
+    assert loaded.cases[0].measurements.model_calls[0].input_tokens == 10

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from oloproof_core._canonical import canonical_json, digest_text
+from oloproof_core._canonical import canonical_json
 from oloproof_core.errors import DatasetError
 
 ROW_KEYS = frozenset({"id", "input", "expected", "split", "cluster"})
@@ -156,13 +156,13 @@ def _build(source: str, records: Iterable[tuple[int, Any]]) -> Dataset:
             raise DatasetError(source, line, f"duplicate id {row.id!r} (first on line "
                                              f"{first_line[row.id]}); ids must be unique")
         first_line[row.id] = line
-        input_json = canonical_json(row.input)
-        expected_json = canonical_json(row.expected)
-        row.input_digest = digest_text(input_json)
-        row.expected_digest = digest_text(expected_json)
-        hasher.update(_labels_text(row).encode())
-        hasher.update(input_json.encode())
-        hasher.update(expected_json.encode())
+        input_bytes = canonical_json(row.input).encode()
+        expected_bytes = canonical_json(row.expected).encode()
+        row.input_digest = hashlib.sha256(input_bytes).hexdigest()
+        row.expected_digest = hashlib.sha256(expected_bytes).hexdigest()
+        # JSON texts delimit themselves and the labels are length-prefixed, so one
+        # update per row keeps the digest unambiguous.
+        hasher.update(_labels_text(row).encode() + input_bytes + expected_bytes)
         rows.append(row)
     if not rows:
         raise DatasetError(source, None, "the dataset has no rows")
@@ -175,8 +175,9 @@ def _build(source: str, records: Iterable[tuple[int, Any]]) -> Dataset:
 
 def _labels_text(row: Row) -> str:
     """Unambiguous text of a row's id, split and cluster (length-prefixed, no JSON needed)."""
-    parts = (row.id, row.split or "", row.cluster or "")
-    return "".join(f"{len(part)}:{part}" for part in parts)
+    split = row.split or ""
+    cluster = row.cluster or ""
+    return f"{len(row.id)}:{row.id}{len(split)}:{split}{len(cluster)}:{cluster}"
 
 
 def _validate(source: str, line: int, item: Any) -> Row:

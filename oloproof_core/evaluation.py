@@ -124,7 +124,8 @@ def run_evaluation(
     started = time.perf_counter()
     plan = plan_run(system=system, evaluators=evaluators, policy=policy,
                     concurrency=concurrency, timeout=timeout, confidence=confidence)
-    data = load_dataset(dataset, split=split)
+    with fewer_collections():
+        data = load_dataset(dataset, split=split)
     cases = process_rows(plan, data.rows, store, progress)
     result = conclude_run(plan, cases, data, store, started_at=started_at,
                           duration_s=time.perf_counter() - started, baseline=baseline)

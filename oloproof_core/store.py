@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from oloproof_core._canonical import digest_text
 from oloproof_core.case import CaseResult
@@ -46,32 +46,43 @@ class Store(Protocol):
 
 def verdict_key(evaluator: Evaluator, case: CaseResult) -> str:
     """Cache key: the evaluator's version and the digests of exactly the parts it reads."""
-    parts = "|".join(case.part_digest(part) for part in evaluator.reads)
+    parts = "|".join([case.part_digest(part) for part in evaluator.reads])
     return digest_text(f"{evaluator.version}|{parts}")
 
 
 class InMemoryStore:
-    """Keeps verdicts and runs in this process; the default when nothing is recorded."""
+    """Keeps verdicts and the latest runs in this process; the default when nothing is recorded.
+
+    Only the `KEPT_RUNS` most recent results are kept (for baselines), so a long
+    notebook session does not hold every run it ever made.
+    """
+
+    KEPT_RUNS = 32
 
     def __init__(self) -> None:
-        self._verdicts: dict[str, Mapping[str, Any]] = {}
+        self._verdicts: dict[str, Verdict] = {}
         self._runs: dict[str, Result] = {}
+        self._recorded = 0
         self._lock = threading.Lock()
 
     def get_verdicts(self, keys: Collection[str]) -> dict[str, Verdict]:
+        verdicts = self._verdicts
         with self._lock:
-            found = {key: self._verdicts[key] for key in keys if key in self._verdicts}
-        return {key: Verdict.from_cache(data) for key, data in found.items()}
+            return {key: verdicts[key] for key in keys if key in verdicts}
 
     def put_verdicts(self, entries: Sequence[CacheEntry]) -> None:
+        # Verdicts are immutable, so the cached copy is shared by every later hit.
+        cached = [(entry.key, Verdict.from_cache(entry.verdict.to_cache())) for entry in entries]
         with self._lock:
-            for entry in entries:
-                self._verdicts[entry.key] = entry.verdict.to_cache()
+            self._verdicts.update(cached)
 
     def record_run(self, result: Result) -> str | None:
         with self._lock:
-            run_id = f"mem-{len(self._runs) + 1}"
+            self._recorded += 1
+            run_id = f"mem-{self._recorded}"
             self._runs[run_id] = result
+            while len(self._runs) > self.KEPT_RUNS:
+                del self._runs[next(iter(self._runs))]
         return run_id
 
     def find_baseline(self, system_name: str, release: str | None) -> Result | None:

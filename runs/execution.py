@@ -11,7 +11,7 @@ Every step is safe to repeat and to run on several workers at once:
 - finalising moves the run from running to succeeded with a conditional update in
   the transaction that writes metrics and gate, so it happens exactly once.
 
-A worker that dies mid-chunk stops its heartbeat; the sweep (`runs_sweep`, run
+A worker that dies mid-chunk stops its heartbeat; the sweep (`runs.sweep.runs_sweep`, run
 periodically by every worker) hands such chunks, and the work of runs whose
 messages were lost with a restarted broker, to the workers again.
 
@@ -27,13 +27,13 @@ import socket
 import threading
 import traceback
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -92,7 +92,7 @@ class Enqueue:
         return bool(self.chunks or self.finalise or self.start)
 
 
-def _send(work: Enqueue) -> None:
+def send_work(work: Enqueue) -> None:
     from runs.queue import enqueue_chunk, enqueue_finalise, enqueue_run
 
     for chunk_id in work.chunks:
@@ -103,9 +103,9 @@ def _send(work: Enqueue) -> None:
         enqueue_run(run_id)
 
 
-def _send_on_commit(work: Enqueue) -> None:
+def send_work_on_commit(work: Enqueue) -> None:
     if work:
-        transaction.on_commit(lambda: _send(work))
+        transaction.on_commit(lambda: send_work(work))
 
 
 # Loading the run's code -------------------------------------------------------------
@@ -206,7 +206,7 @@ def run_start(*, run_id: int) -> str:
                 for index, first in enumerate(range(0, total, size))
             ]
         )
-        _send_on_commit(Enqueue(chunks=[chunk.pk for chunk in chunks]))
+        send_work_on_commit(Enqueue(chunks=[chunk.pk for chunk in chunks]))
     return "started"
 
 
@@ -363,7 +363,7 @@ def _chunk_complete(
 
 def _finalise_if_complete(run_id: int) -> None:
     if _all_chunks_done(run_id):
-        _send(Enqueue(finalise=[run_id]))
+        send_work(Enqueue(finalise=[run_id]))
 
 
 def _all_chunks_done(run_id: int) -> bool:
@@ -476,97 +476,3 @@ def _execution_provenance(run_id: int) -> dict[str, Any]:
         "chunk_attempts": sum(chunk["attempts"] for chunk in chunks),
         "workers": sorted({chunk["claimed_by"].rsplit(":", 1)[0] for chunk in chunks}),
     }
-
-
-# The sweep --------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class SweepReport:
-    reclaimed: int = 0
-    resent: int = 0
-    finalising: int = 0
-    restarted: int = 0
-
-
-def runs_sweep(*, now: datetime | None = None) -> SweepReport:
-    """Hand lost work to the workers again; safe to run anywhere, any number of times.
-
-    - a claimed chunk whose heartbeat is stale (its worker died) goes back to pending
-      and is sent again;
-    - a running run none of whose chunks moved within the stale interval has lost its
-      messages (a broker restarted empty): its pending chunks are sent again;
-    - a running run whose chunks were all done a stale interval ago is sent to be
-      finalised (its own finalising task was lost);
-    - a queued run older than the stale interval is sent to be planned again.
-    Each resend is harmless if the original message still arrives: claims are atomic.
-    """
-    now = now or timezone.now()
-    cutoff = now - stale_after()
-    report = SweepReport()
-    work = Enqueue()
-    running = RunChunk.objects.filter(run__status=Run.Status.RUNNING)
-    # Decided before any reset below, which would make a stalled run look active.
-    active_runs = set(running.filter(touched_at__gte=cutoff).values_list("run_id", flat=True))
-    stale = running.filter(status=RunChunk.Status.CLAIMED, touched_at__lt=cutoff)
-    for chunk_id in list(stale.values_list("pk", flat=True)):
-        reset = RunChunk.objects.filter(
-            pk=chunk_id, status=RunChunk.Status.CLAIMED, touched_at__lt=cutoff
-        ).update(status=RunChunk.Status.PENDING, claimed_by="", touched_at=now)
-        if reset:
-            work.chunks.append(chunk_id)
-            report.reclaimed += 1
-    stalled = running.filter(status=RunChunk.Status.PENDING, touched_at__lt=cutoff).exclude(
-        run_id__in=active_runs
-    )
-    stalled_ids = list(stalled.values_list("pk", flat=True))
-    if stalled_ids:
-        RunChunk.objects.filter(pk__in=stalled_ids, status=RunChunk.Status.PENDING).update(
-            touched_at=now
-        )
-        work.chunks.extend(stalled_ids)
-        report.resent += len(stalled_ids)
-    unfinished = RunChunk.objects.exclude(status=RunChunk.Status.DONE).values("run_id")
-    # A run whose last chunk just finished has its finalising task on the way already.
-    just_finished = RunChunk.objects.filter(finished_at__gte=cutoff).values("run_id")
-    complete = (
-        Run.objects.filter(status=Run.Status.RUNNING, chunks__isnull=False)
-        .exclude(pk__in=unfinished)
-        .exclude(pk__in=just_finished)
-        .distinct()
-    )
-    work.finalise.extend(complete.values_list("pk", flat=True))
-    report.finalising = len(work.finalise)
-    queued = Run.objects.filter(status=Run.Status.QUEUED, created_at__lt=cutoff)
-    work.start.extend(queued.values_list("pk", flat=True))
-    report.restarted = len(work.start)
-    _send(work)
-    return report
-
-
-class SweepThread:
-    """Runs `runs_sweep` every `interval` seconds in a worker's main process."""
-
-    def __init__(self, interval: float, sweep: Callable[[], object] = runs_sweep) -> None:
-        self.interval = interval
-        self.sweep = sweep
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="runs-sweep", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _loop(self) -> None:
-        # The first sweep runs at once: a worker that starts picks up what others left.
-        while True:
-            try:
-                self.sweep()
-            except Exception:
-                logger.exception("sweeping for lost run work failed; trying again later")
-            finally:
-                close_old_connections()
-            if self._stop.wait(self.interval):
-                return

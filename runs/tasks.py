@@ -14,7 +14,7 @@ from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import DatabaseError
 
-from runs import execution
+from runs import execution, sweep
 
 _TASK_OPTIONS: dict[str, Any] = {"acks_late": True, "reject_on_worker_lost": True}
 
@@ -45,11 +45,11 @@ def run_finalise(run_id: int) -> str:
 
 @shared_task(name="runs.runs_sweep", **_TASK_OPTIONS)
 def runs_sweep() -> dict[str, int]:
-    report = execution.runs_sweep()
+    report = sweep.runs_sweep()
     return {name: getattr(report, name) for name in report.__slots__}
 
 
-_sweeper: execution.SweepThread | None = None
+_sweeper: sweep.SweepThread | None = None
 
 
 @worker_ready.connect
@@ -58,7 +58,7 @@ def _start_sweeping(**_: Any) -> None:
     every OLOPROOF_SWEEP_INTERVAL seconds."""
     global _sweeper
     if _sweeper is None:
-        _sweeper = execution.SweepThread(float(settings.OLOPROOF_SWEEP_INTERVAL))
+        _sweeper = sweep.SweepThread(float(settings.OLOPROOF_SWEEP_INTERVAL))
         _sweeper.start()
 
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from evalsite.celery import app
 from metrics.models import CaseVerdict, MetricEstimate
-from runs import execution
+from runs import execution, sweep
 from runs.models import CaseResult, DatasetCase, Run, RunChunk
 from runs.services import run_submit
 from tests.support.platform import write_project
@@ -142,16 +142,16 @@ def test_the_sweep_hands_a_dead_workers_chunk_to_the_workers_again(
     )
     RunChunk.objects.filter(pk__in=[c.pk for c in chunks[1:]]).update(touched_at=long_ago)
 
-    report = execution.runs_sweep()
+    report = sweep.runs_sweep()
 
     assert (report.reclaimed, report.resent) == (1, 2)
     assert set(RunChunk.objects.filter(run=run).values_list("status", flat=True)) == {"done"}
     assert CaseResult.objects.filter(run=run).count() == N_CASES
     # All chunks are done now, and their finalising task went nowhere (on_commit does
     # not fire here): a sweep a stale interval later sends the run to be finalised.
-    assert execution.runs_sweep().finalising == 0
+    assert sweep.runs_sweep().finalising == 0
     later = timezone.now() + execution.stale_after() + timedelta(seconds=1)
-    assert execution.runs_sweep(now=later).finalising == 1
+    assert sweep.runs_sweep(now=later).finalising == 1
     run.refresh_from_db()
     assert run.status == Run.Status.SUCCEEDED
 

@@ -39,14 +39,19 @@ class EvaluatorOut(Schema):
     score_range: list[float]
 
 
-class VerdictOut(Schema):
-    case_id: str
+class CaseVerdictOut(Schema):
+    """One criterion's verdict on a case, as the case pages of the API show it."""
+
     criterion: str
     value: float | None
     feedback: str | None
     scores: dict[str, float]
     error: str | None
     cached: bool
+
+
+class VerdictOut(CaseVerdictOut):
+    case_id: str
 
 
 class VerdictPage(Schema):

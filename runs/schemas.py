@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from ninja import Field, Schema
 
+from metrics.schemas import CaseVerdictOut
 from runs.models import Approval, CaseResult, Gate, Run
 
 
@@ -114,15 +115,6 @@ class CaseErrorOut(Schema):
     type: str
     message: str
     traceback: str
-
-
-class CaseVerdictOut(Schema):
-    criterion: str
-    value: float | None
-    feedback: str | None
-    scores: dict[str, float]
-    error: str | None
-    cached: bool
 
 
 class CaseOut(Schema):

@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from bench._platform import django_on, drop_database, fresh_database
 from bench.workers.__main__ import start_workers, stop_workers, wait_for_workers
 
 REPO = Path(__file__).resolve().parents[2]
@@ -100,15 +101,6 @@ def wait_for_http(base: str, timeout: float = 60) -> None:
     raise SystemExit("the web process did not answer")
 
 
-def prepare(server_url: str) -> str:
-    import psycopg
-
-    with psycopg.connect(server_url + "/postgres", autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{DATABASE}"')
-    return f"{server_url}/{DATABASE}"
-
-
 def issue_token() -> str:
     from django.contrib.auth.models import Permission, User
 
@@ -134,7 +126,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="oloproof-soak-"))
     env = {
         **os.environ,
-        "DATABASE_URL": prepare(args.postgres),
+        "DATABASE_URL": fresh_database(args.postgres, DATABASE),
         "CELERY_BROKER_URL": args.redis,
         "OLOPROOF_DATA_DIR": str(work / "data"),
         "OLOPROOF_CHUNK_SIZE": "10",
@@ -143,14 +135,7 @@ def main() -> None:
         "PYTHONPATH": str(REPO),
         "DJANGO_SETTINGS_MODULE": "evalsite.settings",
     }
-    os.environ.update(env)
-    import django
-    import redis
-    from django.core.management import call_command
-
-    redis.Redis.from_url(args.redis).flushdb()
-    django.setup()
-    call_command("migrate", interactive=False, verbosity=0)
+    django_on(env, args.redis)
     from django.db.models import Count
 
     from runs.models import CaseResult, Run
@@ -236,6 +221,10 @@ def main() -> None:
         "runs_without_cases": len(missing_runs),
         "case_results": sum(per_run.values()),
     }
+    from django.db import connections
+
+    connections.close_all()
+    drop_database(args.postgres, DATABASE)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "soak.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))

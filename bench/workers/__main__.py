@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench._platform import django_on, drop_database, fresh_database
+
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "bench" / "results"
 DATABASE = "oloproof_bench_workers"
@@ -70,23 +72,6 @@ def write_project(folder: Path, *, cases: int, salt: str) -> Path:
         encoding="utf-8",
     )
     return config
-
-
-def prepare_database(server_url: str) -> str:
-    import psycopg
-
-    maintenance = server_url.rstrip("/") + "/postgres"
-    with psycopg.connect(maintenance, autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{DATABASE}"')
-    return server_url.rstrip("/") + "/" + DATABASE
-
-
-def drop_database(server_url: str) -> None:
-    import psycopg
-
-    with psycopg.connect(server_url.rstrip("/") + "/postgres", autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
 
 
 def start_workers(count: int, env: dict[str, str], logs: Path) -> list[subprocess.Popen[bytes]]:
@@ -193,7 +178,7 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
     args = parser.parse_args()
 
-    database_url = prepare_database(args.postgres)
+    database_url = fresh_database(args.postgres, DATABASE)
     work = Path(tempfile.mkdtemp(prefix="oloproof-bench-workers-"))
     env = {
         **os.environ,
@@ -204,21 +189,14 @@ def main() -> None:
         "PYTHONPATH": str(REPO),
         "DJANGO_SETTINGS_MODULE": "evalsite.settings",
     }
-    os.environ.update(env)
-    import django
-    import redis
-    from django.core.management import call_command
-
-    redis.Redis.from_url(args.redis).flushdb()
-    django.setup()
-    call_command("migrate", interactive=False, verbosity=0)
+    django_on(env, args.redis)
     try:
         rows = [measure(n, cases=args.cases, env=env, work=work) for n in args.workers]
     finally:
         from django.db import connections
 
         connections.close_all()
-        drop_database(args.postgres)
+        drop_database(args.postgres, DATABASE)
     base = next((row for row in rows if row["workers"] == 1), None)
     for row in rows:
         row["scaling_efficiency"] = (

@@ -22,6 +22,15 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
     --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log
 fi
 
+installed_postgres=0
+for package in "${missing[@]}"; do [ "$package" = postgresql ] && installed_postgres=1; done
+if [ $installed_postgres = 1 ]; then
+  # A cluster this script just installed is for the tests alone: let local TCP
+  # connections in without a password, as the tests' postgresql://postgres@127.0.0.1 expects.
+  for hba in /etc/postgresql/*/main/pg_hba.conf; do
+    as_root sed -i -E 's/^(host\s+all\s+all\s+(127\.0\.0\.1\/32|::1\/128)\s+)\S+/\1trust/' "$hba"
+  done
+fi
 if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
   echo "==> starting PostgreSQL"
   for version in $(ls /etc/postgresql); do

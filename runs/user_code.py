@@ -88,6 +88,8 @@ def _drop_bytecode(path: str) -> None:
     of the same length within the same second would otherwise load the old code."""
     if not path.endswith(".py"):
         return
+    # cache_from_source raises NotImplementedError on interpreters that keep no bytecode
+    # cache (no cache tag); there is then nothing to remove.
     with contextlib.suppress(OSError, NotImplementedError, ValueError):
         os.remove(importlib.util.cache_from_source(path))
 

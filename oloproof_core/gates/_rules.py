@@ -47,6 +47,27 @@ class Rule(ABC):
     def to_dict(self) -> dict[str, Any]:
         """The rule as the policy states it, for provenance."""
 
+    def _outcome(
+        self,
+        outcome: Outcome,
+        reason: str,
+        summary: str,
+        figures: dict[str, Any],
+        *,
+        metric: str | None = None,
+        more_cases: MoreCases | None = None,
+    ) -> RuleOutcome:
+        return RuleOutcome(
+            rule=self.label,
+            kind=self.kind,
+            outcome=outcome,
+            reason=reason,
+            summary=summary,
+            metric=metric,
+            figures=figures,
+            more_cases=more_cases,
+        )
+
     def _known_metric(self, context: DecisionContext, name: str) -> MetricEstimate:
         if not context.has_metric(name):
             known = ", ".join(context.metric_names()) or "none"
@@ -142,15 +163,8 @@ class BoundRule(Rule):
                 f"interval {fmt.span(interval.lower, interval.upper)} straddles "
                 f"{bound}; {_short_readout(more)}"
             )
-        return RuleOutcome(
-            rule=self.label,
-            kind=self.kind,
-            outcome=outcome,
-            reason=reason,
-            summary=summary,
-            metric=self.metric,
-            figures=figures,
-            more_cases=more,
+        return self._outcome(
+            outcome, reason, summary, figures, metric=self.metric, more_cases=more
         )
 
     def _more_cases(self, context: DecisionContext, metric: MetricEstimate) -> MoreCases:
@@ -253,20 +267,18 @@ class MissingRule(Rule):
         )
         relation = "above " + " and ".join(over) if over else "within the cap"
         reason = f"{missing} of {total} {what} are missing ({fmt.percent(rate)}), {relation}."
-        return RuleOutcome(
-            rule=self.label,
-            kind=self.kind,
-            outcome=outcome,
-            reason=reason,
-            summary=f"{missing} of {total} missing",
-            metric=self.metric,
-            figures={
+        return self._outcome(
+            outcome,
+            reason,
+            f"{missing} of {total} missing",
+            {
                 "n_missing": missing,
                 "n_cases": total,
                 "rate": rate,
                 "max_count": self.max_count,
                 "max_rate": self.max_rate,
             },
+            metric=self.metric,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -315,13 +327,8 @@ class RequireRule(Rule):
             if problems
             else f"All {len(self.metrics)} required metrics are present and observed."
         )
-        return RuleOutcome(
-            rule=self.label,
-            kind=self.kind,
-            outcome=outcome,
-            reason=reason,
-            summary="; ".join(problems),
-            figures={"absent": absent, "unobserved": empty},
+        return self._outcome(
+            outcome, reason, "; ".join(problems), {"absent": absent, "unobserved": empty}
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -422,15 +429,8 @@ class NoRegressionRule(Rule):
                 f"{fmt.signed(interval.lower)}–{fmt.signed(interval.upper)} straddles "
                 f"{floor}; {_short_readout(more)}"
             )
-        return RuleOutcome(
-            rule=self.label,
-            kind=self.kind,
-            outcome=outcome,
-            reason=reason,
-            summary=summary,
-            metric=self.metric,
-            figures=figures,
-            more_cases=more,
+        return self._outcome(
+            outcome, reason, summary, figures, metric=self.metric, more_cases=more
         )
 
     def to_dict(self) -> dict[str, Any]:

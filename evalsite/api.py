@@ -12,8 +12,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 
-from metrics.api import router as metrics_router
-from runs.api import router as runs_router
+from oloproof_core import OloproofError
+from runs.api import metrics_router, runs_router
 from runs.auth import api_auth
 from runs.errors import DomainError
 
@@ -32,3 +32,9 @@ api.add_router("/", metrics_router)
 @api.exception_handler(DomainError)
 def domain_error(request: HttpRequest, exc: DomainError) -> HttpResponse:
     return api.create_response(request, {"detail": str(exc)}, status=exc.status)
+
+
+@api.exception_handler(OloproofError)
+def engine_error(request: HttpRequest, exc: OloproofError) -> HttpResponse:
+    """A config, dataset, policy or declaration the engine refused: the caller's to fix."""
+    return api.create_response(request, {"detail": str(exc)}, status=400)

@@ -52,10 +52,3 @@ class CaseVerdictOut(Schema):
 
 class VerdictOut(CaseVerdictOut):
     case_id: str
-
-
-class VerdictPage(Schema):
-    count: int
-    limit: int
-    offset: int
-    items: list[VerdictOut]

@@ -6,8 +6,8 @@ from collections.abc import Collection, Iterable
 
 from django.db.models import QuerySet
 
-from metrics._batches import KEY_BATCH, batches
-from metrics.models import CachedVerdict, CaseVerdict, MetricEstimate
+from metrics.batching import KEY_BATCH, batches
+from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate
 from oloproof_core.verdict import Verdict
 
 
@@ -37,3 +37,8 @@ def case_verdicts_by_case(*, run_id: int, case_ids: Iterable[str]) -> dict[str, 
         for verdict in rows:
             grouped.setdefault(verdict.case_id, []).append(verdict)
     return grouped
+
+
+def evaluators_list(*, criterion: str | None = None) -> QuerySet[Evaluator]:
+    query = Evaluator.objects.all()
+    return query.filter(criterion=criterion) if criterion else query

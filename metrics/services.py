@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from metrics._batches import batches
+from metrics.batching import batches
 from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate
 from oloproof_core.aggregate import MetricEstimate as EngineMetricEstimate
 from oloproof_core.case import CaseResult as EngineCaseResult

@@ -12,8 +12,7 @@ from __future__ import annotations
 import os
 import threading
 
-from oloproof_core.errors import ConfigError, OloproofError
-from oloproof_core.store import InMemoryStore, Store
+from oloproof_core import ConfigError, InMemoryStore, OloproofError, Store
 
 _process_store = InMemoryStore()
 _local_store: Store | None = None
@@ -56,7 +55,6 @@ def _open_local_store() -> Store:
     """Set Django up (if the host process has not), migrate the embedded database, connect."""
     import django
     from django.apps import apps
-    from django.conf import settings
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
     if not apps.ready:
@@ -66,38 +64,12 @@ def _open_local_store() -> Store:
             "this process configured Django without the oloproof apps ('runs', 'metrics'); "
             "pass store=... to evaluate(), or set OLOPROOF_RECORD=0"
         )
-    _ensure_migrated(embedded=bool(getattr(settings, "EMBEDDED_DATABASE", False)))
+    from runs.database import database_ready
+    from runs.errors import DomainError
     from runs.store import DjangoStore
 
+    try:
+        database_ready()
+    except DomainError as exc:
+        raise OloproofError(str(exc)) from None
     return DjangoStore()
-
-
-def _ensure_migrated(*, embedded: bool) -> None:
-    """Migrate the embedded SQLite file on first use; refuse an unmigrated server database."""
-    import fcntl
-
-    from django.conf import settings
-    from django.core.management import call_command
-    from django.db import DEFAULT_DB_ALIAS, connections
-    from django.db.migrations.executor import MigrationExecutor
-
-    def pending() -> bool:
-        executor = MigrationExecutor(connections[DEFAULT_DB_ALIAS])
-        return bool(executor.migration_plan(executor.loader.graph.leaf_nodes()))
-
-    if not pending():
-        return
-    if not embedded:
-        raise OloproofError(
-            "the database named by DATABASE_URL has unapplied migrations: run "
-            "`python manage.py migrate` once, or set OLOPROOF_RECORD=0 to run without it"
-        )
-    # Two processes starting at once on a fresh data folder migrate one after the other.
-    lock_path = os.path.join(str(settings.DATA_DIR), "migrate.lock")
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if pending():
-                call_command("migrate", interactive=False, verbosity=0)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)

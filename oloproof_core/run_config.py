@@ -7,9 +7,9 @@ Relative paths and `file.py:name` references resolve from the config file's fold
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
@@ -17,18 +17,38 @@ from oloproof_core.errors import ConfigError, OloproofError
 from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator, MetricFile
 from oloproof_core.imports import load_object
 
-KEYS: dict[str, str] = {
-    "system": "import path of the system, e.g. support_bot:answer or bot.py:answer",
-    "dataset": "path to a .jsonl, .json or .csv dataset",
-    "evaluators": "list of evaluators",
-    "split": "only the rows of this split",
-    "policy": "path to a release policy (release.yaml)",
-    "baseline": "the baseline run for paired rules (a result JSON file)",
-    "concurrency": "how many cases run at once (positive integer)",
-    "timeout": "per-case timeout in seconds (positive number)",
-    "confidence": "confidence level of the intervals, between 0 and 1",
-}
-REQUIRED = ("system", "dataset", "evaluators")
+
+@dataclass(frozen=True, slots=True)
+class RunConfigField:
+    """One key of a run config: what it means and what shape its value takes.
+
+    The one statement of the run-config schema: the command line, the REST API, the
+    dashboard's New-run form and the workers all read and check configs through it.
+    """
+
+    name: str
+    meaning: str
+    kind: Literal["import", "path", "evaluators", "string", "positive_int", "positive_number",
+                  "confidence"]
+    required: bool = False
+
+
+RUN_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
+    RunConfigField("system", "import path of the system, e.g. support_bot:answer or bot.py:answer",
+                   "import", required=True),
+    RunConfigField("dataset", "path to a .jsonl, .json or .csv dataset", "path", required=True),
+    RunConfigField("evaluators", "list of evaluators", "evaluators", required=True),
+    RunConfigField("split", "only the rows of this split", "string"),
+    RunConfigField("policy", "path to a release policy (release.yaml)", "path"),
+    RunConfigField("baseline", "the baseline run for paired rules (a result JSON file)", "path"),
+    RunConfigField("concurrency", "how many cases run at once (positive integer)",
+                   "positive_int"),
+    RunConfigField("timeout", "per-case timeout in seconds (positive number)", "positive_number"),
+    RunConfigField("confidence", "confidence level of the intervals, between 0 and 1",
+                   "confidence"),
+)
+KEYS: dict[str, str] = {item.name: item.meaning for item in RUN_CONFIG_FIELDS}
+REQUIRED = tuple(item.name for item in RUN_CONFIG_FIELDS if item.required)
 
 
 @dataclass(slots=True)
@@ -58,11 +78,31 @@ def load_run_config(path: str) -> RunConfig:
         mark = getattr(exc, "problem_mark", None)
         at = f"{path}:{mark.line + 1}" if mark is not None else path
         raise ConfigError(f"{at}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{path}: a run config is a mapping of keys: "
-                          + ", ".join(KEYS))
     return run_config_from_mapping(data, base_dir=os.path.dirname(os.path.abspath(path)),
                                    label=path, lines=_key_lines(node))
+
+
+def check_run_config(data: Mapping[str, Any], *, label: str,
+                     lines: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Check a config's shape without importing or reading anything it names.
+
+    Unknown and missing keys and values of the wrong kind are errors naming `label`
+    (the file, or the request), the line when known, and the key. Returns a plain copy.
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{label}: a run config is a mapping of keys: " + ", ".join(KEYS))
+    where = _Locator(label, dict(lines or {}))
+    for key in data:
+        if key not in KEYS:
+            allowed = "\n".join(f"  {name}: {meaning}" for name, meaning in KEYS.items())
+            raise ConfigError(f"{where(str(key))}: unknown key {key!r}; allowed keys:\n{allowed}")
+    for key in REQUIRED:
+        if key not in data:
+            raise ConfigError(f"{label}: missing key {key!r} ({KEYS[key]})")
+    for item in RUN_CONFIG_FIELDS:
+        if data.get(item.name) is not None:
+            _CHECKS[item.kind](data, item.name, where)
+    return dict(data)
 
 
 def run_config_from_mapping(data: Mapping[str, Any], *, base_dir: str, label: str,
@@ -71,37 +111,25 @@ def run_config_from_mapping(data: Mapping[str, Any], *, base_dir: str, label: st
 
     `base_dir` plays the config file's folder; `label` names the config in errors.
     """
-    path = label
-    where = _Locator(path, dict(lines or {}))
-    for key in data:
-        if key not in KEYS:
-            allowed = "\n".join(f"  {name}: {meaning}" for name, meaning in KEYS.items())
-            raise ConfigError(f"{where(key)}: unknown key {key!r}; allowed keys:\n{allowed}")
-    for key in REQUIRED:
-        if key not in data:
-            raise ConfigError(f"{path}: missing key {key!r} ({KEYS[key]})")
+    data = check_run_config(data, label=label, lines=lines)
+    where = _Locator(label, dict(lines or {}))
     base = os.path.abspath(base_dir)
 
     def local_path(key: str) -> str | None:
         value = data.get(key)
-        if value is None:
-            return None
-        if not isinstance(value, str):
-            raise ConfigError(f"{where(key)}: {key!r} must be a path string")
-        return os.path.join(base, value)
+        return None if value is None else os.path.join(base, value)
 
     try:
-        system = load_object(_string(data, "system", where), base_dir=base, what="system")
+        system = load_object(data["system"], base_dir=base, what="system")
     except OloproofError as exc:
         raise ConfigError(f"{where('system')}: {exc}") from None
-    evaluators = _evaluators(data["evaluators"], base, where)
+    evaluators = [_evaluator_from_entry(entry, index, base, where)
+                  for index, entry in enumerate(data["evaluators"])]
     return RunConfig(
-        path=path, system=system, dataset=local_path("dataset") or "", evaluators=evaluators,
-        split=_optional_string(data, "split", where), policy=local_path("policy"),
-        baseline=local_path("baseline"),
-        concurrency=_positive(data, "concurrency", where, integer=True),
-        timeout=_positive(data, "timeout", where, integer=False),
-        confidence=_confidence(data, where), raw=dict(data),
+        path=label, system=system, dataset=local_path("dataset") or "", evaluators=evaluators,
+        split=data.get("split"), policy=local_path("policy"), baseline=local_path("baseline"),
+        concurrency=data.get("concurrency"), timeout=data.get("timeout"),
+        confidence=float(data.get("confidence", 0.95)), raw=data,
     )
 
 
@@ -122,43 +150,43 @@ def _key_lines(node: Any) -> dict[str, int]:
             if isinstance(key, yaml.ScalarNode)}
 
 
-def _string(data: Mapping[str, Any], key: str, where: _Locator) -> str:
+def _string(data: Mapping[str, Any], key: str, where: _Locator) -> None:
     value = data[key]
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{where(key)}: {key!r} must be a string: {KEYS[key]}")
-    return value
 
 
-def _optional_string(data: Mapping[str, Any], key: str, where: _Locator) -> str | None:
-    return None if data.get(key) is None else _string(data, key, where)
-
-
-def _positive(data: Mapping[str, Any], key: str, where: _Locator, *, integer: bool
-              ) -> Any:
-    value = data.get(key)
-    if value is None:
-        return None
+def _positive(data: Mapping[str, Any], key: str, where: _Locator, *, integer: bool) -> None:
+    value = data[key]
     valid = isinstance(value, int) if integer else isinstance(value, (int, float))
-    if isinstance(value, bool) or not valid or value <= 0:
+    if isinstance(value, bool) or not valid or not value > 0 or value == float("inf"):
         raise ConfigError(f"{where(key)}: {key!r} must be a {KEYS[key]}, got {value!r}")
-    return value
 
 
-def _confidence(data: Mapping[str, Any], where: _Locator) -> float:
-    value = data.get("confidence", 0.95)
+def _confidence(data: Mapping[str, Any], key: str, where: _Locator) -> None:
+    value = data[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-        raise ConfigError(f"{where('confidence')}: 'confidence' must be between 0 and 1 "
+        raise ConfigError(f"{where(key)}: 'confidence' must be between 0 and 1 "
                           f"(e.g. 0.95), got {value!r}")
-    return float(value)
 
 
-def _evaluators(entries: Any, base: str, where: _Locator) -> list[Evaluator]:
+def _evaluator_list(data: Mapping[str, Any], key: str, where: _Locator) -> None:
+    entries = data[key]
     if not isinstance(entries, list) or not entries:
-        raise ConfigError(f"{where('evaluators')}: 'evaluators' must be a non-empty list, e.g.\n"
+        raise ConfigError(f"{where(key)}: 'evaluators' must be a non-empty list, e.g.\n"
                           "  evaluators:\n    - ExactMatch: {criterion: exact_label, "
                           "field: label}\n    - my_checks:known_label")
-    return [_evaluator_from_entry(entry, index, base, where)
-            for index, entry in enumerate(entries)]
+
+
+_CHECKS: dict[str, Callable[[Mapping[str, Any], str, _Locator], None]] = {
+    "import": _string,
+    "path": _string,
+    "string": _string,
+    "evaluators": _evaluator_list,
+    "positive_int": lambda data, key, where: _positive(data, key, where, integer=True),
+    "positive_number": lambda data, key, where: _positive(data, key, where, integer=False),
+    "confidence": _confidence,
+}
 
 
 def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) -> Evaluator:

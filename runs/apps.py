@@ -7,6 +7,7 @@ class RunsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from runs import _sqlite_limits
+        # Registered at start-up, so `runs.dispatch` finds them by name in any process.
+        from runs import _sqlite_limits, tasks  # noqa: F401
 
         _sqlite_limits.connect()

@@ -10,9 +10,9 @@ import yaml
 from django import forms
 from django.utils import timezone
 
-from runs.dashboard_selectors import CASE_OUTCOMES, CaseFilters
 from runs.models import Approval, Gate, Run
-from runs.selectors import RunFilters
+from runs.selectors.cases import CASE_OUTCOMES, CaseFilters
+from runs.selectors.runs import RunFilters
 
 _ANY = [("", "any")]
 

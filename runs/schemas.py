@@ -57,13 +57,6 @@ class RunOut(Schema):
         return None if run.created_by is None else run.created_by.get_username()
 
 
-class RunPage(Schema):
-    count: int
-    limit: int
-    offset: int
-    items: list[RunOut]
-
-
 class ApprovalOut(Schema):
     id: int
     decision: str
@@ -129,13 +122,6 @@ class CaseOut(Schema):
     artifacts: dict[str, Any]
     outcome: str
     verdicts: list[CaseVerdictOut]
-
-
-class CasePage(Schema):
-    count: int
-    limit: int
-    offset: int
-    items: list[CaseOut]
 
 
 class ApprovalIn(Schema):

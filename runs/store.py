@@ -17,11 +17,10 @@ from django.db import close_old_connections
 
 from metrics.selectors import cached_verdicts_get
 from metrics.services import cached_verdicts_put
-from oloproof_core.result import Result
-from oloproof_core.store import CacheEntry
-from oloproof_core.verdict import Verdict
-from runs.selectors import baseline_run_find, run_result_load
-from runs.services import run_record
+from oloproof_core import CacheEntry, Result, Verdict
+from runs.recording import run_record
+from runs.selectors.gates import baseline_run_find
+from runs.selectors.results import run_result
 
 T = TypeVar("T")
 
@@ -73,7 +72,7 @@ class DjangoStore:
 
         def find() -> Result | None:
             run = baseline_run_find(system_name=system_name, release=release)
-            return None if run is None else run_result_load(run=run)
+            return None if run is None else run_result(run=run)
 
         return _outside_event_loop(find)
 

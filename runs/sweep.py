@@ -1,7 +1,7 @@
 """The sweep: hands work lost to dead workers or an emptied broker back to the workers.
 
 Every worker runs it at start and every `OLOPROOF_SWEEP_INTERVAL` seconds; it only
-re-sends messages, and the claims in `runs.execution` make every resend harmless.
+re-sends messages, and the claims in `runs.chunks` make every resend harmless.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from datetime import datetime
 from django.db import close_old_connections
 from django.utils import timezone
 
-from runs.execution import Enqueue, send_work, stale_after
+from runs.chunks import chunks_reclaim_stale, chunks_touch_pending
+from runs.dispatch import Enqueue, send_work, stale_after
 from runs.models import Run, RunChunk
 
 logger = logging.getLogger(__name__)
@@ -49,21 +50,17 @@ def runs_sweep(*, now: datetime | None = None) -> SweepReport:
     # Decided before any reset below, which would make a stalled run look active.
     active_runs = set(running.filter(touched_at__gte=cutoff).values_list("run_id", flat=True))
     stale = running.filter(status=RunChunk.Status.CLAIMED, touched_at__lt=cutoff)
-    for chunk_id in list(stale.values_list("pk", flat=True)):
-        reset = RunChunk.objects.filter(
-            pk=chunk_id, status=RunChunk.Status.CLAIMED, touched_at__lt=cutoff
-        ).update(status=RunChunk.Status.PENDING, claimed_by="", touched_at=now)
-        if reset:
-            work.chunks.append(chunk_id)
-            report.reclaimed += 1
+    reclaimed = chunks_reclaim_stale(
+        chunk_ids=list(stale.values_list("pk", flat=True)), cutoff=cutoff, now=now
+    )
+    work.chunks.extend(reclaimed)
+    report.reclaimed = len(reclaimed)
     stalled = running.filter(status=RunChunk.Status.PENDING, touched_at__lt=cutoff).exclude(
         run_id__in=active_runs
     )
     stalled_ids = list(stalled.values_list("pk", flat=True))
     if stalled_ids:
-        RunChunk.objects.filter(pk__in=stalled_ids, status=RunChunk.Status.PENDING).update(
-            touched_at=now
-        )
+        chunks_touch_pending(chunk_ids=stalled_ids, now=now)
         work.chunks.extend(stalled_ids)
         report.resent += len(stalled_ids)
     unfinished = RunChunk.objects.exclude(status=RunChunk.Status.DONE).values("run_id")

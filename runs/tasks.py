@@ -1,7 +1,7 @@
-"""Celery tasks: thin, take ids, and call `runs.execution`, where the work is made idempotent.
+"""Celery tasks: thin, take ids, and call the work modules, where the work is made idempotent.
 
 Tasks are acknowledged late and rejected when their worker is lost, so a message
-whose worker died is delivered again; the claims in `runs.execution` make the
+whose worker died is delivered again; the claims in `runs.chunks` make the
 second delivery harmless, and the periodic sweep covers messages a broker lost.
 """
 
@@ -14,19 +14,20 @@ from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import DatabaseError
 
-from runs import execution, sweep
+from runs import chunks, finalising, planning, sweep
+from runs.dispatch import CHUNK_TASK, FINALISE_TASK, RUN_START_TASK, SWEEP_TASK
 
 _TASK_OPTIONS: dict[str, Any] = {"acks_late": True, "reject_on_worker_lost": True}
 
 
-@shared_task(name="runs.run_execute", **_TASK_OPTIONS)
+@shared_task(name=RUN_START_TASK, **_TASK_OPTIONS)
 def run_execute(run_id: int) -> str:
     """Plan a queued run into chunks and send them to the workers."""
-    return execution.run_start(run_id=run_id)
+    return planning.run_start(run_id=run_id)
 
 
 @shared_task(
-    name="runs.run_chunk_execute",
+    name=CHUNK_TASK,
     autoretry_for=(DatabaseError,),
     retry_backoff=True,
     max_retries=5,
@@ -34,16 +35,16 @@ def run_execute(run_id: int) -> str:
 )
 def run_chunk_execute(chunk_id: int) -> str:
     """Execute one chunk of a run's cases, if no live worker holds it."""
-    return execution.chunk_execute(chunk_id=chunk_id)
+    return chunks.chunk_execute(chunk_id=chunk_id)
 
 
-@shared_task(name="runs.run_finalise", **_TASK_OPTIONS)
+@shared_task(name=FINALISE_TASK, **_TASK_OPTIONS)
 def run_finalise(run_id: int) -> str:
     """Aggregate a run whose chunks are all done; the first finaliser wins."""
-    return execution.run_finalise(run_id=run_id)
+    return finalising.run_finalise(run_id=run_id)
 
 
-@shared_task(name="runs.runs_sweep", **_TASK_OPTIONS)
+@shared_task(name=SWEEP_TASK, **_TASK_OPTIONS)
 def runs_sweep() -> dict[str, int]:
     report = sweep.runs_sweep()
     return {name: getattr(report, name) for name in report.__slots__}

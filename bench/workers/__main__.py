@@ -120,10 +120,7 @@ def wait_for_workers(count: int, timeout: float = 120) -> None:
 
 
 def measure(count: int, *, cases: int, env: dict[str, str], work: Path) -> dict[str, Any]:
-    from django.db import transaction
-
-    from oloproof_core.dataset import load_dataset
-    from runs.execution import dataset_record
+    from oloproof_core import load_dataset
     from runs.models import Run, RunChunk
     from runs.services import run_submit
 
@@ -133,18 +130,16 @@ def measure(count: int, *, cases: int, env: dict[str, str], work: Path) -> dict[
         wait_for_workers(count)
         dataset = load_dataset(str(config.parent / "data.jsonl"))
         started = time.perf_counter()
-        with transaction.atomic():
-            record = dataset_record(dataset)
-            run = run_submit(
-                config={
-                    "system": "bot.py:answer",
-                    "dataset": "data.jsonl",
-                    "evaluators": [{"ExactMatch": {"criterion": "exact_label", "field": "label"}}],
-                    "concurrency": CASE_CONCURRENCY,
-                },
-                base_dir=str(config.parent),
-            )
-            Run.objects.filter(pk=run.pk).update(dataset=record, cases_total=len(dataset))
+        run = run_submit(
+            config={
+                "system": "bot.py:answer",
+                "dataset": "data.jsonl",
+                "evaluators": [{"ExactMatch": {"criterion": "exact_label", "field": "label"}}],
+                "concurrency": CASE_CONCURRENCY,
+            },
+            base_dir=str(config.parent),
+            dataset=dataset,
+        )
         while True:
             status = Run.objects.values_list("status", flat=True).get(pk=run.pk)
             if status in (Run.Status.SUCCEEDED, Run.Status.FAILED):

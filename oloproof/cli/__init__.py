@@ -25,8 +25,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="oloproof", description=__doc__)
     parser.add_argument("--version", action="version", version=f"oloproof {__version__}")
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND",
-                                     parser_class=_Parser)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
     for command in COMMANDS:
         command.register(commands)
     return parser
@@ -46,10 +45,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("oloproof: interrupted", file=sys.stderr)
         return 130
-    except Exception:
+    except Exception as exc:
+        if _refused_by_platform(exc):
+            print(f"oloproof: error: {exc}", file=sys.stderr)
+            return _exit_codes.BAD_INPUT
         traceback.print_exc()
         print("oloproof: internal error (above); please report it", file=sys.stderr)
         return _exit_codes.INTERNAL_ERROR
+
+
+def _refused_by_platform(exc: Exception) -> bool:
+    """A request the platform refused (a bad config, a missing run): the user's to fix."""
+    errors = sys.modules.get("runs.errors")
+    return errors is not None and isinstance(exc, errors.DomainError)
 
 
 if __name__ == "__main__":

@@ -14,18 +14,15 @@ def django_ready(*, migrate: bool = False) -> None:
     """
     import django
     from django.apps import apps
-    from django.conf import settings
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
     if not apps.ready:
         django.setup()
-    from oloproof._store import _ensure_migrated
+    from oloproof_core import OloproofError
+    from runs.database import database_ready
+    from runs.errors import DomainError
 
-    embedded = bool(getattr(settings, "EMBEDDED_DATABASE", False))
-    if migrate and not embedded:
-        from django.core.management import call_command
-
-        call_command("migrate", interactive=False, verbosity=0)
-        return
-    # The embedded file is migrated under a lock: `serve` and its worker start together.
-    _ensure_migrated(embedded=embedded)
+    try:
+        database_ready(migrate_server=migrate)
+    except DomainError as exc:
+        raise OloproofError(str(exc)) from None

@@ -34,8 +34,10 @@ class ProgressBar:
         width = 30
         filled = int(width * done / total) if total else width
         rate = done / elapsed if elapsed > 0 else 0.0
-        line = (f"\r{phase:<20.20} [{'#' * filled}{'.' * (width - filled)}] "
-                f"{done:,}/{total:,}  {rate:,.0f}/s")
+        line = (
+            f"\r{phase:<20.20} [{'#' * filled}{'.' * (width - filled)}] "
+            f"{done:,}/{total:,}  {rate:,.0f}/s"
+        )
         self.stream.write(line)
         self._drawn = True
         if finished:

@@ -17,8 +17,7 @@ from typing import Any, TextIO
 
 from oloproof.cli import _exit_codes
 from oloproof.cli._django import django_ready
-from oloproof_core.dataset import load_dataset
-from oloproof_core.run_config import load_run_config
+from oloproof_core import load_dataset, load_run_config
 
 _POLL_INTERVAL_S = 0.5
 _NO_WORKER_HINT_AFTER_S = 10.0
@@ -31,16 +30,10 @@ def handle_submit(args: argparse.Namespace) -> int:
     if args.concurrency:
         raw["concurrency"] = args.concurrency
     django_ready()
-    from django.db import transaction
-
-    from runs.execution import dataset_record
-    from runs.models import Run
     from runs.services import run_submit
 
-    with transaction.atomic():
-        record = dataset_record(dataset)
-        run = run_submit(config=raw, base_dir=os.path.dirname(os.path.abspath(args.config)))
-        Run.objects.filter(pk=run.pk).update(dataset=record, cases_total=len(dataset))
+    base_dir = os.path.dirname(os.path.abspath(args.config))
+    run = run_submit(config=raw, base_dir=base_dir, dataset=dataset)
     if not args.wait:
         print(run.pk)
         print(
@@ -54,23 +47,26 @@ def handle_submit(args: argparse.Namespace) -> int:
 
 
 def _wait(run_id: int, args: argparse.Namespace, log: TextIO) -> int:
-    from runs.models import Run
-    from runs.selectors import run_get, run_result_load
+    from runs.selectors.results import run_result
+    from runs.selectors.runs import run_get, run_progress
 
     started = time.monotonic()
     hinted = False
     shown: tuple[str | None, int] = (None, -1)
     while True:
-        run = Run.objects.get(pk=run_id)
-        if (run.status, run.cases_done) != shown:
-            shown = (run.status, run.cases_done)
-            total = run.cases_total
-            print(f"run {run_id}: {run.status} {run.cases_done:,}/{total:,} cases", file=log)
+        progress = run_progress(run_id=run_id)
+        if (progress["status"], progress["cases_done"]) != shown:
+            shown = (progress["status"], progress["cases_done"])
+            print(
+                f"run {run_id}: {progress['status']} {progress['cases_done']:,}/"
+                f"{progress['cases_total']:,} cases",
+                file=log,
+            )
             log.flush()
-        if run.is_finished:
+        if progress["finished"]:
             break
         waited = time.monotonic() - started
-        if run.status == Run.Status.QUEUED and waited > _NO_WORKER_HINT_AFTER_S and not hinted:
+        if progress["status"] == "queued" and waited > _NO_WORKER_HINT_AFTER_S and not hinted:
             hinted = True
             print(
                 "no worker has taken the run yet: start one with `oloproof worker` "
@@ -78,10 +74,13 @@ def _wait(run_id: int, args: argparse.Namespace, log: TextIO) -> int:
                 file=log,
             )
         time.sleep(_POLL_INTERVAL_S)
-    if run.status == Run.Status.FAILED:
-        print(f"oloproof: run {run_id} failed: {run.error}", file=sys.stderr)
+    if progress["status"] == "failed":
+        print(f"oloproof: run {run_id} failed: {progress['error']}", file=sys.stderr)
         return _exit_codes.BAD_INPUT
-    result = run_result_load(run=run_get(run_id=run_id))
+    return _print_result(run_result(run=run_get(run_id=run_id)), args)
+
+
+def _print_result(result: Any, args: argparse.Namespace) -> int:
     gate = result.extras.get("gate")
     data = result.to_dict()
     data["gate"] = gate

@@ -12,7 +12,7 @@ from django.http import Http404, HttpRequest
 
 from runs.errors import NotFoundError, NotPermittedError
 from runs.models import Run
-from runs.selectors import run_get
+from runs.selectors.runs import run_get
 
 T = TypeVar("T")
 PAGE_SIZE = 50

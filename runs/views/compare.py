@@ -12,10 +12,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from metrics.charts import comparison_chart
-from oloproof_core.errors import OloproofError
-from runs.dashboard_selectors import comparable_runs, runs_compare
+from runs.errors import InvalidRequestError
 from runs.forms import CompareForm
 from runs.models import Run
+from runs.selectors.comparison import comparable_runs, runs_compare
 from runs.views._common import get_run_or_404
 
 CASES_LISTED = 60
@@ -39,13 +39,9 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         candidate=candidate,
         choices=list(comparable_runs(dataset_id=candidate.dataset_id)),
     )
-    problem = _incomparable(baseline, candidate)
-    if problem:
-        context["problem"] = problem
-        return render(request, "runs/compare.html", context, status=400)
     try:
         comparison = runs_compare(baseline=baseline, candidate=candidate)
-    except OloproofError as exc:
+    except InvalidRequestError as exc:
         context["problem"] = str(exc)
         return render(request, "runs/compare.html", context, status=400)
     context.update(
@@ -86,16 +82,3 @@ def _changed_cases(comparison: Any, baseline: Run, candidate: Run) -> list[dict[
         for index, item in enumerate(comparison.metrics, start=1)
         if item.regressed or item.improved
     ]
-
-
-def _incomparable(baseline: Run, candidate: Run) -> str:
-    if baseline.pk == candidate.pk:
-        return "pick two different runs"
-    if not (baseline.is_finished and candidate.is_finished):
-        return "both runs must have finished"
-    if baseline.dataset_id != candidate.dataset_id:
-        return (
-            "the runs were evaluated on different datasets; a paired comparison "
-            "needs the same cases"
-        )
-    return ""

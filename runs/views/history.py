@@ -9,19 +9,17 @@ from django.views.decorators.http import require_GET
 
 from metrics.charts import run_interval_chart
 from metrics.selectors import run_metric_estimates
-from runs.dashboard_selectors import (
+from runs.forms import ApprovalForm, CaseFilterForm, RunFilterForm
+from runs.selectors.cases import case_detail, run_case_table, run_criteria, run_outcome_counts
+from runs.selectors.gates import run_approvals
+from runs.selectors.runs import (
     LIVE_STATUSES,
-    case_detail,
-    run_case_table,
-    run_criteria,
     run_filter_choices,
-    run_outcome_counts,
     runs_headline_metrics,
     runs_in_order,
+    runs_list,
     runs_live_status,
 )
-from runs.forms import ApprovalForm, CaseFilterForm, RunFilterForm
-from runs.selectors import run_approvals, runs_list
 from runs.services import APPROVE_PERMISSION
 from runs.views._common import call, get_run_or_404, page_of, query_without_page
 

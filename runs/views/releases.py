@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from metrics.charts import release_history_chart
-from runs.dashboard_selectors import system_get, system_release_history, systems_overview
+from runs.selectors.releases import system_get, system_release_history, systems_overview
 from runs.views._common import call
 
 

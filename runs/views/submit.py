@@ -8,13 +8,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from runs.auth import AuthenticatedRequest
-from runs.dashboard_selectors import recorded_configs
 from runs.errors import InvalidRequestError
 from runs.forms import RunSubmitForm
 from runs.models import Run
-from runs.services import run_submit
-
-SUBMIT_PERMISSION = "runs.add_run"
+from runs.selectors.runs import recorded_configs
+from runs.services import SUBMIT_PERMISSION, run_submit_by
 
 
 @login_required
@@ -25,10 +23,10 @@ def new_run_page(request: AuthenticatedRequest) -> HttpResponse:
         form = RunSubmitForm(request.POST)
         if form.is_valid():
             try:
-                run = run_submit(
+                run = run_submit_by(
+                    user=request.user,
                     config=form.config(),
                     base_dir=form.cleaned_data["base_dir"],
-                    created_by=request.user,
                 )
             except InvalidRequestError as exc:
                 form.add_error(None, str(exc))

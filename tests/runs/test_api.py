@@ -9,7 +9,8 @@ from django.test import Client
 
 from evalsite.api import api
 from runs.models import ApiToken, Approval, Run
-from runs.services import api_token_revoke, gate_record
+from runs.recording import gate_record
+from runs.services import api_token_revoke
 from tests.runs.conftest import record_evaluation
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,8 @@ from django.contrib.auth.models import AnonymousUser
 
 from runs.errors import ImmutableRecordError, InvalidRequestError, NotPermittedError
 from runs.models import Approval, Run
-from runs.services import approval_create, gate_record
+from runs.recording import gate_record
+from runs.services import approval_create
 from tests.runs.conftest import record_evaluation
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 
 from metrics.models import CaseVerdict
-from runs.dashboard_selectors import CaseFilters, run_case_table
 from runs.models import Approval, Run
+from runs.selectors.cases import CaseFilters, run_case_table
 from tests.runs.conftest import record_evaluation
 
 pytestmark = pytest.mark.django_db

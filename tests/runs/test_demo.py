@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from oloproof.cli._demo import APPROVER, VIEWER, ensure_user, record_demo
+from runs.demo import APPROVER, VIEWER, demo_record, demo_users_ensure
 from runs.models import Approval, Run
 
 pytestmark = pytest.mark.django_db
 
 
 def test_the_demo_is_recorded_once_with_gates_failures_and_missing_cases() -> None:
-    assert record_demo() == 3
-    assert record_demo() == 0
+    assert demo_record() == 3
+    assert demo_record() == 0
     runs = list(Run.objects.order_by("created_at").select_related("release", "gate"))
     assert [run.release.version for run in runs] == ["1.0", "1.1", "2.0"]
     assert [run.gate.outcome for run in runs] == ["pass", "fail", "pass"]
@@ -25,8 +25,8 @@ def test_the_demo_is_recorded_once_with_gates_failures_and_missing_cases() -> No
 
 
 def test_the_demo_users_have_exactly_their_permissions() -> None:
-    for spec in (APPROVER, VIEWER, APPROVER):
-        ensure_user(spec)
+    demo_users_ensure()
+    demo_users_ensure()
     approver = User.objects.get(username=APPROVER.username)
     viewer = User.objects.get(username=VIEWER.username)
     assert approver.check_password(APPROVER.password)

@@ -18,11 +18,14 @@ import yaml
 from django.db import transaction
 from django.utils import timezone
 
+import oloproof_core as engine
 from evalsite.celery import app
 from metrics.models import CaseVerdict, MetricEstimate
-from runs import execution, sweep
+from runs import chunks as chunk_work
+from runs import dispatch, finalising, planning, run_code, sweep
 from runs.models import CaseResult, DatasetCase, Run, RunChunk
 from runs.services import run_submit
+from runs.store import DjangoStore
 from tests.support.platform import write_project
 
 N_CASES = 20
@@ -76,9 +79,9 @@ def test_a_run_is_planned_into_chunks_executed_and_finalised_exactly_once(
     estimates = MetricEstimate.objects.filter(run=run).count()
 
     # Deliveries repeated after the fact change nothing.
-    assert execution.run_start(run_id=run.pk) == "skipped"
-    assert {execution.chunk_execute(chunk_id=c.pk) for c in chunks} == {"skipped"}
-    assert execution.run_finalise(run_id=run.pk) == "skipped"
+    assert planning.run_start(run_id=run.pk) == "skipped"
+    assert {chunk_work.chunk_execute(chunk_id=c.pk) for c in chunks} == {"skipped"}
+    assert finalising.run_finalise(run_id=run.pk) == "skipped"
     assert CaseResult.objects.filter(run=run).count() == N_CASES
     assert CaseVerdict.objects.filter(run=run).count() == 2 * N_CASES
     assert MetricEstimate.objects.filter(run=run).count() == estimates
@@ -89,7 +92,7 @@ def test_a_run_is_planned_into_chunks_executed_and_finalised_exactly_once(
 def planned(project: Path) -> tuple[Run, list[RunChunk]]:
     """A run planned into chunks; nothing is sent, as on_commit never fires in `db` tests."""
     run = submit(project)
-    assert execution.run_start(run_id=run.pk) == "started"
+    assert planning.run_start(run_id=run.pk) == "started"
     return Run.objects.get(pk=run.pk), list(RunChunk.objects.filter(run=run))
 
 
@@ -102,11 +105,11 @@ def test_a_chunk_held_by_a_live_worker_is_not_taken_and_a_stale_one_is(project: 
         status=RunChunk.Status.CLAIMED, claimed_by="elsewhere:1:live", attempts=1, touched_at=now
     )
 
-    assert execution.chunk_execute(chunk_id=first.pk) == "skipped"
+    assert chunk_work.chunk_execute(chunk_id=first.pk) == "skipped"
     assert not CaseResult.objects.filter(run=run).exists()
 
     RunChunk.objects.filter(pk=first.pk).update(touched_at=now - timedelta(minutes=5))
-    assert execution.chunk_execute(chunk_id=first.pk) == "done"
+    assert chunk_work.chunk_execute(chunk_id=first.pk) == "done"
     first.refresh_from_db()
     assert (first.status, first.attempts) == (RunChunk.Status.DONE, 2)
     assert CaseResult.objects.filter(run=run).count() == first.size
@@ -116,16 +119,16 @@ def test_a_chunk_held_by_a_live_worker_is_not_taken_and_a_stale_one_is(project: 
 def test_a_worker_that_lost_its_claim_records_nothing(project: Path) -> None:
     run, chunks = planned(project)
     chunk = chunks[1]
-    plan, _ = execution.run_plan_load(run=run)
+    plan, _ = run_code.run_plan_load(run=run)
     RunChunk.objects.filter(pk=chunk.pk).update(
         status=RunChunk.Status.CLAIMED, claimed_by="new-owner", touched_at=timezone.now()
     )
-    cases = execution.process_rows(plan, execution._chunk_rows(run, chunk), execution.DjangoStore())
+    cases = engine.process_rows(plan, chunk_work._chunk_rows(chunk), DjangoStore())
 
-    assert execution._chunk_complete(chunk, "old-owner", plan, cases) is False
+    assert chunk_work._chunk_complete(chunk, "old-owner", plan, cases) is False
     assert not CaseResult.objects.filter(run=run).exists()
-    assert execution._chunk_complete(chunk, "new-owner", plan, cases) is True
-    assert execution._chunk_complete(chunk, "new-owner", plan, cases) is False
+    assert chunk_work._chunk_complete(chunk, "new-owner", plan, cases) is True
+    assert chunk_work._chunk_complete(chunk, "new-owner", plan, cases) is False
     assert CaseResult.objects.filter(run=run).count() == chunk.size
     run.refresh_from_db()
     assert run.cases_done == chunk.size
@@ -150,7 +153,7 @@ def test_the_sweep_hands_a_dead_workers_chunk_to_the_workers_again(
     # All chunks are done now, and their finalising task went nowhere (on_commit does
     # not fire here): a sweep a stale interval later sends the run to be finalised.
     assert sweep.runs_sweep().finalising == 0
-    later = timezone.now() + execution.stale_after() + timedelta(seconds=1)
+    later = timezone.now() + dispatch.stale_after() + timedelta(seconds=1)
     assert sweep.runs_sweep(now=later).finalising == 1
     run.refresh_from_db()
     assert run.status == Run.Status.SUCCEEDED
@@ -161,9 +164,9 @@ def test_a_chunk_that_keeps_killing_its_workers_fails_the_run_with_the_reason(
     project: Path,
 ) -> None:
     run, chunks = planned(project)
-    RunChunk.objects.filter(pk=chunks[2].pk).update(attempts=execution.MAX_CHUNK_ATTEMPTS)
+    RunChunk.objects.filter(pk=chunks[2].pk).update(attempts=chunk_work.MAX_CHUNK_ATTEMPTS)
 
-    assert execution.chunk_execute(chunk_id=chunks[2].pk) == "failed"
+    assert chunk_work.chunk_execute(chunk_id=chunks[2].pk) == "failed"
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     assert "chunk 2 of run" in run.error
@@ -175,7 +178,7 @@ def test_a_chunk_that_keeps_killing_its_workers_fails_the_run_with_the_reason(
 def test_code_that_does_not_import_fails_the_run_naming_it(project: Path) -> None:
     run = submit(project, evaluators=["checks.py:no_such_evaluator"])
 
-    assert execution.run_start(run_id=run.pk) == "failed"
+    assert planning.run_start(run_id=run.pk) == "failed"
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     assert "no_such_evaluator" in run.error
@@ -188,7 +191,7 @@ def test_a_platform_fault_in_a_chunk_fails_the_run_with_its_traceback(project: P
     run, chunks = planned(project)
     DatasetCase.objects.filter(dataset_id=run.dataset_id, position=3).update(input=["not", "a"])
 
-    assert execution.chunk_execute(chunk_id=chunks[0].pk) == "failed"
+    assert chunk_work.chunk_execute(chunk_id=chunks[0].pk) == "failed"
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     assert run.error.startswith(f"chunk 0 of run {run.pk} failed on worker ")

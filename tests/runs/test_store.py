@@ -10,8 +10,9 @@ from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate
 from oloproof_core.store import CacheEntry
 from oloproof_core.verdict import Verdict
 from runs.models import CaseResult, Dataset, DatasetCase, Gate, Run
-from runs.selectors import run_result_load
-from runs.services import approval_create, gate_record
+from runs.recording import gate_record
+from runs.selectors.results import run_result
+from runs.services import approval_create
 from runs.store import DjangoStore
 from tests.runs.conftest import record_evaluation
 
@@ -36,7 +37,7 @@ def test_a_recorded_run_reads_back_as_the_same_result() -> None:
     assert CaseResult.objects.get(run=run, case_id="case_00002").outcome == "passed"
     assert CaseVerdict.objects.filter(run=run).count() == 60
 
-    loaded = run_result_load(run=run)
+    loaded = run_result(run=run)
     assert [m.to_dict() for m in loaded.metrics] == [m.to_dict() for m in result.metrics]
     assert [c.id for c in loaded.cases] == [c.id for c in result.cases]
     for original, reread in zip(result.cases, loaded.cases, strict=True):
@@ -129,7 +130,7 @@ def test_recording_stays_within_a_fixed_query_budget(django_assert_max_num_queri
 
 
 def test_a_retried_chunk_never_duplicates_a_case() -> None:
-    from runs.services import case_results_create
+    from runs.recording import case_results_create
 
     result = record_evaluation(10)
     run_id = int(result.run_id)

@@ -1,0 +1,6 @@
+"""The REST API's routers: runs (history, cases, submit, compare, gates) and metrics."""
+
+from runs.api.metrics import router as metrics_router
+from runs.api.runs import router as runs_router
+
+__all__ = ["metrics_router", "runs_router"]

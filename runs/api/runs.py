@@ -1,0 +1,118 @@
+"""The runs API: list, detail, cases, submit, compare, gate and approvals.
+
+Thin: each route reads through a selector or writes through a service, and the
+services check permissions; domain errors become clear 4xx responses (`evalsite.api`).
+"""
+
+
+from datetime import datetime
+from typing import Any, Literal
+
+from django.http import HttpRequest
+from ninja import Query, Router, Schema
+from ninja.pagination import paginate
+from ninja.responses import Status
+
+from runs.api.paging import Paging
+from runs.auth import AuthenticatedRequest
+from runs.errors import NotFoundError
+from runs.models import Gate, Run
+from runs.schemas import (
+    ApprovalIn,
+    ApprovalOut,
+    CaseOut,
+    ComparisonOut,
+    GateOut,
+    RunDetailOut,
+    RunOut,
+    RunSubmitIn,
+)
+from runs.selectors.cases import CasePages
+from runs.selectors.comparison import runs_compare
+from runs.selectors.runs import RunFilters, run_get, runs_list
+from runs.services import approval_create, run_submit_by
+
+router = Router(tags=["runs"])
+
+
+class RunListQuery(Schema):
+    system: str | None = None
+    release: str | None = None
+    dataset: str | None = None
+    status: Literal["queued", "running", "finalising", "succeeded", "failed"] | None = None
+    gate: Literal["pass", "fail", "inconclusive", "none"] | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+
+class CaseListQuery(Schema):
+    outcome: Literal["passed", "failed", "missing", "pending", "error"] | None = None
+
+
+@router.get("/runs", response=list[RunOut], summary="List runs, newest first")
+@paginate(Paging, default_limit=50)
+def list_runs(request: HttpRequest, query: Query[RunListQuery]) -> Any:
+    return runs_list(
+        filters=RunFilters(
+            system=query.system,
+            release=query.release,
+            dataset_digest=query.dataset,
+            status=query.status,
+            gate_outcome=query.gate,
+            created_after=query.created_after,
+            created_before=query.created_before,
+        )
+    )
+
+
+@router.post("/runs", response={201: RunOut}, summary="Submit a run to the workers")
+def submit_run(request: AuthenticatedRequest, payload: RunSubmitIn) -> Status[Any]:
+    run = run_submit_by(user=request.user, config=payload.config, base_dir=payload.base_dir)
+    return Status(201, run_get(run_id=run.pk))
+
+
+@router.get("/runs/{run_id}", response=RunDetailOut, summary="One run with its provenance")
+def get_run(request: HttpRequest, run_id: int) -> Run:
+    return run_get(run_id=run_id)
+
+
+@router.get("/runs/{run_id}/cases", response=list[CaseOut], summary="A run's cases, in order")
+@paginate(Paging, default_limit=100)
+def list_cases(request: HttpRequest, run_id: int, query: Query[CaseListQuery]) -> CasePages:
+    return CasePages(run=run_get(run_id=run_id), outcome=query.outcome)
+
+
+@router.get(
+    "/compare",
+    response=ComparisonOut,
+    summary="Compare two runs on the same cases (paired by case id)",
+)
+def compare(request: HttpRequest, baseline: int, candidate: int) -> dict[str, Any]:
+    comparison = runs_compare(
+        baseline=run_get(run_id=baseline), candidate=run_get(run_id=candidate)
+    )
+    return {"baseline_run": baseline, "candidate_run": candidate, **comparison.to_dict()}
+
+
+@router.get("/runs/{run_id}/gate", response=GateOut, summary="A run's gate and its approvals")
+def get_gate(request: HttpRequest, run_id: int) -> Gate:
+    gate = getattr(run_get(run_id=run_id), "gate", None)
+    if gate is None:
+        raise NotFoundError(f"run {run_id} has no gate: it was evaluated without a policy")
+    return gate
+
+
+@router.post(
+    "/runs/{run_id}/approvals",
+    response={201: ApprovalOut},
+    summary="Approve or reject a run's gate (needs runs.approve_gate)",
+)
+def approve(request: HttpRequest, run_id: int, payload: ApprovalIn) -> Status[Any]:
+    approval = approval_create(
+        run=run_get(run_id=run_id),
+        user=request.user,
+        decision=payload.decision,
+        comment=payload.comment,
+        override=payload.override,
+    )
+    return Status(201, approval)

@@ -1,0 +1,261 @@
+"""A run's chunks: the ledger of who does which cases, and executing one chunk.
+
+Every step is safe to repeat and to run on several workers at once: a worker takes
+a chunk with a conditional update (pending, or claimed by a worker whose heartbeat
+went stale) and marks it done with another one on its own claim token, in the
+transaction that writes the chunk's cases, so a chunk's cases are written and
+counted exactly once (and `(run, case_id)` is unique besides). This module is the
+only writer of `RunChunk`; the sweep (`runs.sweep`) calls it to hand lost chunks out.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from django.db import DatabaseError, connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+import oloproof_core as engine
+from runs.dispatch import Enqueue, send_work, stale_after, worker_name
+from runs.models import DatasetCase, Run, RunChunk
+from runs.recording import chunk_cases_record, run_fail
+from runs.run_code import RunCodeError, run_plan_load
+from runs.store import DjangoStore
+
+logger = logging.getLogger(__name__)
+
+MAX_CHUNK_ATTEMPTS = 5
+"""A chunk claimed this many times without finishing fails its run (it kills its workers)."""
+
+
+# The ledger ------------------------------------------------------------------------
+
+
+def chunks_create(*, run_id: int, total: int, size: int) -> list[int]:
+    now = timezone.now()
+    chunks = RunChunk.objects.bulk_create(
+        [
+            RunChunk(
+                run_id=run_id,
+                index=index,
+                first_position=first,
+                size=min(size, total - first),
+                touched_at=now,
+            )
+            for index, first in enumerate(range(0, total, size))
+        ]
+    )
+    return [chunk.pk for chunk in chunks]
+
+
+def _chunk_claim(chunk_id: int, token: str) -> bool:
+    now = timezone.now()
+    claimable = Q(status=RunChunk.Status.PENDING) | Q(
+        status=RunChunk.Status.CLAIMED, touched_at__lt=now - stale_after()
+    )
+    claimed = RunChunk.objects.filter(
+        claimable, pk=chunk_id, run__status=Run.Status.RUNNING
+    ).update(
+        status=RunChunk.Status.CLAIMED,
+        claimed_by=token,
+        touched_at=now,
+        attempts=F("attempts") + 1,
+        cases_done=0,
+    )
+    return claimed == 1
+
+
+def _chunk_release(chunk_id: int, token: str) -> None:
+    RunChunk.objects.filter(pk=chunk_id, status=RunChunk.Status.CLAIMED, claimed_by=token).update(
+        status=RunChunk.Status.PENDING, claimed_by="", touched_at=timezone.now()
+    )
+
+
+def _chunk_beat(chunk_id: int, token: str, cases_done: int) -> bool:
+    kept = RunChunk.objects.filter(
+        pk=chunk_id, status=RunChunk.Status.CLAIMED, claimed_by=token
+    ).update(touched_at=timezone.now(), cases_done=cases_done)
+    return bool(kept)
+
+
+def chunks_reclaim_stale(*, chunk_ids: Sequence[int], cutoff: datetime, now: datetime) -> list[int]:
+    """Hand back the chunks, among these, whose worker's heartbeat is older than `cutoff`."""
+    reclaimed = []
+    for chunk_id in chunk_ids:
+        reset = RunChunk.objects.filter(
+            pk=chunk_id, status=RunChunk.Status.CLAIMED, touched_at__lt=cutoff
+        ).update(status=RunChunk.Status.PENDING, claimed_by="", touched_at=now)
+        if reset:
+            reclaimed.append(chunk_id)
+    return reclaimed
+
+
+def chunks_touch_pending(*, chunk_ids: Sequence[int], now: datetime) -> None:
+    """Mark pending chunks as just sent again, so the next sweep gives them time."""
+    RunChunk.objects.filter(pk__in=list(chunk_ids), status=RunChunk.Status.PENDING).update(
+        touched_at=now
+    )
+
+
+def all_chunks_done(run_id: int) -> bool:
+    chunks = RunChunk.objects.filter(run_id=run_id)
+    return chunks.exists() and not chunks.exclude(status=RunChunk.Status.DONE).exists()
+
+
+# Executing one chunk ----------------------------------------------------------------
+
+
+def chunk_execute(*, chunk_id: int) -> str:
+    """Execute one chunk if this worker can claim it; record its cases exactly once."""
+    token = f"{worker_name()}:{uuid.uuid4().hex[:8]}"
+    if not _chunk_claim(chunk_id, token):
+        return "skipped"
+    chunk = RunChunk.objects.select_related("run").get(pk=chunk_id)
+    run = chunk.run
+    if chunk.attempts > MAX_CHUNK_ATTEMPTS:
+        run_fail(
+            run_id=run.pk,
+            reason=f"chunk {chunk.index} of run {run.pk} (cases {chunk.first_position} to "
+            f"{chunk.first_position + chunk.size - 1}) was started {chunk.attempts - 1} times "
+            "and never finished: its worker died each time (out of memory, or killed?)",
+        )
+        return "failed"
+    try:
+        plan, _ = run_plan_load(run=run)
+    except RunCodeError as exc:
+        run_fail(run_id=run.pk, reason=str(exc))
+        return "failed"
+    return _chunk_process(chunk, token, plan)
+
+
+def _chunk_process(chunk: RunChunk, token: str, plan: engine.RunPlan) -> str:
+    try:
+        rows = _chunk_rows(chunk)
+        with _Heartbeat(chunk.pk, token) as heartbeat:
+            cases = engine.process_rows(plan, rows, DjangoStore(), progress=heartbeat.progress)
+        return "done" if _chunk_complete(chunk, token, plan, cases) else "lost"
+    except DatabaseError:
+        # Likely passing (a lock timeout, a restarted server): hand the chunk back at
+        # once rather than after the stale interval, and let the task retry.
+        _chunk_release(chunk.pk, token)
+        raise
+    except Exception as exc:
+        # The system's own failures are kept per case by the engine; an exception here
+        # is a fault of the platform that a retry would meet again.
+        _chunk_release(chunk.pk, token)
+        run_fail(
+            run_id=chunk.run_id,
+            reason=f"chunk {chunk.index} of run {chunk.run_id} failed on worker "
+            f"{worker_name()}: " + "".join(traceback.format_exception(exc))[-8000:],
+        )
+        return "failed"
+    except BaseException:
+        _chunk_release(chunk.pk, token)  # the worker is shutting down
+        raise
+
+
+def _chunk_rows(chunk: RunChunk) -> list[engine.Row]:
+    run = chunk.run
+    if run.dataset_id is None:
+        # Unreachable: planning sets the dataset in the transaction that makes the chunks.
+        raise RuntimeError(f"run {run.pk} has chunks but no dataset")
+    records = DatasetCase.objects.filter(
+        dataset_id=run.dataset_id,
+        position__gte=chunk.first_position,
+        position__lt=chunk.first_position + chunk.size,
+    ).order_by("position")
+    items = []
+    for record in records:
+        item: dict[str, Any] = {"id": record.case_id, "input": record.input}
+        for key in ("expected", "split", "cluster"):
+            value = getattr(record, key)
+            if value is not None:
+                item[key] = value
+        items.append(item)
+    # Through the engine's loader, so rows carry the same digests the verdict cache keys on.
+    return engine.load_dataset(items).rows
+
+
+def _chunk_complete(
+    chunk: RunChunk, token: str, plan: engine.RunPlan, cases: Sequence[engine.CaseResult]
+) -> bool:
+    pass_fail = frozenset(
+        evaluator.criterion for evaluator in plan.evaluators if evaluator.value_type == "pass_fail"
+    )
+    now = timezone.now()
+    with transaction.atomic():
+        finished = RunChunk.objects.filter(
+            pk=chunk.pk, status=RunChunk.Status.CLAIMED, claimed_by=token
+        ).update(
+            status=RunChunk.Status.DONE,
+            touched_at=now,
+            finished_at=now,
+            cases_done=len(cases),
+            judging={name: tally.to_dict() for name, tally in plan.tallies.items()},
+        )
+        if not finished:
+            # Taken for dead and re-claimed by another worker, which records these cases.
+            return False
+        chunk_cases_record(
+            run_id=chunk.run_id,
+            cases=cases,
+            pass_fail=pass_fail,
+            first_position=chunk.first_position,
+        )
+        # Checked after commit: two chunks finishing together each see the other's
+        # commit then, so at least one of them sends the finalising task.
+        transaction.on_commit(lambda: _finalise_if_complete(chunk.run_id))
+    return True
+
+
+def _finalise_if_complete(run_id: int) -> None:
+    if all_chunks_done(run_id):
+        send_work(Enqueue(finalise=[run_id]))
+
+
+class _Heartbeat:
+    """Keeps a claimed chunk's `touched_at` fresh from a thread while the engine works.
+
+    A thread rather than the progress callback, so one slow case (a long model call)
+    does not make a live worker look dead. It also stores the chunk's progress.
+    """
+
+    def __init__(self, chunk_id: int, token: str) -> None:
+        self.chunk_id = chunk_id
+        self.token = token
+        self.interval = stale_after().total_seconds() / 4
+        self.cases_done = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="chunk-heartbeat", daemon=True)
+
+    def progress(self, phase: str, done: int, total: int) -> None:
+        if phase == "system":
+            self.cases_done = done
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _beat(self) -> None:
+        try:
+            while not self._stop.wait(self.interval):
+                try:
+                    kept = _chunk_beat(self.chunk_id, self.token, self.cases_done)
+                except Exception:
+                    logger.exception("heartbeat of chunk %s failed; retrying", self.chunk_id)
+                    continue
+                if not kept:
+                    return
+        finally:
+            connection.close()

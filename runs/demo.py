@@ -1,0 +1,112 @@
+"""The example history: three releases of the support bot, their gates, two accounts.
+
+Recorded from examples/support_bot/ (with failures, missing cases, sub-scores and
+a release gate); the first release is approved, so it is the baseline from then
+on. Recording again adds nothing: a release already recorded on the demo dataset
+is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from django.utils import timezone
+
+import oloproof_core as engine
+from runs.models import Gate, Run
+from runs.recording import run_config_replace, run_redate
+from runs.selectors.runs import runs_of_release_on_dataset
+from runs.services import account_ensure, approval_create
+from runs.store import DjangoStore
+
+EXAMPLE_DIR = Path(__file__).resolve().parents[1] / "examples" / "support_bot"
+DEMO_CONFIG = "demo.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class DemoRelease:
+    system: str
+    """The release's system in examples/support_bot/releases.py."""
+    days_ago: float
+    """How long ago the run is dated, so the history reads like one."""
+
+
+RELEASES = (
+    DemoRelease("releases.py:answer_v1", days_ago=14),
+    DemoRelease("releases.py:answer_v1_1", days_ago=6),
+    DemoRelease("releases.py:answer_v2", days_ago=0.05),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DemoUser:
+    username: str
+    password: str
+    permissions: tuple[str, ...]
+    role: str
+
+
+APPROVER = DemoUser("demo", "oloproof-demo", ("approve_gate", "add_run"), "may approve gates")
+VIEWER = DemoUser("viewer", "oloproof-viewer", (), "read-only")
+DEMO_USERS = (APPROVER, VIEWER)
+
+
+def demo_users_ensure() -> None:
+    for spec in DEMO_USERS:
+        account_ensure(username=spec.username, password=spec.password, permissions=spec.permissions)
+
+
+def demo_record(*, log: Callable[[str], None] | None = None) -> int:
+    """Record each demo release that has no run on the demo dataset yet; return how many."""
+    config_path = EXAMPLE_DIR / DEMO_CONFIG
+    if not config_path.is_file():
+        raise engine.ConfigError(
+            f"{config_path}: the demo's example is missing; run the demo from a clone of the "
+            "oloproof repository (it reads examples/support_bot/)"
+        )
+    config = engine.load_run_config(str(config_path))
+    dataset_source = os.path.abspath(config.dataset)
+    approver = account_ensure(
+        username=APPROVER.username, password=APPROVER.password, permissions=APPROVER.permissions
+    )
+    store = DjangoStore(created_by=approver)
+    recorded = 0
+    for index, release in enumerate(RELEASES):  # the first is the approved baseline
+        system = engine.load_object(release.system, base_dir=str(EXAMPLE_DIR), what="system")
+        run_config = {**config.raw, "system": release.system, "base_dir": str(EXAMPLE_DIR)}
+        existing = runs_of_release_on_dataset(
+            system_name=getattr(system, "name", ""),
+            version=getattr(system, "version", None) or "",
+            dataset_source=dataset_source,
+        )
+        if existing:
+            # Older demo folders lack the full config; it lets "New run" start from it.
+            run_config_replace(run_ids=existing, config=run_config)
+            continue
+        if log is not None:
+            log(f"recording {getattr(system, 'name', '')}@{getattr(system, 'version', '')}")
+        result = engine.run_evaluation(
+            system=system,
+            dataset=dataset_source,
+            evaluators=config.evaluators,
+            store=store,
+            policy=config.policy,
+            concurrency=8,
+        )
+        run = Run.objects.select_related("release").get(pk=int(str(result.run_id)))
+        run_redate(
+            run=run, when=timezone.now() - timedelta(days=release.days_ago), config=run_config
+        )
+        if index == 0 and Gate.objects.filter(run=run, outcome=Gate.Outcome.PASS).exists():
+            approval_create(
+                run=run,
+                user=approver,
+                decision="approve",
+                comment="First release on the demo dataset: the baseline from now on.",
+            )
+        recorded += 1
+    return recorded

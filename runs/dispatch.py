@@ -1,0 +1,64 @@
+"""Handing work to the Celery workers, by task name, once the writing transaction commits.
+
+Tasks are looked up in the Celery app's registry by name rather than imported: the
+task modules call the work modules, so the work modules must not import them back.
+The message carries ids only, never model instances.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+
+RUN_START_TASK = "runs.run_execute"
+CHUNK_TASK = "runs.run_chunk_execute"
+FINALISE_TASK = "runs.run_finalise"
+SWEEP_TASK = "runs.runs_sweep"
+
+
+def chunk_size() -> int:
+    return max(1, int(settings.OLOPROOF_CHUNK_SIZE))
+
+
+def stale_after() -> timedelta:
+    return timedelta(seconds=max(1, int(settings.OLOPROOF_CHUNK_STALE_AFTER)))
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@dataclass(slots=True)
+class Enqueue:
+    """Work a step hands on to the workers once its transaction has committed."""
+
+    chunks: list[int] = field(default_factory=list)
+    finalise: list[int] = field(default_factory=list)
+    start: list[int] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.chunks or self.finalise or self.start)
+
+
+def _send(task_name: str, record_id: int) -> None:
+    current_app.tasks[task_name].delay(record_id)
+
+
+def send_work(work: Enqueue) -> None:
+    for chunk_id in work.chunks:
+        _send(CHUNK_TASK, chunk_id)
+    for run_id in work.finalise:
+        _send(FINALISE_TASK, run_id)
+    for run_id in work.start:
+        _send(RUN_START_TASK, run_id)
+
+
+def send_work_on_commit(work: Enqueue) -> None:
+    if work:
+        transaction.on_commit(lambda: send_work(work))

@@ -1,0 +1,383 @@
+"""The one writer of a run's tables: releases, datasets, runs, case results, metrics, gates.
+
+In-process recording (`evaluate()`, `oloproof run`), submitting to the workers, the
+workers' chunks and finalising, and the demo all write through these functions, so
+a run's rows are shaped in one place. Writes are bulk writes in fixed-size batches:
+a 100,000-case run costs a handful of queries per batch, never one per case.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User as Account
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+import oloproof_core as engine
+from metrics.batching import batches
+from metrics.services import case_verdicts_create, evaluators_ensure, metric_estimates_create
+from runs.errors import InvalidRequestError
+from runs.models import CaseResult, Dataset, DatasetCase, Gate, Release, Run, System
+
+logger = logging.getLogger(__name__)
+
+
+def batch_size_or_default(batch_size: int | None) -> int:
+    return batch_size or int(getattr(settings, "OLOPROOF_RECORD_CHUNK_SIZE", 2000))
+
+
+def release_get_or_create(*, system_name: str, version: str | None) -> Release:
+    system, _ = System.objects.get_or_create(name=system_name)
+    release, _ = Release.objects.get_or_create(system=system, version=version or "")
+    return release
+
+
+def dataset_get_or_create(
+    *,
+    digest: str,
+    source: str,
+    splits: Mapping[str, int],
+    cases: Sequence[engine.CaseResult] | Sequence[engine.Row],
+    batch_size: int | None = None,
+) -> Dataset:
+    """The dataset with this digest; its cases are written only the first time it is seen."""
+    with transaction.atomic():
+        dataset, created = Dataset.objects.get_or_create(
+            digest=digest,
+            defaults={"source": source[:1000], "n_cases": len(cases), "splits": dict(splits)},
+        )
+        if created:
+            for offset, batch in _numbered_batches(cases, batch_size_or_default(batch_size)):
+                DatasetCase.objects.bulk_create(
+                    [
+                        DatasetCase(
+                            dataset=dataset,
+                            case_id=case.id,
+                            position=offset + index,
+                            input=case.input,
+                            expected=case.expected,
+                            split=case.split,
+                            cluster=case.cluster,
+                        )
+                        for index, case in enumerate(batch)
+                    ],
+                    ignore_conflicts=True,
+                )
+    return dataset
+
+
+def dataset_record(data: engine.Dataset) -> Dataset:
+    """The record of a loaded dataset, its cases written the first time its digest is seen."""
+    return dataset_get_or_create(
+        digest=data.digest, source=data.source, splits=data.splits, cases=data.rows
+    )
+
+
+def _numbered_batches(items: Sequence[Any], size: int) -> Iterable[tuple[int, list[Any]]]:
+    offset = 0
+    for batch in batches(items, size):
+        yield offset, batch
+        offset += len(batch)
+
+
+def case_outcome(case: engine.CaseResult, pass_fail: frozenset[str]) -> str:
+    """missing if the system or any evaluator failed; failed if a pass/fail criterion failed."""
+    if case.error is not None:
+        return CaseResult.Outcome.MISSING
+    outcome = CaseResult.Outcome.PASSED
+    for criterion, verdict in case.verdicts.items():
+        if verdict.value is None:
+            return CaseResult.Outcome.MISSING
+        if criterion in pass_fail and verdict.value < 1.0:
+            outcome = CaseResult.Outcome.FAILED
+    return outcome
+
+
+def case_results_create(
+    *,
+    run_id: int,
+    cases: Sequence[engine.CaseResult],
+    pass_fail: frozenset[str],
+    first_position: int = 0,
+    batch_size: int | None = None,
+) -> int:
+    """Record what the system did on each case; a case already recorded for the run is kept.
+
+    The (run, case_id) unique constraint plus `ignore_conflicts` is what makes a
+    retried or duplicated chunk of work harmless.
+    """
+    written = 0
+    for offset, batch in _numbered_batches(cases, batch_size_or_default(batch_size)):
+        rows = [
+            CaseResult(
+                run_id=run_id,
+                case_id=case.id,
+                position=first_position + offset + index,
+                output=case.output if case.error is None else None,
+                error_type=case.error.type if case.error is not None else "",
+                error_message=case.error.message if case.error is not None else "",
+                error_traceback=case.error.traceback if case.error is not None else "",
+                latency_ms=case.latency_ms,
+                cost_usd=case.cost_usd,
+                artifacts=case.artifacts,
+                outcome=case_outcome(case, pass_fail),
+            )
+            for index, case in enumerate(batch)
+        ]
+        CaseResult.objects.bulk_create(rows, ignore_conflicts=True)
+        written += len(rows)
+    return written
+
+
+def gate_record(*, run: Run, gate: Mapping[str, Any], decided_at: datetime | None = None) -> Gate:
+    """Keep the policy's decision on a run (replacing an earlier one for the same run)."""
+    outcome = gate.get("outcome")
+    if outcome not in Gate.Outcome.values:
+        raise InvalidRequestError(
+            f"gate outcome must be one of {', '.join(Gate.Outcome.values)}, got {outcome!r}"
+        )
+    record, _ = Gate.objects.update_or_create(
+        run=run,
+        defaults={
+            "outcome": outcome,
+            "summary": str(gate.get("summary") or ""),
+            "rules": list(gate.get("rules") or []),
+            "decided_at": decided_at or timezone.now(),
+        },
+    )
+    return record
+
+
+def policy_fields(policy: Any) -> dict[str, str]:
+    """The policy columns of a run from the policy its provenance names."""
+    if policy is None:
+        return {"policy_digest": "", "policy_text": ""}
+    if isinstance(policy, Mapping):
+        text = policy.get("text")
+        text = text if isinstance(text, str) else engine.canonical_json(policy)
+        digest = policy.get("digest")
+        digest = digest if isinstance(digest, str) else engine.digest_text(text)
+    else:
+        text = str(policy)
+        digest = engine.digest_text(text)
+    return {"policy_digest": digest[:64], "policy_text": text}
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def pass_fail_criteria(descriptions: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+    return frozenset(
+        item["criterion"] for item in descriptions if item.get("value_type") == "pass_fail"
+    )
+
+
+def run_record(
+    *,
+    result: engine.Result,
+    created_by: Account | None = None,
+    batch_size: int | None = None,
+) -> Run:
+    """Keep a finished run: release, dataset (once), cases, verdicts, metrics and gate.
+
+    One transaction; each table is written in batches of `batch_size` cases.
+    """
+    provenance = result.provenance
+    system_info = provenance.get("system") or {}
+    dataset_info = provenance.get("dataset") or {}
+    size = batch_size_or_default(batch_size)
+    with transaction.atomic():
+        release = release_get_or_create(
+            system_name=str(system_info.get("name") or "unnamed"),
+            version=system_info.get("version"),
+        )
+        dataset = dataset_get_or_create(
+            digest=str(dataset_info.get("digest") or _cases_digest(result.cases)),
+            source=str(dataset_info.get("source") or "<unknown>"),
+            splits=_split_counts(result.cases),
+            cases=result.cases,
+            batch_size=size,
+        )
+        finished_at = _parse_time(provenance.get("finished_at"))
+        run = Run.objects.create(
+            release=release,
+            dataset=dataset,
+            status=Run.Status.SUCCEEDED,
+            split=dataset_info.get("split"),
+            cases_total=len(result.cases),
+            cases_done=len(result.cases),
+            cases_failed=sum(1 for case in result.cases if case.error is not None),
+            config={"system": system_info.get("import_path")},
+            provenance=provenance,
+            confidence=float(provenance.get("confidence") or 0.95),
+            created_by=created_by,
+            started_at=_parse_time(provenance.get("started_at")),
+            finished_at=finished_at or timezone.now(),
+            duration_s=provenance.get("duration_s"),
+            **policy_fields(provenance.get("policy")),
+        )
+        pass_fail = pass_fail_criteria(provenance.get("evaluators") or [])
+        case_results_create(run_id=run.pk, cases=result.cases, pass_fail=pass_fail, batch_size=size)
+        case_verdicts_create(run_id=run.pk, cases=result.cases, batch_size=size)
+        _metrics_and_gate_record(run, result, _gate_dict(result), decided_at=finished_at)
+    return run
+
+
+def _metrics_and_gate_record(
+    run: Run,
+    result: engine.Result,
+    gate: Mapping[str, Any] | None,
+    *,
+    decided_at: datetime | None,
+) -> None:
+    evaluators = evaluators_ensure(descriptions=result.provenance.get("evaluators") or [])
+    metric_estimates_create(run_id=run.pk, metrics=result.metrics, evaluators=evaluators)
+    if gate is not None:
+        gate_record(run=run, gate=gate, decided_at=decided_at)
+
+
+def _gate_dict(result: engine.Result) -> Mapping[str, Any] | None:
+    if result.gate is not None:
+        gate = result.gate.to_dict()
+        return gate if isinstance(gate, Mapping) else None
+    stored = result.extras.get("gate")
+    return stored if isinstance(stored, Mapping) else None
+
+
+def _split_counts(cases: Sequence[engine.CaseResult]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for case in cases:
+        if case.split is not None:
+            counts[case.split] = counts.get(case.split, 0) + 1
+    return counts
+
+
+def _cases_digest(cases: Sequence[engine.CaseResult]) -> str:
+    hasher = hashlib.sha256()
+    for case in cases:
+        hasher.update(engine.canonical_json([case.id, case.input, case.expected]).encode())
+    return hasher.hexdigest()
+
+
+# Runs that the workers execute ------------------------------------------------------
+
+
+def run_queued_create(
+    *,
+    config: Mapping[str, Any],
+    confidence: float,
+    created_by: Account | None = None,
+    dataset: Dataset | None = None,
+) -> Run:
+    """A run waiting for the workers, with its config (and its dataset, when recorded here)."""
+    return Run.objects.create(
+        status=Run.Status.QUEUED,
+        split=config.get("split"),
+        config=dict(config),
+        confidence=confidence,
+        created_by=created_by,
+        dataset=dataset,
+        cases_total=0 if dataset is None else dataset.n_cases,
+    )
+
+
+def run_fail(*, run_id: int, reason: str) -> bool:
+    """Mark an unfinished run failed with a reason people can read; False if it had finished."""
+    failed = Run.objects.filter(
+        pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING, Run.Status.FINALISING]
+    ).update(status=Run.Status.FAILED, error=reason[:20000], finished_at=timezone.now())
+    if failed:
+        logger.warning("run %s failed: %s", run_id, reason)
+    return bool(failed)
+
+
+def run_started(*, run_id: int, release: Release, dataset: Dataset) -> bool:
+    """Move a queued run to running (once, whoever asks); False if it was not queued."""
+    started = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
+        status=Run.Status.RUNNING,
+        release=release,
+        dataset=dataset,
+        cases_total=dataset.n_cases,
+        cases_done=0,
+        cases_failed=0,
+        started_at=timezone.now(),
+    )
+    return bool(started)
+
+
+def chunk_cases_record(
+    *,
+    run_id: int,
+    cases: Sequence[engine.CaseResult],
+    pass_fail: frozenset[str],
+    first_position: int,
+) -> None:
+    """Record a finished chunk's cases and verdicts and count them on the run.
+
+    Called inside the transaction that marks the chunk done on its own claim, so a
+    chunk's cases are written and counted exactly once.
+    """
+    case_results_create(
+        run_id=run_id, cases=cases, pass_fail=pass_fail, first_position=first_position
+    )
+    case_verdicts_create(run_id=run_id, cases=cases, batch_size=batch_size_or_default(None))
+    Run.objects.filter(pk=run_id).update(
+        cases_done=F("cases_done") + len(cases),
+        cases_failed=F("cases_failed") + sum(1 for case in cases if case.error is not None),
+    )
+
+
+def run_conclusion_record(*, run: Run, result: engine.Result, finished_at: datetime) -> bool:
+    """Mark a running run succeeded with its metrics and gate, exactly once.
+
+    False when another finaliser got there first (its transaction won the update).
+    """
+    with transaction.atomic():
+        succeeded = Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(
+            status=Run.Status.SUCCEEDED,
+            provenance=result.provenance,
+            confidence=float(result.provenance.get("confidence") or run.confidence),
+            finished_at=finished_at,
+            duration_s=result.provenance.get("duration_s"),
+            error="",
+            **policy_fields(result.provenance.get("policy")),
+        )
+        if not succeeded:
+            return False
+        gate = None if result.gate is None else result.gate.to_dict()
+        _metrics_and_gate_record(run, result, gate, decided_at=finished_at)
+    return True
+
+
+def run_redate(*, run: Run, when: datetime, config: Mapping[str, Any] | None = None) -> None:
+    """Date a run (and a release it alone belongs to) back, for example histories."""
+    with transaction.atomic():
+        changes: dict[str, Any] = {
+            "created_at": when,
+            "started_at": when - timedelta(seconds=run.duration_s or 1),
+            "finished_at": when,
+        }
+        if config is not None:
+            changes["config"] = dict(config)
+        Run.objects.filter(pk=run.pk).update(**changes)
+        Gate.objects.filter(run=run).update(decided_at=when)
+        if Run.objects.filter(release=run.release).count() == 1:
+            Release.objects.filter(runs=run).update(created_at=when)
+
+
+def run_config_replace(*, run_ids: Iterable[int], config: Mapping[str, Any]) -> int:
+    """Give recorded runs a full config (so the New-run form can start from them)."""
+    return Run.objects.filter(pk__in=list(run_ids)).exclude(config=config).update(config=config)

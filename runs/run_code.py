@@ -1,0 +1,73 @@
+"""Loading a submitted run's code on a worker: its config, system, evaluators and plan.
+
+Workers import the system and evaluators from the folder recorded with the run,
+first dropping that folder's modules from the import cache if their files changed
+(`runs.user_code`), so a long-lived worker never judges with stale code.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+
+import oloproof_core as engine
+from runs.dispatch import worker_name
+from runs.models import Run
+from runs.user_code import forget_changed_project_code, remember_project_code
+
+
+class RunCodeError(Exception):
+    """The run's system, evaluators, policy, baseline or dataset could not be loaded here."""
+
+
+def run_config_load(*, run: Run) -> engine.RunConfig:
+    """The run's recorded config, with its system and evaluators imported in this process."""
+    config = dict(run.config)
+    base_dir = str(config.pop("base_dir", "") or os.getcwd())
+    forget_changed_project_code(base_dir)
+    try:
+        loaded = engine.run_config_from_mapping(
+            config, base_dir=base_dir, label=f"run {run.pk} config"
+        )
+    except Exception as exc:
+        raise RunCodeError(load_failure(run, exc, base_dir)) from exc
+    remember_project_code(base_dir)
+    return loaded
+
+
+def run_plan_load(
+    *, run: Run, config: engine.RunConfig | None = None
+) -> tuple[engine.RunPlan, engine.RunConfig]:
+    config = config or run_config_load(run=run)
+    try:
+        plan = engine.plan_run(
+            system=config.system,
+            evaluators=config.evaluators,
+            policy=config.policy,
+            concurrency=config.concurrency,
+            timeout=config.timeout,
+            confidence=config.confidence,
+        )
+    except Exception as exc:
+        base_dir = str(run.config.get("base_dir", ""))
+        raise RunCodeError(load_failure(run, exc, base_dir)) from exc
+    return plan, config
+
+
+def run_dataset_load(*, run: Run, config: engine.RunConfig) -> engine.Dataset:
+    try:
+        return engine.load_dataset(config.dataset, split=config.split)
+    except Exception as exc:
+        raise RunCodeError(
+            f"worker {worker_name()} could not load the dataset of run {run.pk}: {exc}"
+        ) from exc
+
+
+def load_failure(run: Run, exc: BaseException, base_dir: str) -> str:
+    # The last frame says where user code broke on import (a SyntaxError, a missing
+    # dependency); the message names the reference that could not be loaded.
+    where = traceback.format_exception_only(exc)[-1].strip()
+    return (
+        f"worker {worker_name()} could not load the code of run {run.pk} "
+        f"(system {run.config.get('system')!r}, base_dir {base_dir!r}): {where}"
+    )

@@ -1,0 +1,179 @@
+"""A run's cases: in order, filtered and searched in the database, one case in detail.
+
+A 100,000-case run is never loaded to show 50 of its cases: filtering and paging
+happen in the database, and a page's dataset rows and verdicts are read in bulk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet, TextField
+from django.db.models.functions import Cast
+
+from metrics.batching import KEY_BATCH, batches
+from metrics.models import CaseVerdict, MetricEstimate
+from metrics.selectors import case_verdicts_by_case, run_metric_estimates
+from runs.errors import NotFoundError
+from runs.models import CaseResult, DatasetCase, Run
+
+CASE_OUTCOMES = ("passed", "failed", "missing")
+
+
+def run_cases(*, run: Run, outcome: str | None = None) -> QuerySet[CaseResult]:
+    query = CaseResult.objects.filter(run=run).order_by("position", "id")
+    if outcome == "error":
+        return query.exclude(error_type="")
+    if outcome:
+        return query.filter(outcome=outcome)
+    return query
+
+
+def dataset_cases_by_id(*, run: Run, case_ids: list[str]) -> dict[str, DatasetCase]:
+    """The dataset rows (input, expected) behind some cases of a run."""
+    if run.dataset_id is None or not case_ids:
+        return {}
+    found: dict[str, DatasetCase] = {}
+    for batch in batches(case_ids, KEY_BATCH):
+        rows = DatasetCase.objects.filter(dataset_id=run.dataset_id, case_id__in=batch)
+        found.update({row.case_id: row for row in rows})
+    return found
+
+
+class CasePages:
+    """A run's cases as a sliceable sequence of whole cases (row, output, verdicts).
+
+    Paging slices it; each slice costs three queries whatever its position.
+    """
+
+    def __init__(self, *, run: Run, outcome: str | None = None) -> None:
+        self.run = run
+        self.cases = run_cases(run=run, outcome=outcome)
+
+    def all(self) -> CasePages:
+        return self
+
+    def count(self) -> int:
+        return self.cases.count()
+
+    def __getitem__(self, window: slice) -> list[dict[str, Any]]:
+        page = list(self.cases[window])
+        ids = [case.case_id for case in page]
+        rows = dataset_cases_by_id(run=self.run, case_ids=ids)
+        verdicts = case_verdicts_by_case(run_id=self.run.pk, case_ids=ids)
+        return [_whole_case(case, rows.get(case.case_id), verdicts) for case in page]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self[:])
+
+
+def _whole_case(
+    case: CaseResult, row: DatasetCase | None, verdicts: dict[str, list[CaseVerdict]]
+) -> dict[str, Any]:
+    return {
+        "case_id": case.case_id,
+        "position": case.position,
+        "input": None if row is None else row.input,
+        "expected": None if row is None else row.expected,
+        "output": case.output,
+        "error": case.error_dict(),
+        "latency_ms": case.latency_ms,
+        "cost_usd": case.cost_usd,
+        "artifacts": case.artifacts,
+        "outcome": case.outcome,
+        "verdicts": verdicts.get(case.case_id, []),
+    }
+
+
+def run_verdicts(*, run_id: int, criterion: str) -> QuerySet[CaseVerdict]:
+    return CaseVerdict.objects.filter(run_id=run_id, criterion=criterion).order_by("case_id")
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFilters:
+    """`outcome` applies to `criterion` when one is given, else to the case as a whole."""
+
+    criterion: str | None = None
+    outcome: str | None = None
+    search: str | None = None
+
+
+def run_criteria(*, run: Run) -> list[MetricEstimate]:
+    """The run's criteria (not sub-scores), with their value type and range."""
+    return [
+        estimate for estimate in run_metric_estimates(run_id=run.pk) if not estimate.is_sub_score
+    ]
+
+
+def run_case_table(*, run: Run, filters: CaseFilters) -> QuerySet[CaseResult]:
+    """The run's cases in order, filtered in the database.
+
+    For a criterion, "passed" is a verdict at the top of its range (1 for pass/fail),
+    "failed" an observed verdict below it, "missing" a verdict without a value. The search
+    looks in the case id, the output and the error message.
+    """
+    query = run_cases(run=run)
+    if filters.criterion and filters.outcome in CASE_OUTCOMES:
+        query = _by_criterion_outcome(query, run, filters.criterion, filters.outcome)
+    elif filters.outcome in CASE_OUTCOMES:
+        query = query.filter(outcome=filters.outcome)
+    search = (filters.search or "").strip()
+    if search:
+        query = query.annotate(output_text=Cast("output", TextField())).filter(
+            Q(case_id__icontains=search)
+            | Q(output_text__icontains=search)
+            | Q(error_message__icontains=search)
+        )
+    return query
+
+
+def _by_criterion_outcome(
+    query: QuerySet[CaseResult], run: Run, criterion: str, outcome: str | None
+) -> QuerySet[CaseResult]:
+    top = 1.0
+    estimate = (
+        MetricEstimate.objects.filter(run=run, metric=criterion)
+        .only("score_range", "value_type")
+        .first()
+    )
+    if estimate is not None and estimate.value_type == "score" and len(estimate.score_range) == 2:
+        top = float(estimate.score_range[1])
+    verdicts = CaseVerdict.objects.filter(run_id=run.pk, criterion=criterion)
+    if outcome == "passed":
+        verdicts = verdicts.filter(value__gte=top)
+    elif outcome == "failed":
+        verdicts = verdicts.filter(value__lt=top)
+    else:
+        # A missing verdict is recorded as a row without a value (the system or the
+        # evaluator failed); a case with no row yet is pending, not missing.
+        verdicts = verdicts.filter(value__isnull=True)
+    return query.filter(case_id__in=verdicts.values("case_id"))
+
+
+def run_outcome_counts(*, run: Run) -> dict[str, int]:
+    """How many of the run's cases passed, failed, are missing or pending."""
+    rows = CaseResult.objects.filter(run=run).values("outcome").annotate(n=Count("id"))
+    counts = dict.fromkeys(CaseResult.Outcome.values, 0)
+    counts.update({row["outcome"]: row["n"] for row in rows})
+    return counts
+
+
+@dataclass(frozen=True, slots=True)
+class CaseDetail:
+    case: CaseResult
+    row: DatasetCase | None
+    verdicts: list[CaseVerdict]
+    position: int
+
+
+def case_detail(*, run: Run, case_id: str) -> CaseDetail:
+    case = CaseResult.objects.filter(run=run, case_id=case_id).first()
+    if case is None:
+        raise NotFoundError(f"run {run.pk} has no case {case_id!r}")
+    row = None
+    if run.dataset_id is not None:
+        row = DatasetCase.objects.filter(dataset_id=run.dataset_id, case_id=case_id).first()
+    verdicts = list(CaseVerdict.objects.filter(run=run, case_id=case_id).order_by("criterion"))
+    return CaseDetail(case=case, row=row, verdicts=verdicts, position=case.position)

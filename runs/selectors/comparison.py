@@ -1,0 +1,69 @@
+"""The paired comparison of two recorded runs: one path for the API and the dashboard."""
+
+from __future__ import annotations
+
+from django.core.cache import cache
+from django.db.models import QuerySet
+
+import oloproof_core as engine
+from oloproof_core.compare import Comparison, compare_runs
+from runs.errors import InvalidRequestError
+from runs.models import Run
+from runs.selectors.results import run_result
+
+COMPARISON_CACHE_S = 3600
+
+
+def comparable_runs(*, dataset_id: int | None, limit: int = 200) -> QuerySet[Run]:
+    """Finished runs on a dataset (all finished runs without one), newest first."""
+    query = Run.objects.filter(status=Run.Status.SUCCEEDED).select_related("release__system")
+    if dataset_id is not None:
+        query = query.filter(dataset_id=dataset_id)
+    return query.order_by("-created_at", "-id")[:limit]
+
+
+def comparison_problem(*, baseline: Run, candidate: Run) -> str:
+    """Why two runs cannot be compared case by case, or "" when they can."""
+    if baseline.pk == candidate.pk:
+        return "pick two different runs"
+    if not (baseline.is_finished and candidate.is_finished):
+        return "both runs must have finished"
+    if baseline.dataset_id != candidate.dataset_id:
+        return (
+            "the runs were evaluated on different datasets; a paired comparison "
+            "needs the same cases"
+        )
+    return ""
+
+
+def runs_compare(*, baseline: Run, candidate: Run) -> Comparison:
+    """The paired comparison of two finished runs on one dataset, computed once, then cached.
+
+    A finished run's verdicts never change, so the key (both ids, both finishing
+    times and the confidence) names one result for good. Runs that cannot be
+    compared are an InvalidRequestError that says why.
+    """
+    problem = comparison_problem(baseline=baseline, candidate=candidate)
+    if problem:
+        raise InvalidRequestError(problem)
+
+    def stamp(run: Run) -> str:
+        return "-" if run.finished_at is None else f"{run.finished_at.timestamp():.6f}"
+
+    # No spaces in the key: memcached, a likely production cache, refuses them.
+    key = (
+        f"oloproof:compare:{baseline.pk}:{candidate.pk}:{stamp(baseline)}:"
+        f"{stamp(candidate)}:{candidate.confidence}"
+    )
+    comparison = cache.get(key)
+    if comparison is None:
+        try:
+            comparison = compare_runs(
+                run_result(run=baseline, with_content=False),
+                run_result(run=candidate, with_content=False),
+                confidence=candidate.confidence,
+            )
+        except engine.OloproofError as exc:
+            raise InvalidRequestError(str(exc)) from None
+        cache.set(key, comparison, COMPARISON_CACHE_S)
+    return comparison

@@ -1,0 +1,74 @@
+"""Systems and their releases over time."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+
+from metrics.models import MetricEstimate
+from runs.errors import NotFoundError
+from runs.models import Approval, Gate, Release, Run, System
+
+
+def system_get(*, system_id: int) -> System:
+    system = System.objects.filter(pk=system_id).first()
+    if system is None:
+        raise NotFoundError(f"no system with id {system_id}")
+    return system
+
+
+@dataclass(slots=True)
+class ReleasePoint:
+    """A release with its latest successful run, that run's metrics, gate and approvals."""
+
+    release: Release
+    run_count: int
+    run: Run | None
+    metrics: list[MetricEstimate] = field(default_factory=list)
+    gate: Gate | None = None
+    approvals: list[Approval] = field(default_factory=list)
+
+
+def system_release_history(*, system: System) -> list[ReleasePoint]:
+    """The system's releases, oldest first; five queries however many releases and runs."""
+    latest = Run.objects.filter(release=OuterRef("pk"), status=Run.Status.SUCCEEDED).order_by(
+        "-created_at", "-id"
+    )
+    releases = list(
+        Release.objects.filter(system=system)
+        .annotate(latest_run_id=Subquery(latest.values("pk")[:1]), run_count=Count("runs"))
+        .order_by("created_at", "id")
+    )
+    run_ids = [release.latest_run_id for release in releases if release.latest_run_id]
+    runs = Run.objects.select_related("dataset").in_bulk(run_ids)
+    metrics: dict[int, list[MetricEstimate]] = defaultdict(list)
+    for estimate in MetricEstimate.objects.filter(run_id__in=run_ids).order_by("position", "id"):
+        metrics[estimate.run_id].append(estimate)
+    gates = {gate.run_id: gate for gate in Gate.objects.filter(run_id__in=run_ids)}
+    approvals: dict[int, list[Approval]] = defaultdict(list)
+    for approval in Approval.objects.filter(gate__run_id__in=run_ids).select_related(
+        "user", "gate"
+    ):
+        approvals[approval.gate.run_id].append(approval)
+    points = []
+    for release in releases:
+        run_id = release.latest_run_id
+        points.append(
+            ReleasePoint(
+                release=release,
+                run_count=release.run_count,
+                run=runs.get(run_id) if run_id else None,
+                metrics=metrics.get(run_id, []) if run_id else [],
+                gate=gates.get(run_id) if run_id else None,
+                approvals=approvals.get(run_id, []) if run_id else [],
+            )
+        )
+    return points
+
+
+def systems_overview() -> QuerySet[System]:
+    return System.objects.annotate(
+        release_count=Count("releases", distinct=True), run_count=Count("releases__runs")
+    ).order_by("name")

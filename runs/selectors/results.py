@@ -1,0 +1,162 @@
+"""The one builder of an engine `Result` from a recorded run.
+
+Everything that hands a recorded run back to the engine (baselines for gates,
+finalising a worker's run, comparisons, `oloproof run --submit --wait`) reads it
+here. `with_content=False` leaves out inputs, outputs, feedback and tracebacks:
+a paired comparison reads only each verdict's value, so comparing two large runs
+reads narrow columns instead of whole cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import oloproof_core as engine
+from metrics.models import CaseVerdict, MetricEstimate
+from metrics.selectors import run_metric_estimates
+from runs.models import CaseResult, DatasetCase, Run
+
+_BLOCK = 5000
+"""Rows fetched per round trip while streaming a run's tables."""
+
+
+def run_result(*, run: Run, with_content: bool = True) -> engine.Result:
+    """The run's metrics, cases with verdicts, gate and provenance, as the engine's Result.
+
+    Three streamed reads (cases, dataset rows, verdicts) whatever the run's size.
+    """
+    cases = {item["id"]: item for item in _case_items(run, with_content)}
+    _add_dataset_rows(run, cases, with_content)
+    _add_verdicts(run, cases, with_content)
+    data: dict[str, Any] = {
+        "run_id": str(run.pk),
+        "provenance": _provenance(run) if with_content else _release_only(run),
+        "metrics": [metric_dict(row) for row in run_metric_estimates(run_id=run.pk)],
+        "cases": list(cases.values()),
+    }
+    gate = getattr(run, "gate", None)
+    if gate is not None:
+        data["gate"] = {"outcome": gate.outcome, "summary": gate.summary, "rules": gate.rules}
+    return engine.result_from_dict(data)
+
+
+def metric_dict(row: MetricEstimate) -> dict[str, Any]:
+    """A recorded estimate in the engine's result-file shape."""
+    return {
+        "metric": row.metric,
+        "criterion": row.criterion,
+        "estimate": row.estimate,
+        "interval": {"lower": row.lower, "upper": row.upper},
+        "n_observed": row.n_observed,
+        "n_missing": row.n_missing,
+        "method": row.method,
+        "confidence": row.confidence,
+        "value_type": row.value_type,
+        "score_range": row.score_range if len(row.score_range) == 2 else [0.0, 1.0],
+    }
+
+
+def _provenance(run: Run) -> dict[str, Any]:
+    return dict(run.provenance or {}) or _release_only(run)
+
+
+def _release_only(run: Run) -> dict[str, Any]:
+    system = run.release.system.name if run.release is not None else "unnamed"
+    version = run.release.version if run.release is not None else ""
+    return {"system": {"name": system, "version": version}}
+
+
+def _streamed(query: Any) -> Iterator[Any]:
+    return iter(query.iterator(chunk_size=_BLOCK))
+
+
+def _case_items(run: Run, with_content: bool) -> Iterator[dict[str, Any]]:
+    rows = CaseResult.objects.filter(run=run).order_by("position", "id")
+    if not with_content:
+        for case_id in _streamed(rows.values_list("case_id", flat=True)):
+            yield {"id": case_id, "input": {}, "verdicts": {}}
+        return
+    columns = (
+        "case_id",
+        "output",
+        "error_type",
+        "error_message",
+        "error_traceback",
+        "latency_ms",
+        "artifacts",
+    )
+    for case_id, output, error_type, message, trace, latency, artifacts in _streamed(
+        rows.values_list(*columns)
+    ):
+        error = {"type": error_type, "message": message, "traceback": trace}
+        yield {
+            "id": case_id,
+            "input": {},
+            "output": output,
+            "error": error if error_type else None,
+            "latency_ms": latency,
+            "artifacts": artifacts,
+            "verdicts": {},
+        }
+
+
+def _add_dataset_rows(run: Run, cases: dict[str, dict[str, Any]], with_content: bool) -> None:
+    if run.dataset_id is None:
+        return
+    rows = DatasetCase.objects.filter(dataset_id=run.dataset_id)
+    if not with_content:
+        for case_id, cluster in _streamed(
+            rows.filter(cluster__isnull=False).values_list("case_id", "cluster")
+        ):
+            if case_id in cases:
+                cases[case_id]["cluster"] = cluster
+        return
+    columns = ("case_id", "input", "expected", "split", "cluster")
+    for case_id, input_, expected, split, cluster in _streamed(rows.values_list(*columns)):
+        item = cases.get(case_id)
+        if item is not None:
+            item.update(input=input_, expected=expected, split=split, cluster=cluster)
+
+
+def _add_verdicts(run: Run, cases: dict[str, dict[str, Any]], with_content: bool) -> None:
+    rows = CaseVerdict.objects.filter(run_id=run.pk)
+    if not with_content:
+        for case_id, criterion, value, scores, error in _streamed(
+            rows.values_list("case_id", "criterion", "value", "scores", "error")
+        ):
+            item = cases.get(case_id)
+            if item is not None:
+                item["verdicts"][criterion] = {
+                    "value": value,
+                    "scores": scores,
+                    "error": error or _missing_reason(value),
+                }
+        return
+    columns = (
+        "case_id",
+        "criterion",
+        "value",
+        "feedback",
+        "scores",
+        "error",
+        "error_traceback",
+        "cached",
+    )
+    for case_id, criterion, value, feedback, scores, error, trace, cached in _streamed(
+        rows.values_list(*columns)
+    ):
+        item = cases.get(case_id)
+        if item is not None:
+            item["verdicts"][criterion] = {
+                "value": value,
+                "feedback": feedback,
+                "scores": scores,
+                "error": error,
+                "traceback": trace,
+                "cached": cached,
+            }
+
+
+def _missing_reason(value: float | None) -> str | None:
+    return "missing" if value is None else None

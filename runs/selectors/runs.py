@@ -1,0 +1,145 @@
+"""Runs: the history with its filters, one run, the progress of live runs, recorded configs."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import F, QuerySet
+
+from metrics.models import MetricEstimate
+from runs.errors import NotFoundError
+from runs.models import Dataset, Release, Run, System
+
+LIVE_STATUSES = (Run.Status.QUEUED, Run.Status.RUNNING, Run.Status.FINALISING)
+
+
+@dataclass(frozen=True, slots=True)
+class RunFilters:
+    system: str | None = None
+    release: str | None = None
+    dataset_digest: str | None = None
+    status: str | None = None
+    gate_outcome: str | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+
+def runs_list(*, filters: RunFilters | None = None) -> QuerySet[Run]:
+    """Runs newest first, with release, system, dataset and gate joined in the same query."""
+    query = Run.objects.select_related("release__system", "dataset", "gate", "created_by")
+    if filters is None:
+        return query
+    if filters.system:
+        query = query.filter(release__system__name=filters.system)
+    if filters.release is not None:
+        query = query.filter(release__version=filters.release)
+    if filters.dataset_digest:
+        # A prefix is enough, as with git commits.
+        query = query.filter(dataset__digest__startswith=filters.dataset_digest)
+    if filters.status:
+        query = query.filter(status=filters.status)
+    if filters.gate_outcome == "none":
+        query = query.filter(gate__isnull=True)
+    elif filters.gate_outcome:
+        query = query.filter(gate__outcome=filters.gate_outcome)
+    if filters.created_after is not None:
+        query = query.filter(created_at__gte=filters.created_after)
+    if filters.created_before is not None:
+        query = query.filter(created_at__lt=filters.created_before)
+    return query
+
+
+def run_get(*, run_id: int) -> Run:
+    run = runs_list().filter(pk=run_id).first()
+    if run is None:
+        raise NotFoundError(f"no run with id {run_id}")
+    return run
+
+
+def runs_in_order(*, run_ids: Sequence[int]) -> list[Run]:
+    """These runs with release, system, dataset and gate, in the order of `run_ids`.
+
+    The history is paged over bare ids (an index scan however deep the page) and
+    only the page's own runs are then read with their joins.
+    """
+    found = runs_list().in_bulk(list(run_ids))
+    return [found[run_id] for run_id in run_ids if run_id in found]
+
+
+def runs_headline_metrics(*, run_ids: Sequence[int]) -> dict[int, list[MetricEstimate]]:
+    """Each run's criterion-level estimates (no sub-scores), in one query."""
+    grouped: dict[int, list[MetricEstimate]] = defaultdict(list)
+    rows = MetricEstimate.objects.filter(run_id__in=list(run_ids), metric=F("criterion"))
+    for estimate in rows.order_by("run_id", "position", "id"):
+        grouped[estimate.run_id].append(estimate)
+    return dict(grouped)
+
+
+@dataclass(frozen=True, slots=True)
+class FilterChoices:
+    systems: list[str]
+    releases: list[str]
+    datasets: list[Dataset]
+
+
+def run_filter_choices() -> FilterChoices:
+    """What the run history can be filtered by: known systems, versions and datasets."""
+    versions = Release.objects.order_by("version").values_list("version", flat=True).distinct()
+    return FilterChoices(
+        systems=list(System.objects.order_by("name").values_list("name", flat=True)),
+        releases=[version for version in versions if version],
+        datasets=list(Dataset.objects.order_by("-created_at").only("digest", "source")[:200]),
+    )
+
+
+def runs_live_status(*, run_ids: Iterable[int]) -> list[dict[str, Any]]:
+    """Status and progress of some runs, for pages and commands that follow live runs."""
+    rows = Run.objects.filter(pk__in=list(run_ids)[:200]).values(
+        "id", "status", "cases_done", "cases_total", "cases_failed", "error"
+    )
+    return [dict(row) for row in rows]
+
+
+def run_progress(*, run_id: int) -> dict[str, Any]:
+    """One run's status and progress; a missing run is a NotFoundError."""
+    found = runs_live_status(run_ids=[run_id])
+    if not found:
+        raise NotFoundError(f"no run with id {run_id}")
+    progress = found[0]
+    progress["finished"] = progress["status"] in (Run.Status.SUCCEEDED, Run.Status.FAILED)
+    return progress
+
+
+def recorded_configs(*, limit: int = 20) -> list[Run]:
+    """Recent runs submitted with a full config, one per distinct config, newest first."""
+    seen: set[str] = set()
+    picked: list[Run] = []
+    query = (
+        Run.objects.filter(config__has_key="evaluators")
+        .select_related("release__system")
+        .order_by("-created_at", "-id")
+    )
+    for run in query[: limit * 5]:
+        key = repr(sorted(run.config.items()))
+        if key not in seen:
+            seen.add(key)
+            picked.append(run)
+        if len(picked) == limit:
+            break
+    return picked
+
+
+def runs_of_release_on_dataset(*, system_name: str, version: str, dataset_source: str) -> list[int]:
+    """Successful runs of a release on a dataset (by source), for idempotent recording."""
+    return list(
+        Run.objects.filter(
+            release__system__name=system_name,
+            release__version=version,
+            dataset__source=dataset_source,
+            status=Run.Status.SUCCEEDED,
+        ).values_list("pk", flat=True)
+    )

@@ -8,8 +8,7 @@ accuracy with the measured speed and cost; `observation()` and `service_cost()`
 read what the engine measured for the current case.
 """
 
-from oloproof_core.measurement import observation, service_cost
+from oloproof_core import observation, reward, service_cost
 from oloproof_core.models import llm
-from oloproof_core.reward import reward
 
 __all__ = ["llm", "observation", "reward", "service_cost"]

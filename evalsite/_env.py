@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -74,42 +74,26 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-_ENGINES = {
-    "postgres": "django.db.backends.postgresql",
-    "postgresql": "django.db.backends.postgresql",
-    "pgsql": "django.db.backends.postgresql",
-    "sqlite": "django.db.backends.sqlite3",
-}
+_SUPPORTED_ENGINES = ("django.db.backends.postgresql", "django.db.backends.sqlite3")
 
 
 def parse_database_url(url: str, *, variable: str = "DATABASE_URL") -> dict[str, Any]:
-    """`postgresql://user:password@host:port/name?option=value` or `sqlite:///path.sqlite3`."""
-    parts = urlsplit(url)
-    engine = _ENGINES.get(parts.scheme)
-    if engine is None:
-        allowed = ", ".join(f"{scheme}://" for scheme in _ENGINES)
+    """`postgresql://user:password@host:port/name?option=value` or `sqlite:///path.sqlite3`.
+
+    Parsed by dj-database-url; oloproof supports PostgreSQL and SQLite only, and says so.
+    """
+    try:
+        database: dict[str, Any] = dict(dj_database_url.parse(url))
+    except ValueError as exc:
         raise ImproperlyConfigured(
-            f"{variable}: unknown scheme {parts.scheme!r} in {url!r}; allowed: {allowed}"
-        )
-    if engine.endswith("sqlite3"):
-        # sqlite:///relative.db and sqlite:////absolute/path.db, as in most 12-factor tools.
-        path = unquote(parts.path[1:] if parts.path.startswith("/") else parts.path)
-        if not path:
-            raise ImproperlyConfigured(
-                f"{variable}: {url!r} names no file; write sqlite:///path/to/db.sqlite3"
-            )
-        return {"ENGINE": engine, "NAME": path}
-    name = unquote(parts.path.lstrip("/"))
-    if not name:
+            f"{variable}: cannot read {url!r} ({exc}); write "
+            "postgresql://user@host:5432/dbname or sqlite:///path/to/db.sqlite3"
+        ) from None
+    if database.get("ENGINE") not in _SUPPORTED_ENGINES:
         raise ImproperlyConfigured(
-            f"{variable}: {url!r} names no database; write postgresql://user@host:5432/dbname"
+            f"{variable}: {url!r} names a {database.get('ENGINE')} database; oloproof runs on "
+            "PostgreSQL (postgresql://...) or SQLite (sqlite:///...)"
         )
-    return {
-        "ENGINE": engine,
-        "NAME": name,
-        "USER": unquote(parts.username or ""),
-        "PASSWORD": unquote(parts.password or ""),
-        "HOST": parts.hostname or "",
-        "PORT": str(parts.port or ""),
-        "OPTIONS": dict(parse_qsl(parts.query)),
-    }
+    if not database.get("NAME"):
+        raise ImproperlyConfigured(f"{variable}: {url!r} names no database or file")
+    return database

@@ -27,31 +27,26 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("OLOPROOF_DATA_DIR", ".oloproof")).expanduser().resolve()
 
 
-def _ensure_data_dir() -> Path:
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
-    return DATA_DIR
+SECRET_KEY_FILE = DATA_DIR / "secret_key"
+"""Where the embedded default keeps the key it generated, when DJANGO_SECRET_KEY is unset."""
 
 
 def _secret_key() -> str:
-    """The key from the environment, or one generated once and kept in the data folder."""
+    """The key from the environment, or the one kept in the data folder.
+
+    Reading only: when neither exists yet, a fresh key serves this process and the
+    runs app writes it to the data folder at start-up (`runs.data_folder`).
+    """
     configured = env_secret("DJANGO_SECRET_KEY")
     if configured:
         return configured
-    path = _ensure_data_dir() / "secret_key"
     try:
-        return path.read_text(encoding="utf-8").strip()
+        return SECRET_KEY_FILE.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
-        key = secrets.token_urlsafe(50)
-        # O_EXCL: when two processes start together, one writes and both read its key.
-        try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return path.read_text(encoding="utf-8").strip()
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(key)
-        return key
+        return secrets.token_urlsafe(50)
 
 
+SECRET_KEY_FROM_ENVIRONMENT = bool(env_secret("DJANGO_SECRET_KEY"))
 SECRET_KEY = _secret_key()
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
@@ -106,7 +101,7 @@ if _DATABASE_URL:
 else:
     _database = {
         "ENGINE": "django.db.backends.sqlite3",
-        "NAME": str(_ensure_data_dir() / "oloproof.sqlite3"),
+        "NAME": str(DATA_DIR / "oloproof.sqlite3"),
     }
 if _database["ENGINE"].endswith("sqlite3"):
     _database["OPTIONS"] = {
@@ -149,8 +144,6 @@ STATICFILES_FINDERS = [
     "evalsite.static_finders.PlotlyFinder",
 ]
 STATIC_ROOT = Path(env_str("OLOPROOF_STATIC_ROOT", str(DATA_DIR / "static")))
-# whitenoise serves from STATIC_ROOT and warns on every request while it is absent.
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 SESSION_COOKIE_HTTPONLY = True
 STORAGES = {
@@ -188,8 +181,6 @@ X_FRAME_OPTIONS = "DENY"
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost/")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = DATA_DIR / "broker"
-    for _folder in ("queue", "processed", "control"):
-        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         # Without it kombu keeps its exchange tables in ./control of whatever folder
         # the worker was started from.

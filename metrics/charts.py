@@ -69,33 +69,7 @@ def run_interval_chart(
     names = [_label(item.metric) for item in estimates]
     observed = [item for item in estimates if item.estimate is not None]
     figure = go.Figure()
-    figure.add_trace(
-        go.Bar(
-            y=names,
-            x=[item.upper - item.lower for item in estimates],
-            base=[item.lower for item in estimates],
-            orientation="h",
-            marker={
-                "color": [
-                    _NOTHING_OBSERVED if item.estimate is None else "rgba(31,95,191,0.22)"
-                    for item in estimates
-                ]
-            },
-            width=0.45,
-            hovertext=[
-                _hover(
-                    item.metric,
-                    item.estimate,
-                    item.lower,
-                    item.upper,
-                    f"<br>{item.n_observed} observed, {item.n_missing} missing",
-                )
-                for item in estimates
-            ],
-            hoverinfo="text",
-            name="interval",
-        )
-    )
+    figure.add_trace(_interval_bars(estimates, names))
     figure.add_trace(
         go.Scatter(
             y=[_label(item.metric) for item in observed],
@@ -115,6 +89,35 @@ def run_interval_chart(
         )
     )
     return _render(figure, div_id=div_id)
+
+
+def _interval_bars(estimates: Sequence[MetricEstimate], names: list[str]) -> go.Bar:
+    """Each metric's interval as a horizontal bar; grey where nothing was observed."""
+    return go.Bar(
+        y=names,
+        x=[item.upper - item.lower for item in estimates],
+        base=[item.lower for item in estimates],
+        orientation="h",
+        marker={
+            "color": [
+                _NOTHING_OBSERVED if item.estimate is None else "rgba(31,95,191,0.22)"
+                for item in estimates
+            ]
+        },
+        width=0.45,
+        hovertext=[
+            _hover(
+                item.metric,
+                item.estimate,
+                item.lower,
+                item.upper,
+                f"<br>{item.n_observed} observed, {item.n_missing} missing",
+            )
+            for item in estimates
+        ],
+        hoverinfo="text",
+        name="interval",
+    )
 
 
 def _range(estimates: Sequence[MetricEstimate]) -> tuple[float, float]:
@@ -141,31 +144,7 @@ def release_history_chart(
                 metric_names.append(estimate.metric)
     figure = go.Figure()
     for index, name in enumerate(metric_names):
-        xs: list[str] = []
-        ys: list[float | None] = []
-        plus: list[float] = []
-        minus: list[float] = []
-        hover: list[str] = []
-        sub_score = False
-        for label, (_, estimates) in zip(labels, releases, strict=True):
-            item = next((e for e in estimates if e.metric == name), None)
-            if item is None:
-                continue
-            sub_score = item.is_sub_score
-            centre = item.estimate if item.estimate is not None else (item.lower + item.upper) / 2
-            xs.append(label)
-            ys.append(centre)
-            plus.append(item.upper - centre)
-            minus.append(centre - item.lower)
-            hover.append(
-                _hover(
-                    name,
-                    item.estimate,
-                    item.lower,
-                    item.upper,
-                    f"<br>release {label}<br>{item.n_missing} missing",
-                )
-            )
+        xs, ys, plus, minus, hover, sub_score = _release_series(name, labels, releases)
         colour = _PALETTE[index % len(_PALETTE)]
         figure.add_trace(
             go.Scatter(
@@ -201,6 +180,38 @@ def release_history_chart(
     return _render(figure, div_id=div_id)
 
 
+def _release_series(
+    name: str, labels: list[str], releases: Sequence[tuple[str, Sequence[MetricEstimate]]]
+) -> tuple[list[str], list[float | None], list[float], list[float], list[str], bool]:
+    """One metric across releases: x labels, centres, error bars, hover texts, sub-score."""
+    xs: list[str] = []
+    ys: list[float | None] = []
+    plus: list[float] = []
+    minus: list[float] = []
+    hover: list[str] = []
+    sub_score = False
+    for label, (_, estimates) in zip(labels, releases, strict=True):
+        item = next((e for e in estimates if e.metric == name), None)
+        if item is None:
+            continue
+        sub_score = item.is_sub_score
+        centre = item.estimate if item.estimate is not None else (item.lower + item.upper) / 2
+        xs.append(label)
+        ys.append(centre)
+        plus.append(item.upper - centre)
+        minus.append(centre - item.lower)
+        hover.append(
+            _hover(
+                name,
+                item.estimate,
+                item.lower,
+                item.upper,
+                f"<br>release {label}<br>{item.n_missing} missing",
+            )
+        )
+    return xs, ys, plus, minus, hover, sub_score
+
+
 def comparison_chart(comparison: Comparison, *, div_id: str = "compare-chart") -> SafeString:
     """Each metric's paired difference (candidate − baseline) with its interval, and zero."""
     metrics = list(comparison.metrics)
@@ -211,14 +222,7 @@ def comparison_chart(comparison: Comparison, *, div_id: str = "compare-chart") -
         else (item.interval.lower + item.interval.upper) / 2
         for item in metrics
     ]
-    colours = [
-        "#c0392b"
-        if item.interval.upper < 0
-        else "#2a9d5b"
-        if item.interval.lower > 0
-        else "#5b6577"
-        for item in metrics
-    ]
+    colours = [_difference_colour(item.interval) for item in metrics]
     figure = go.Figure(
         go.Scatter(
             y=names,
@@ -238,13 +242,7 @@ def comparison_chart(comparison: Comparison, *, div_id: str = "compare-chart") -
                 "width": 7,
                 "color": "#5b6577",
             },
-            hovertext=[
-                f"<b>{_label(item.metric)}</b><br>difference "
-                + ("none observed" if item.difference is None else f"{item.difference:+.4g}")
-                + f"<br>[{item.interval.lower:+.4g}, {item.interval.upper:+.4g}]"
-                + f"<br>{len(item.regressed)} regressed, {len(item.improved)} improved"
-                for item in metrics
-            ],
+            hovertext=[_difference_hover(item) for item in metrics],
             hoverinfo="text",
         )
     )
@@ -261,3 +259,19 @@ def comparison_chart(comparison: Comparison, *, div_id: str = "compare-chart") -
         )
     )
     return _render(figure, div_id=div_id)
+
+
+def _difference_colour(interval: Any) -> str:
+    """Red when the whole interval is below zero, green when above, grey when it straddles."""
+    if interval.upper < 0:
+        return "#c0392b"
+    return "#2a9d5b" if interval.lower > 0 else "#5b6577"
+
+
+def _difference_hover(item: Any) -> str:
+    shown = "none observed" if item.difference is None else f"{item.difference:+.4g}"
+    return (
+        f"<b>{_label(item.metric)}</b><br>difference {shown}"
+        f"<br>[{item.interval.lower:+.4g}, {item.interval.upper:+.4g}]"
+        f"<br>{len(item.regressed)} regressed, {len(item.improved)} improved"
+    )

@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 
 from metrics.batching import KEY_BATCH, batches
 from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate
-from oloproof_core.verdict import Verdict
+from oloproof_core import Verdict
 
 
 def cached_verdicts_get(*, keys: Collection[str]) -> dict[str, Verdict]:

@@ -8,11 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import oloproof_core as engine
 from metrics.batching import batches
 from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate
-from oloproof_core.aggregate import MetricEstimate as EngineMetricEstimate
-from oloproof_core.case import CaseResult as EngineCaseResult
-from oloproof_core.store import CacheEntry
 
 _EVALUATOR_FIELDS = ("kind", "source", "reads", "parameters", "value_type", "score_range")
 _ESTIMATE_FIELDS = (
@@ -31,7 +29,7 @@ _ESTIMATE_FIELDS = (
 )
 
 
-def cached_verdicts_put(*, entries: Sequence[CacheEntry], batch_size: int = 2000) -> None:
+def cached_verdicts_put(*, entries: Sequence[engine.CacheEntry], batch_size: int = 2000) -> None:
     """Cache successful verdicts; a key already cached (by this or another process) is kept."""
     for batch in batches(entries, batch_size):
         CachedVerdict.objects.bulk_create(
@@ -96,7 +94,7 @@ def _evaluator_field(item: Mapping[str, Any], name: str) -> Any:
     return value
 
 
-def case_verdicts_create(*, run_id: int, cases: Iterable[EngineCaseResult], batch_size: int) -> int:
+def case_verdicts_create(*, run_id: int, cases: Iterable[engine.CaseResult], batch_size: int) -> int:
     """Record every verdict of every case; a verdict already recorded for the run is kept."""
     written = 0
     for batch in batches(cases, batch_size):
@@ -123,7 +121,7 @@ def case_verdicts_create(*, run_id: int, cases: Iterable[EngineCaseResult], batc
 def metric_estimates_create(
     *,
     run_id: int,
-    metrics: Sequence[EngineMetricEstimate],
+    metrics: Sequence[engine.MetricEstimate],
     evaluators: Mapping[str, Evaluator],
 ) -> list[MetricEstimate]:
     rows = [

@@ -6,19 +6,20 @@ whether a release may ship.
 """
 
 from oloproof._evaluate import evaluate
-from oloproof_core import __version__
-from oloproof_core.compare import compare_runs as compare
-from oloproof_core.context import current_case
-from oloproof_core.errors import (
+from oloproof_core import (
     ConfigError,
     ContractError,
     DatasetError,
     DeclarationError,
     OloproofError,
+    Result,
+    System,
     UndeclaredReadError,
+    __version__,
+    current_case,
+    system,
 )
-from oloproof_core.result import Result
-from oloproof_core.system import System, system
+from oloproof_core.compare import compare_runs as compare
 
 __all__ = [
     "ConfigError",

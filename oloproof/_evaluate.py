@@ -6,11 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from oloproof._store import default_store
-from oloproof_core.evaluation import DatasetSource, run_evaluation
+from oloproof_core import DatasetSource, ProgressCallback, Result, Store, run_evaluation
 from oloproof_core.evaluators import Evaluator
-from oloproof_core.execution import ProgressCallback
-from oloproof_core.result import Result
-from oloproof_core.store import Store
 
 
 def evaluate(

@@ -7,6 +7,6 @@ test; `dspy_metric("metric.py")` hands a metric file to `dspy.Evaluate` or
 `dspy.GEPA`; `dspy_examples(dataset)` turns dataset rows into `dspy.Example`s.
 """
 
-from oloproof_core.dspy_adapter import DspyMetric, dspy_examples, dspy_metric, dspy_system
+from oloproof_core import DspyMetric, dspy_examples, dspy_metric, dspy_system
 
 __all__ = ["DspyMetric", "dspy_examples", "dspy_metric", "dspy_system"]

@@ -8,15 +8,8 @@ module and through its subpackages (`evaluators`, `stats`, `compare`, `gates`,
 the engine's contract with them (`tests/test_architecture.py` checks it).
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("oloproof")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.1.0"
-
-# The imports below come after __version__: engine modules read it at import.
 from oloproof_core._canonical import canonical_json, digest_text
+from oloproof_core._version import __version__
 from oloproof_core.aggregate import MetricEstimate, aggregate, estimate_metric
 from oloproof_core.case import CaseError, CaseResult
 from oloproof_core.context import Measurements, current_case

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from oloproof_core import __version__
 from oloproof_core._gc import fewer_collections
+from oloproof_core._version import __version__
 from oloproof_core.aggregate import aggregate
 from oloproof_core.case import CaseResult
 from oloproof_core.dataset import Dataset, Row, load_dataset

@@ -9,5 +9,7 @@ class RunsConfig(AppConfig):
     def ready(self) -> None:
         # Registered at start-up, so `runs.dispatch` finds them by name in any process.
         from runs import _sqlite_limits, tasks  # noqa: F401
+        from runs.data_folder import data_folder_prepare
 
+        data_folder_prepare()
         _sqlite_limits.connect()

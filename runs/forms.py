@@ -10,6 +10,7 @@ import yaml
 from django import forms
 from django.utils import timezone
 
+import oloproof_core as engine
 from runs.models import Approval, Gate, Run
 from runs.selectors.cases import CASE_OUTCOMES, CaseFilters
 from runs.selectors.runs import RunFilters
@@ -113,44 +114,62 @@ class CompareForm(forms.Form):
     candidate = forms.IntegerField(min_value=1)
 
 
+_FORM_FIELD_KINDS: dict[str, Any] = {
+    "import": lambda: forms.CharField(max_length=500),
+    "path": lambda: forms.CharField(max_length=1000),
+    "string": lambda: forms.CharField(max_length=200),
+    "evaluators": lambda: forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4, "spellcheck": "false"})
+    ),
+    "positive_int": lambda: forms.IntegerField(min_value=1),
+    "positive_number": lambda: forms.FloatField(
+        min_value=0, widget=forms.NumberInput(attrs={"step": "any"})
+    ),
+    "confidence": lambda: forms.FloatField(widget=forms.NumberInput(attrs={"step": "any"})),
+}
+_EVALUATOR_HELP = (
+    "one per line, as in oloproof.yaml: "
+    "`ExactMatch: {criterion: exact_label, field: label}` or `module:evaluator`"
+)
+
+
 class RunSubmitForm(forms.Form):
-    """A run config (the keys of oloproof.yaml), typed in or copied from a recorded run."""
+    """A run config (the keys of oloproof.yaml), typed in or copied from a recorded run.
 
-    @staticmethod
-    def initial_from(config: dict[str, Any]) -> dict[str, Any]:
-        """The form's fields filled from a recorded run's config."""
-        evaluators = config.get("evaluators") or []
-        lines = [
-            item if isinstance(item, str) else yaml.safe_dump(item, default_flow_style=True).strip()
-            for item in evaluators
-        ]
-        initial = {key: config.get(key) or "" for key in ("system", "dataset", "policy", "split")}
-        initial["evaluators"] = "\n".join(lines)
-        initial["base_dir"] = config.get("base_dir") or ""
-        return initial
+    Its fields are the engine's run-config schema (`RUN_CONFIG_FIELDS`), so the form,
+    the command line and the API accept the same keys; the engine checks the result.
+    """
 
-    system = forms.CharField(
-        max_length=500,
-        required=False,
-        help_text="import path of the system: module:attribute or file.py:attribute",
-    )
-    dataset = forms.CharField(
-        max_length=1000, required=False, help_text="path to a .jsonl, .json or .csv dataset"
-    )
-    evaluators = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 4, "spellcheck": "false"}),
-        help_text="one per line, as in oloproof.yaml: "
-        "`ExactMatch: {criterion: exact_label, field: label}` or `module:evaluator`",
-    )
-    policy = forms.CharField(
-        max_length=1000, required=False, help_text="optional: path to a release.yaml"
-    )
-    split = forms.CharField(max_length=200, required=False, help_text="optional: one split")
     base_dir = forms.CharField(
         max_length=1000,
         help_text="absolute folder on the workers that relative paths resolve from",
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for item in engine.RUN_CONFIG_FIELDS:
+            field = _FORM_FIELD_KINDS[item.kind]()
+            field.required = False  # missing keys are reported by the engine's check
+            field.help_text = _EVALUATOR_HELP if item.kind == "evaluators" else item.meaning
+            if not item.required:
+                field.help_text = f"optional: {field.help_text}"
+            self.fields[item.name] = field
+
+    @staticmethod
+    def initial_from(config: dict[str, Any]) -> dict[str, Any]:
+        """The form's fields filled from a recorded run's config."""
+        initial = {
+            item.name: config.get(item.name) or ""
+            for item in engine.RUN_CONFIG_FIELDS
+            if item.kind != "evaluators"
+        }
+        evaluators = config.get("evaluators") or []
+        initial["evaluators"] = "\n".join(
+            item if isinstance(item, str) else yaml.safe_dump(item, default_flow_style=True).strip()
+            for item in evaluators
+        )
+        initial["base_dir"] = config.get("base_dir") or ""
+        return initial
 
     def clean_base_dir(self) -> str:
         base_dir = str(self.cleaned_data["base_dir"]).strip()
@@ -178,20 +197,24 @@ class RunSubmitForm(forms.Form):
         return evaluators
 
     def config(self) -> dict[str, Any]:
-        data = self.cleaned_data
-        config: dict[str, Any] = {
-            "system": data["system"].strip(),
-            "dataset": data["dataset"].strip(),
-            "evaluators": data["evaluators"],
-        }
-        for key in ("policy", "split"):
-            if data[key].strip():
-                config[key] = data[key].strip()
+        """The run config the form describes: every key given a value, and no other."""
+        config: dict[str, Any] = {}
+        for item in engine.RUN_CONFIG_FIELDS:
+            value = self.cleaned_data.get(item.name)
+            if isinstance(value, str):
+                value = value.strip()
+            if value not in (None, "", []):
+                config[item.name] = value
         return config
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        for key in ("system", "dataset", "evaluators"):
-            if not data.get(key):
-                self.add_error(key, f"{key} is required")
+        for item in engine.RUN_CONFIG_FIELDS:
+            if item.required and not data.get(item.name) and item.name not in self.errors:
+                self.add_error(item.name, f"{item.name} is required")
+        if not self.errors:
+            try:
+                engine.check_run_config(self.config(), label="config")
+            except engine.ConfigError as exc:
+                self.add_error(None, str(exc))
         return data

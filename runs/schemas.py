@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from ninja import Field, Schema
 
+import oloproof_core as engine
 from metrics.schemas import CaseVerdictOut
 from runs.models import Approval, CaseResult, Gate, Run
 
@@ -94,8 +95,11 @@ class RunDetailOut(RunOut):
 class RunSubmitIn(Schema):
     config: dict[str, Any] = Field(
         ...,
-        description="the keys of a run config file (oloproof.yaml): system, dataset, "
-        "evaluators, and optionally split, policy, concurrency, timeout, confidence",
+        description="the keys of a run config file (oloproof.yaml): "
+        + "; ".join(
+            f"{item.name}{'' if item.required else ' (optional)'}: {item.meaning}"
+            for item in engine.RUN_CONFIG_FIELDS
+        ),
     )
     base_dir: str = Field(
         ...,

@@ -24,17 +24,22 @@ _loaded_stamps: dict[str, tuple[int, int]] = {}
 """Module file -> (mtime_ns, size) when the module was last (re)loaded."""
 
 
+PLATFORM_PACKAGES = ("evalsite", "metrics", "oloproof", "oloproof_core", "runs")
+"""oloproof's own packages: their modules are never dropped as if they were a project's."""
+
+
 @functools.cache
 def _never_dropped() -> tuple[str, ...]:
-    import evalsite
-    import metrics
-    import oloproof
-    import oloproof_core
-    import runs
+    """Folders whose modules stay loaded: the interpreter's and oloproof's own packages.
 
+    Found from the import system's records (without importing the packages, which
+    would tie this module to every layer above it).
+    """
     folders = {sys.prefix, sys.base_prefix}
-    for package in (evalsite, metrics, oloproof, oloproof_core, runs):
-        folders.add(os.path.dirname(package.__file__ or ""))
+    for name in PLATFORM_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            folders.add(str(location))
     both = {variant for folder in folders for variant in (folder, os.path.realpath(folder))}
     return tuple(os.path.join(os.path.abspath(folder), "") for folder in both)
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Creates .venv and installs oloproof with its development and DSPy extras.
+# Creates .venv and installs oloproof into it, with the extras named by the first
+# argument (e.g. `dev,dspy`; none by default: what the embedded default runs on).
 # Safe to run again: it only installs what is missing or changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+extras=${1:-}
 PYTHON=${PYTHON:-python3}
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
   echo "oloproof needs Python 3.11 or newer; set PYTHON=/path/to/python3.11" >&2
@@ -13,10 +15,21 @@ if [ ! -x .venv/bin/python ]; then
   echo "==> creating .venv"
   "$PYTHON" -m venv .venv
 fi
-stamp=.venv/.oloproof-installed
+stamp=".venv/.oloproof-installed${extras:+-${extras//,/-}}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "==> installing oloproof and its dependencies into .venv"
-  .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e ".[dev,dspy]"
+  echo "==> installing oloproof${extras:+ with $extras} into .venv"
+  target="."
+  [ -n "$extras" ] && target=".[$extras]"
+  # pip's output goes to a log shown only when it fails: its notices about package
+  # indexes and build back-ends are not the user's to act on.
+  log=$(mktemp)
+  if ! { .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip &&
+         .venv/bin/python -m pip install --quiet --disable-pip-version-check -e "$target"; } \
+       >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "installing oloproof into .venv failed (above)" >&2
+    exit 1
+  fi
+  rm -f "$log"
   touch "$stamp"
 fi

@@ -5,10 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/services.sh
-bash scripts/setup.sh
+bash scripts/setup.sh dev,dspy
 
 echo "==> ruff"
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
+echo "==> import rules"
+.venv/bin/lint-imports --no-cache
 echo "==> mypy"
 .venv/bin/mypy
 

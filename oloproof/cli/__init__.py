@@ -9,8 +9,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from oloproof.cli import _compare, _demo, _exit_codes, _gate, _run, _serve, _worker
-from oloproof_core import __version__
-from oloproof_core.errors import OloproofError
+from oloproof_core import OloproofError, __version__
 
 COMMANDS = [_run, _gate, _compare, _worker, _serve, _demo]
 """Each module registers one subcommand and sets `handler` to a function returning an exit code."""

@@ -6,9 +6,8 @@ import argparse
 import json
 
 from oloproof.cli import _exit_codes
+from oloproof_core import ConfigError, load_result
 from oloproof_core.compare import compare_runs
-from oloproof_core.errors import ConfigError
-from oloproof_core.result_io import load_result
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

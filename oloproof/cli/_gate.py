@@ -6,8 +6,8 @@ import argparse
 import json
 
 from oloproof.cli import _exit_codes
+from oloproof_core import load_result
 from oloproof_core.gates import load_policy
-from oloproof_core.result_io import load_result
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

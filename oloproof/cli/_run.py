@@ -9,9 +9,7 @@ import sys
 from oloproof._evaluate import evaluate
 from oloproof.cli import _exit_codes
 from oloproof.cli._progress import ProgressBar
-from oloproof_core.errors import ConfigError
-from oloproof_core.result_io import load_result
-from oloproof_core.run_config import load_run_config
+from oloproof_core import ConfigError, load_result, load_run_config
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -11,7 +11,7 @@ from oloproof_core.compare._comparison import (
     MetricComparison,
     ids_only_in,
 )
-from oloproof_core.compare._paired import paired_figures
+from oloproof_core.compare._paired import FloatArray, paired_figures
 from oloproof_core.compare._values import values_by_case
 from oloproof_core.errors import OloproofError
 from oloproof_core.stats._validate import check_confidence
@@ -91,6 +91,27 @@ def _clusters(baseline: Result, candidate: Result, union: list[str]) -> list[str
     return [labels.get(case_id) or f"case:{case_id}" for case_id in union]
 
 
+def _paired_values(
+    base_metric: MetricEstimate,
+    cand_metric: MetricEstimate,
+    baseline: Result,
+    candidate: Result,
+    union: list[str],
+) -> tuple[FloatArray, FloatArray]:
+    """Both runs' values of one metric over the union of case ids (NaN where missing)."""
+    if base_metric.value_type != cand_metric.value_type:
+        raise OloproofError(
+            f"metric {cand_metric.metric!r} is {base_metric.value_type} in the "
+            f"baseline but {cand_metric.value_type} in the candidate; they "
+            "cannot be compared"
+        )
+    base_values = values_by_case(baseline, base_metric)
+    cand_values = values_by_case(candidate, cand_metric)
+    base = np.array([_number(base_values.get(case_id)) for case_id in union])
+    cand = np.array([_number(cand_values.get(case_id)) for case_id in union])
+    return base, cand
+
+
 def _compare_metric(
     base_metric: MetricEstimate,
     cand_metric: MetricEstimate,
@@ -100,18 +121,9 @@ def _compare_metric(
     clusters: list[str] | None,
     confidence: float,
 ) -> MetricComparison:
-    if base_metric.value_type != cand_metric.value_type:
-        raise OloproofError(
-            f"metric {cand_metric.metric!r} is {base_metric.value_type} in the "
-            f"baseline but {cand_metric.value_type} in the candidate; they "
-            "cannot be compared"
-        )
+    base, cand = _paired_values(base_metric, cand_metric, baseline, candidate, union)
     low = min(base_metric.score_range[0], cand_metric.score_range[0])
     high = max(base_metric.score_range[1], cand_metric.score_range[1])
-    base_values = values_by_case(baseline, base_metric)
-    cand_values = values_by_case(candidate, cand_metric)
-    base = np.array([_number(base_values.get(case_id)) for case_id in union])
-    cand = np.array([_number(cand_values.get(case_id)) for case_id in union])
     both = ~(np.isnan(base) | np.isnan(cand))
     differences = cand[both] - base[both]
     ids = np.asarray(union, dtype=object)[both]

@@ -61,6 +61,13 @@ def render_comparison(comparison: Comparison) -> str:
         )
         if index == 0:
             lines.append("  ".join("-" * width for width in widths))
+    lines.extend(_notes(comparison))
+    return "\n".join(lines)
+
+
+def _notes(comparison: Comparison) -> list[str]:
+    """What the table alone does not say: methods, clusters, unpaired cases and metrics."""
+    lines: list[str] = []
     if comparison.metrics:
         lines.append("")
         for method in dict.fromkeys(item.method for item in comparison.metrics):
@@ -87,4 +94,4 @@ def render_comparison(comparison: Comparison) -> str:
         if item.regressed:
             shown = ", ".join(item.regressed[:5]) + (", …" if len(item.regressed) > 5 else "")
             lines.append(f"{item.metric}: regressed on {shown}")
-    return "\n".join(lines)
+    return lines

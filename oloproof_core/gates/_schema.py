@@ -15,13 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from oloproof_core.gates._errors import PolicyError
-from oloproof_core.gates._rules import (
-    BoundRule,
-    MissingRule,
-    NoRegressionRule,
-    RequireRule,
-    Rule,
-)
+from oloproof_core.gates._no_regression import NoRegressionRule
+from oloproof_core.gates._rules import BoundRule, MissingRule, RequireRule, Rule
 from oloproof_core.gates._yaml_lines import Path
 
 SCHEMA_VERSION = 1

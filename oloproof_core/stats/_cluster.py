@@ -35,7 +35,7 @@ from scipy.stats import t as student_t
 
 from ._difference import PairedDifference
 from ._interval import Interval
-from ._pairs import read_scores
+from ._pairs import Pairs, read_scores
 from ._validate import check_confidence
 
 __all__ = ["clustered_mean_interval", "clustered_paired_difference"]
@@ -130,6 +130,18 @@ def clustered_mean_interval(
     return Interval(lower, upper)
 
 
+def _complete_pair_means(pairs: Pairs) -> tuple[float | None, float | None, float | None]:
+    """Both means and their difference over the complete pairs (None when there are none)."""
+    complete = pairs.complete
+    if not complete.any():
+        return None, None, None
+    return (
+        float(pairs.a[complete].mean()),
+        float(pairs.b[complete].mean()),
+        float((pairs.b[complete] - pairs.a[complete]).mean()),
+    )
+
+
 def clustered_paired_difference(
     a: Sequence[float | bool | None],
     b: Sequence[float | bool | None],
@@ -156,13 +168,7 @@ def clustered_paired_difference(
     codes = _cluster_codes(clusters, pairs.a.size)
     complete = pairs.complete
     span = pairs.span
-    estimate_a: float | None = None
-    estimate_b: float | None = None
-    difference: float | None = None
-    if complete.any():
-        estimate_a = float(pairs.a[complete].mean())
-        estimate_b = float(pairs.b[complete].mean())
-        difference = float((pairs.b[complete] - pairs.a[complete]).mean())
+    estimate_a, estimate_b, difference = _complete_pair_means(pairs)
     if pairs.a.size == 0:
         interval, p_value = Interval(-span, span), 1.0
     else:

@@ -1,0 +1,42 @@
+"""Creating the data folder's contents when the platform starts, never at settings import.
+
+The embedded default keeps everything in one folder (`OLOPROOF_DATA_DIR`): the
+SQLite file, the file-system broker's folders, collected static files and the
+generated secret key. Settings only name these paths; `data_folder_prepare` makes
+them, once Django is set up and before any connection is opened.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from django.conf import settings
+
+
+def data_folder_prepare() -> None:
+    folders = [Path(settings.DATA_DIR), Path(settings.STATIC_ROOT)]
+    transport = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {}
+    for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
+        if transport.get(key):
+            folders.append(Path(transport[key]))
+    for folder in folders:
+        # whitenoise warns on every request while STATIC_ROOT is absent.
+        folder.mkdir(parents=True, exist_ok=True)
+    if not settings.SECRET_KEY_FROM_ENVIRONMENT:
+        settings.SECRET_KEY = _kept_secret_key(Path(settings.SECRET_KEY_FILE), settings.SECRET_KEY)
+
+
+def _kept_secret_key(path: Path, generated: str) -> str:
+    """The key kept in the data folder, writing this process's one if there is none yet.
+
+    O_EXCL: when two processes start together on a fresh folder, one writes and both
+    then use its key.
+    """
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text(encoding="utf-8").strip() or generated
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(generated)
+    return generated

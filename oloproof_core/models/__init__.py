@@ -18,6 +18,8 @@ from oloproof_core.models._settings import (
     ModelError,
     ModelSettings,
     configure,
+    configured_model,
+    model_identity,
     reset_configuration,
     settings_for,
 )
@@ -33,7 +35,9 @@ __all__ = [
     "chat",
     "complete",
     "configure",
+    "configured_model",
     "llm",
+    "model_identity",
     "reset_configuration",
     "settings_for",
 ]

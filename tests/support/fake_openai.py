@@ -12,7 +12,9 @@ default reply. Every request body is kept, with the model asked for.
 A `Reply` with `tool_calls` answers with those calls and no text. A request with
 `"stream": true` is answered as server-sent events, one chunk per word, and with a
 final usage chunk when the request asks for it (`stream_options.include_usage`), as
-OpenAI does. `Reply(model=...)` answers with a model name other than the one asked.
+OpenAI does. A request to `/embeddings` gets a three-number embedding, with the
+reply's prompt tokens as its usage. `Reply(model=...)` answers with a model name
+other than the one asked.
 """
 
 from __future__ import annotations
@@ -138,7 +140,10 @@ class FakeOpenAI:
                     body = {"unparsed": raw.decode("utf-8", "replace")}
                 request = Request(path=self.path, body=body, headers=dict(self.headers))
                 reply = state._next(request)
-                state._send(self, reply, request)
+                try:
+                    state._send(self, reply, request)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client gave up waiting (timeout tests)
 
             def log_message(self, format: str, *args: Any) -> None:
                 return  # keep test output clean
@@ -199,6 +204,16 @@ class FakeOpenAI:
             with self._lock:
                 self.in_flight -= 1
         model = reply.model or request.model or "unknown"
+        if request.path.endswith("/embeddings"):
+            embedding = {"object": "embedding", "index": 0, "embedding": [0.1, 0.2, 0.3]}
+            answer: dict[str, Any] = {"object": "list", "data": [embedding], "model": model}
+            if reply.usage:
+                answer["usage"] = {
+                    "prompt_tokens": reply.prompt_tokens,
+                    "total_tokens": reply.prompt_tokens,
+                }
+            self._write(handler, 200, json.dumps(answer).encode(), {})
+            return
         if request.body.get("stream"):
             self._stream(handler, reply, request, model)
             return

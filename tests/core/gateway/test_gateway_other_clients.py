@@ -13,7 +13,7 @@ from tests.support.fake_openai import Reply
 # LiteLLM fetches a price list from the network on import unless told to use its own.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # LiteLLM's own types make pydantic warn on import; nothing to do with the gateway.
-pytestmark = pytest.mark.filterwarnings("ignore:Item .* ReadOnly:UserWarning")
+pytestmark = pytest.mark.filterwarnings("ignore:Items? .*ReadOnly:UserWarning")
 
 
 def test_plain_httpx_with_a_stream(gateway, key, provider):

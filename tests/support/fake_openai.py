@@ -205,14 +205,7 @@ class FakeOpenAI:
                 self.in_flight -= 1
         model = reply.model or request.model or "unknown"
         if request.path.endswith("/embeddings"):
-            embedding = {"object": "embedding", "index": 0, "embedding": [0.1, 0.2, 0.3]}
-            answer: dict[str, Any] = {"object": "list", "data": [embedding], "model": model}
-            if reply.usage:
-                answer["usage"] = {
-                    "prompt_tokens": reply.prompt_tokens,
-                    "total_tokens": reply.prompt_tokens,
-                }
-            self._write(handler, 200, json.dumps(answer).encode(), {})
+            self._write(handler, 200, json.dumps(_embeddings(reply, model)).encode(), {})
             return
         if request.body.get("stream"):
             self._stream(handler, reply, request, model)
@@ -283,6 +276,17 @@ class FakeOpenAI:
             handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.write(body)
+
+
+def _embeddings(reply: Reply, model: str) -> dict[str, Any]:
+    embedding = {"object": "embedding", "index": 0, "embedding": [0.1, 0.2, 0.3]}
+    answer: dict[str, Any] = {"object": "list", "data": [embedding], "model": model}
+    if reply.usage:
+        answer["usage"] = {
+            "prompt_tokens": reply.prompt_tokens,
+            "total_tokens": reply.prompt_tokens,
+        }
+    return answer
 
 
 def _usage(reply: Reply) -> dict[str, int]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import httpx
+
 from oloproof.models import configure
 from oloproof_core.gateway import Route
 from oloproof_core.gateway._usage import StreamMeter
@@ -65,3 +67,20 @@ def test_the_meter_relays_everything_when_the_client_asked_and_events_split_anyw
 
     assert relayed + meter.flush() == stream
     assert meter.tokens == (3, 1)
+
+
+def test_a_gateway_call_becomes_the_engines_model_call(gateway, key):
+
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    headers = {"Authorization": f"Bearer {key}"}
+    httpx.post(f"{gateway.base_url}/chat/completions", json=body, headers=headers)
+
+    [call] = gateway.calls("case-1")
+    recorded = call.as_model_call()
+    assert (recorded.role, recorded.model, recorded.input_tokens, recorded.output_tokens) == (
+        "system",
+        "default-model",
+        10,
+        5,
+    )
+    assert (recorded.cost_usd, recorded.latency_ms) == (call.cost_usd, call.latency_ms)

@@ -17,6 +17,7 @@ from oloproof_core.models import (
     complete,
     configure,
     llm,
+    prepare,
     reset_configuration,
     settings_for,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "complete",
     "configure",
     "llm",
+    "prepare",
     "reset_configuration",
     "settings_for",
 ]

@@ -8,6 +8,8 @@ The return value is checked against the metric contract on every case; a score
 outside the declared range (`SCORE_RANGE = (lo, hi)` at module level, 0..1 by
 default) fails the check with a message that says how to declare it. The file is
 digested into the version and re-read before every run, so editing it re-judges.
+A file that calls models also has the identity (model and endpoint) of every role
+it may call in its version: pointing `llm()` at another model re-judges too.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
 from oloproof_core.measurement import judging_with
+from oloproof_core.models import ROLES, model_identity
 from oloproof_core.verdict import Verdict
 
 REQUIRED_SHAPE = """\
@@ -44,7 +47,12 @@ _CONTRACT = """\
         return score_value, {"feedback": "..."}"""
 
 _MEASUREMENT_MODULES = frozenset({"skynet", "oloproof_core.measurement", "oloproof_core.reward"})
-_MODEL_MODULES = frozenset({"skynet", "oloproof_core.models"})
+# `skynet` offers `llm` only (the metric role); the models modules can reach any role.
+_MODEL_MODULES: Mapping[str, tuple[str, ...]] = {
+    "skynet": ("metric",),
+    "oloproof_core.models": ROLES,
+    "oloproof.models": ROLES,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +65,12 @@ class _LoadedMetric:
     score_range: tuple[float, float]
     sub_score_range: tuple[float, float]
     reads_measurements: bool
-    calls_models: bool
+    model_roles: tuple[str, ...]
     digest: str
+
+    @property
+    def calls_models(self) -> bool:
+        return bool(self.model_roles)
 
 
 class MetricFile(Evaluator):
@@ -79,6 +91,7 @@ class MetricFile(Evaluator):
             score_range=loaded.score_range,
         )
         self._loaded = loaded
+        self._models = _identities(loaded.model_roles)
         self.io_bound = loaded.calls_models
 
     @property
@@ -90,7 +103,10 @@ class MetricFile(Evaluator):
         return self._loaded.sub_score_range
 
     def parameters(self) -> dict[str, Any]:
-        return {"file": os.path.basename(self.path)}
+        parameters: dict[str, Any] = {"file": os.path.basename(self.path)}
+        if self._models:  # absent for files that call no model: their versions stay
+            parameters["models"] = self._models
+        return parameters
 
     def source_object(self) -> Any:
         return self._loaded.module
@@ -99,16 +115,19 @@ class MetricFile(Evaluator):
         return self._loaded.digest
 
     def refresh(self) -> None:
-        """Re-read the file; if it changed, execute it again and take the new version."""
+        """Re-read the file and the models it calls; a change of either is a new version."""
         content = _read(self.path)
-        if digest_bytes(content) == self._loaded.digest:
-            return
-        loaded = _load(self.path, content)
-        self._loaded = loaded
-        self.reads = _reads_of(loaded)
-        self.score_range = loaded.score_range
-        self.io_bound = loaded.calls_models
-        self.__dict__.pop("version", None)
+        if digest_bytes(content) != self._loaded.digest:
+            loaded = _load(self.path, content)
+            self._loaded = loaded
+            self.reads = _reads_of(loaded)
+            self.score_range = loaded.score_range
+            self.io_bound = loaded.calls_models
+            self.__dict__.pop("version", None)
+        models = _identities(self._loaded.model_roles)
+        if models != self._models:
+            self._models = models
+            self.__dict__.pop("version", None)
 
     def judge(self, case: CaseView) -> Any:
         loaded = self._loaded
@@ -225,7 +244,7 @@ def _load(path: str, content: bytes) -> _LoadedMetric:
             f"metric file {path} defines no function score; a metric file defines:\n\n{_CONTRACT}"
         )
     score_range = _declared_range(module, "SCORE_RANGE", path, (0.0, 1.0))
-    reads_measurements, calls_models = _helpers_used(module)
+    reads_measurements, model_roles = _helpers_used(module)
     if hasattr(module, "REWARD_SPEC"):
         from oloproof_core.reward import RewardSpecError, check_reward_spec
 
@@ -241,7 +260,7 @@ def _load(path: str, content: bytes) -> _LoadedMetric:
         score_range=score_range,
         sub_score_range=_declared_range(module, "SUB_SCORE_RANGE", path, score_range),
         reads_measurements=reads_measurements,
-        calls_models=calls_models,
+        model_roles=model_roles,
         digest=digest,
     )
 
@@ -291,22 +310,35 @@ def _declared_range(
     )
 
 
-def _helpers_used(module: ModuleType) -> tuple[bool, bool]:
-    """Whether the file uses the measurement helpers and the metric model, by what it imports."""
+def _helpers_used(module: ModuleType) -> tuple[bool, tuple[str, ...]]:
+    """Whether the file reads measurements, and which model roles it may call.
+
+    Judged by what the file imports: `llm` calls the metric role; `chat`, `achat`
+    and `complete` take any role, as does a models module imported whole.
+    """
     from oloproof_core.measurement import observation, service_cost
-    from oloproof_core.models import llm
+    from oloproof_core.models import achat, chat, complete, llm
     from oloproof_core.reward import reward
 
     readers = {id(reward), id(observation), id(service_cost)}
-    reads_measurements = calls_models = False
+    any_role = {id(chat), id(achat), id(complete)}
+    reads_measurements = False
+    roles: set[str] = set()
     for value in vars(module).values():
         if isinstance(value, ModuleType):
             reads_measurements |= value.__name__ in _MEASUREMENT_MODULES
-            calls_models |= value.__name__ in _MODEL_MODULES
+            roles.update(_MODEL_MODULES.get(value.__name__, ()))
         else:
             reads_measurements |= id(value) in readers
-            calls_models |= value is llm
-    return reads_measurements, calls_models
+            if value is llm:
+                roles.add("metric")
+            elif id(value) in any_role:
+                roles.update(ROLES)
+    return reads_measurements, tuple(role for role in ROLES if role in roles)
+
+
+def _identities(roles: tuple[str, ...]) -> dict[str, dict[str, str | None]]:
+    return {role: model_identity(role) for role in roles}
 
 
 def _shown(value: Any) -> str:

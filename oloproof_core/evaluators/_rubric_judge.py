@@ -2,8 +2,9 @@
 
 The judge model (role `judge`, falling back to the metric and reflection models)
 answers with a small JSON object; anything else makes the verdict missing with the
-reply quoted, never a silent pass or fail. The rubric, the prompt and the model
-name are part of the version, so verdicts are cached until one of them changes.
+reply quoted, never a silent pass or fail. The rubric, the prompt and the judge
+model's identity (its name and endpoint) are part of the version, so verdicts are
+cached until one of them changes.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from oloproof_core._canonical import canonical_json, digest_text
 from oloproof_core.errors import ContractError
 from oloproof_core.evaluators._base import Evaluator, ValueType
 from oloproof_core.evaluators._case_view import CaseView
-from oloproof_core.models import ModelError, chat, settings_for
+from oloproof_core.models import chat, model_identity
 from oloproof_core.verdict import Verdict
 
 INSTRUCTIONS = """\
@@ -81,7 +82,7 @@ class RubricJudge(Evaluator):
         self.with_expected = with_expected
         self.role = role
         self.temperature = temperature
-        self._model = self._model_name()
+        self._model = self._model_identity()
 
     @property
     def kind(self) -> str:
@@ -91,15 +92,16 @@ class RubricJudge(Evaluator):
         return {
             "rubric": self.rubric,
             "prompt": digest_text(self.instructions() + CASE_TEMPLATE + EXPECTED_TEMPLATE),
-            "model": self._model,
+            "model": self._model["model"],
+            "base_url": self._model["base_url"],
             "role": self.role,
             "temperature": self.temperature,
             "with_expected": self.with_expected,
         }
 
     def refresh(self) -> None:
-        """A different judge model since the last run means a new version."""
-        model = self._model_name()
+        """A different judge model or endpoint since the last run means a new version."""
+        model = self._model_identity()
         if model != self._model:
             self._model = model
             self.__dict__.pop("version", None)
@@ -158,13 +160,13 @@ class RubricJudge(Evaluator):
             _PASS_FAIL_FORMAT if self.value_type == "pass_fail" else '{"score": ..., "reason": ...}'
         )
 
-    def _model_name(self) -> str:
-        try:
-            return settings_for(self.role).model
-        except ModelError:
+    def _model_identity(self) -> dict[str, str | None]:
+        identity = model_identity(self.role)
+        if identity["model"] is None:
             # Not configured yet: the version still exists, and each judged case says why
             # it is missing.
-            return "unconfigured"
+            return {"model": "unconfigured", "base_url": None}
+        return identity
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

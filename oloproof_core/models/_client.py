@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from oloproof_core.context import ModelCall, current_case_or_none
-from oloproof_core.models._settings import ModelError, ModelSettings, settings_for
+from oloproof_core.models._reply import Reading, read_completion, read_stream
+from oloproof_core.models._settings import ROLES, ModelError, ModelSettings, settings_for
 
 _RETRY_STATUSES = frozenset({408, 409, 429})
 _MAX_BACKOFF_S = 30.0
@@ -33,7 +34,12 @@ Message = Mapping[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class ChatReply:
-    """A model's answer and what it cost."""
+    """A model's answer and what it cost.
+
+    A reply that only calls tools has text "" and the calls in `tool_calls`, each
+    in the chat completions shape: {"id", "type": "function", "function": {"name",
+    "arguments"}}.
+    """
 
     text: str
     model: str
@@ -43,6 +49,7 @@ class ChatReply:
     cost_usd: float | None
     latency_ms: float
     attempts: int
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
     def __str__(self) -> str:
         return self.text
@@ -50,28 +57,31 @@ class ChatReply:
 
 _lock = threading.Lock()
 _clients: dict[tuple[str | None, str, float], openai.OpenAI] = {}
-# The SDK takes over a second to import, so it is imported on the first call only.
+# The SDK takes over a second to import, so it is imported on the first call (or by
+# `prepare()`) only.
 _limits: dict[tuple[str | None, str], threading.BoundedSemaphore] = {}
 
 
 def chat(messages: Sequence[Message], *, role: str = "system", **options: Any) -> ChatReply:
     """Send chat `messages` to the model of `role` and return its reply.
 
-    `options` go to the chat completions request (temperature, max_tokens, ...).
-    Retries 408/409/429/5xx and connection errors with exponential backoff; raises
-    ModelError when the call fails for good or the reply has no text.
+    `options` go to the chat completions request (temperature, max_tokens, tools,
+    ...). With `stream=True` the reply is streamed, with its usage asked for, and
+    joined before it is returned. Retries 408/409/429/5xx and connection errors with
+    exponential backoff; raises ModelError when the call fails for good or the reply
+    has neither text nor tool calls.
     """
     settings = settings_for(role)
-    client = _client(settings)
+    completions = _client(settings).chat.completions
+    # Timed from here: making the client (and importing the SDK) is not the call.
     started = time.perf_counter()
-    response, attempts = _create_with_retries(client, settings, messages, options)
+    reading, attempts = _create_with_retries(completions, settings, messages, options)
     latency_ms = (time.perf_counter() - started) * 1000.0
-    input_tokens, output_tokens, metered = _usage(response)
-    cost = settings.cost_usd(input_tokens, output_tokens) if metered else None
+    input_tokens, output_tokens = reading.input_tokens, reading.output_tokens
+    cost = settings.cost_usd(input_tokens, output_tokens) if reading.metered else None
     accounted = _record(role, settings.model, input_tokens, output_tokens, cost, latency_ms)
-    text = _reply_text(response, settings)
     return ChatReply(
-        text=text,
+        text=reading.text,
         model=settings.model,
         role=accounted,
         input_tokens=input_tokens,
@@ -79,7 +89,25 @@ def chat(messages: Sequence[Message], *, role: str = "system", **options: Any) -
         cost_usd=cost,
         latency_ms=latency_ms,
         attempts=attempts,
+        tool_calls=reading.tool_calls,
     )
+
+
+def prepare(roles: Sequence[str] = ROLES) -> None:
+    """Do the one-off work of a first call now, before anything is timed.
+
+    Imports the SDK (over a second on a cold start) and makes the client of every
+    role in `roles` that has a model configured; a process calls this before it
+    starts serving cases, so that the first case is not charged for it.
+    """
+    import openai.resources.chat  # noqa: F401  (the SDK loads its resources lazily)
+
+    for role in roles:
+        try:
+            settings = settings_for(role)
+        except ModelError:
+            continue  # a role with no model is not called
+        _client(settings).chat.completions  # noqa: B018  (built on first access)
 
 
 async def achat(messages: Sequence[Message], *, role: str = "system", **options: Any) -> ChatReply:
@@ -137,11 +165,11 @@ def _limit(settings: ModelSettings) -> threading.BoundedSemaphore:
 
 
 def _create_with_retries(
-    client: openai.OpenAI,
+    completions: Any,
     settings: ModelSettings,
     messages: Sequence[Message],
     options: Mapping[str, Any],
-) -> tuple[Any, int]:
+) -> tuple[Reading, int]:
     import openai
 
     limit = _limit(settings)
@@ -150,11 +178,7 @@ def _create_with_retries(
         attempt += 1
         try:
             with limit:
-                response = client.chat.completions.create(
-                    model=settings.model,
-                    messages=list(messages),  # type: ignore[arg-type]
-                    **options,
-                )
+                return _create(completions, settings, messages, options), attempt
         except (openai.APIConnectionError, openai.APIStatusError) as exc:
             status = getattr(exc, "status_code", None)
             retryable = status is None or status in _RETRY_STATUSES or status >= 500
@@ -166,13 +190,31 @@ def _create_with_retries(
                     f"model call to {where} failed after {attempt} attempts: {exc}"
                 ) from exc
             time.sleep(_backoff(settings.backoff_s, attempt, exc))
-            continue
         except (openai.OpenAIError, ValueError) as exc:
             # The server answered 200 with a body that is not a chat completion.
             raise ModelError(
                 f"malformed reply from {settings.model}: {type(exc).__name__}: {exc}"
             ) from exc
-        return response, attempt
+
+
+def _create(
+    completions: Any,
+    settings: ModelSettings,
+    messages: Sequence[Message],
+    options: Mapping[str, Any],
+) -> Reading:
+    """One request; a stream is read to its end here, so a broken stream is retried too."""
+    if not options.get("stream"):
+        response = completions.create(model=settings.model, messages=list(messages), **options)
+        return read_completion(response, settings)
+    stream_options = {**(options.get("stream_options") or {}), "include_usage": True}
+    stream = completions.create(
+        model=settings.model,
+        messages=list(messages),
+        **{**options, "stream_options": stream_options},
+    )
+    with stream:
+        return read_stream(stream, settings)
 
 
 def _backoff(base_s: float, attempt: int, exc: Exception) -> float:
@@ -185,34 +227,6 @@ def _backoff(base_s: float, attempt: int, exc: Exception) -> float:
     except ValueError:
         asked = 0.0
     return float(max(delay, min(asked, _MAX_BACKOFF_S)))
-
-
-def _usage(response: Any) -> tuple[int, int, bool]:
-    """Input and output tokens, and whether the server reported them at all."""
-    usage = getattr(response, "usage", None)
-    prompt = getattr(usage, "prompt_tokens", None)
-    completion = getattr(usage, "completion_tokens", None)
-    if (
-        not isinstance(prompt, int)
-        or not isinstance(completion, int)
-        or min(prompt, completion) < 0
-    ):
-        return 0, 0, False
-    return prompt, completion, True
-
-
-def _reply_text(response: Any, settings: ModelSettings) -> str:
-    try:
-        text = response.choices[0].message.content
-    except (AttributeError, IndexError, KeyError, TypeError):
-        text = None
-    if not isinstance(text, str):
-        shown = repr(response)
-        raise ModelError(
-            f"malformed reply from {settings.model}: no message text in "
-            f"{shown[:200]}{'…' if len(shown) > 200 else ''}"
-        )
-    return text
 
 
 def _record(

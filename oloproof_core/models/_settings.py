@@ -129,8 +129,14 @@ def reset_configuration() -> None:
         _configured.clear()
 
 
-def settings_for(role: str) -> ModelSettings:
-    """Resolve the model for `role`, following its fallback chain."""
+def settings_for(role: str, *, fallback_model: str | None = None) -> ModelSettings:
+    """Resolve the model for `role`, following its fallback chain.
+
+    With `fallback_model`, a role that has no model configured uses that one instead of
+    failing (the gateway forwards the model a client asked for). No price applies to it:
+    a price is set for a named model, and a price set along a chain that names no model
+    is a price for no model in particular.
+    """
     _check_role(role, allow_default=False)
     chain = FALLBACKS[role]
     source = next((candidate for candidate in chain if _setting(candidate, "model")), None)
@@ -142,6 +148,8 @@ def settings_for(role: str) -> ModelSettings:
     for key in FIELDS:
         found = next((v for layer in layers if (v := _setting(layer, key)) is not None), None)
         values[key] = _DEFAULTS.get(key) if found is None else found
+    if not values["model"] and fallback_model is not None:
+        values.update(model=fallback_model, price_in=None, price_out=None)
     if not values["model"]:
         names = " or ".join(f"OLOPROOF_{candidate.upper()}_MODEL" for candidate in chain)
         raise ModelError(
@@ -150,6 +158,27 @@ def settings_for(role: str) -> ModelSettings:
             f"oloproof.models.configure({chain[0]!r}, model=..., base_url=...)"
         )
     return ModelSettings(role=source or DEFAULT, **values)
+
+
+def configured_model(role: str) -> str | None:
+    """The model the operator named for `role` (along its fallbacks), or None."""
+    try:
+        return settings_for(role).model
+    except ModelError:
+        return None
+
+
+def model_identity(role: str) -> dict[str, str | None]:
+    """What decides the answers `role` gets: its model and endpoint.
+
+    Part of the version of every evaluator that calls the role, so that pointing the
+    role at another model or server re-judges instead of reusing cached verdicts.
+    """
+    try:
+        settings = settings_for(role)
+    except ModelError:
+        return {"model": None, "base_url": None}
+    return {"model": settings.model, "base_url": settings.base_url}
 
 
 def _setting(layer: str, key: str) -> Any:

@@ -8,6 +8,13 @@
 
 Replies come from the queue first (in order), then from the responder, then the
 default reply. Every request body is kept, with the model asked for.
+
+A `Reply` with `tool_calls` answers with those calls and no text. A request with
+`"stream": true` is answered as server-sent events, one chunk per word, and with a
+final usage chunk when the request asks for it (`stream_options.include_usage`), as
+OpenAI does. A request to `/embeddings` gets a three-number embedding, with the
+reply's prompt tokens as its usage. `Reply(model=...)` answers with a model name
+other than the one asked.
 """
 
 from __future__ import annotations
@@ -30,6 +37,13 @@ class Reply:
     completion_tokens: int = 5
     usage: bool = True
     delay_s: float = 0.0
+    tool_calls: tuple[dict[str, Any], ...] = ()
+    model: str | None = None
+
+
+def tool_call(name: str, arguments: str, call_id: str = "call_1") -> dict[str, Any]:
+    """One function call in the shape of a chat completion's `tool_calls` entry."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
 @dataclass(frozen=True)
@@ -126,7 +140,10 @@ class FakeOpenAI:
                     body = {"unparsed": raw.decode("utf-8", "replace")}
                 request = Request(path=self.path, body=body, headers=dict(self.headers))
                 reply = state._next(request)
-                state._send(self, reply, request)
+                try:
+                    state._send(self, reply, request)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client gave up waiting (timeout tests)
 
             def log_message(self, format: str, *args: Any) -> None:
                 return  # keep test output clean
@@ -186,26 +203,67 @@ class FakeOpenAI:
         finally:
             with self._lock:
                 self.in_flight -= 1
+        model = reply.model or request.model or "unknown"
+        if request.path.endswith("/embeddings"):
+            self._write(handler, 200, json.dumps(_embeddings(reply, model)).encode(), {})
+            return
+        if request.body.get("stream"):
+            self._stream(handler, reply, request, model)
+            return
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        if reply.tool_calls:
+            message = {"role": "assistant", "content": None, "tool_calls": list(reply.tool_calls)}
         completion: dict[str, Any] = {
             "id": f"chatcmpl-{len(self.requests)}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": request.model or "unknown",
+            "model": model,
             "choices": [
                 {
                     "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": reply.text},
+                    "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                    "message": message,
                 }
             ],
         }
         if reply.usage:
-            completion["usage"] = {
-                "prompt_tokens": reply.prompt_tokens,
-                "completion_tokens": reply.completion_tokens,
-                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-            }
+            completion["usage"] = _usage(reply)
         self._write(handler, 200, json.dumps(completion).encode(), {})
+
+    def _stream(
+        self, handler: BaseHTTPRequestHandler, reply: Reply, request: Request, model: str
+    ) -> None:
+        """Server-sent events; the connection's close ends the body (HTTP/1.0)."""
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.end_headers()
+        created = int(time.time())
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {
+                "id": f"chatcmpl-{len(self.requests)}",
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+
+        chunks = [chunk({"role": "assistant", "content": ""})]
+        if reply.tool_calls:
+            calls = [{"index": i, **call} for i, call in enumerate(reply.tool_calls)]
+            chunks.append(chunk({"tool_calls": calls}))
+        else:
+            words = reply.text.split(" ")
+            chunks += [chunk({"content": w if i == 0 else " " + w}) for i, w in enumerate(words)]
+        chunks.append(chunk({}, "tool_calls" if reply.tool_calls else "stop"))
+        options = request.body.get("stream_options") or {}
+        if reply.usage and options.get("include_usage"):
+            chunks.append({**chunk({}), "choices": [], "usage": _usage(reply)})
+        for event in chunks:
+            handler.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            handler.wfile.flush()
+        handler.wfile.write(b"data: [DONE]\n\n")
+        handler.wfile.flush()
 
     @staticmethod
     def _write(
@@ -218,3 +276,22 @@ class FakeOpenAI:
             handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.write(body)
+
+
+def _embeddings(reply: Reply, model: str) -> dict[str, Any]:
+    embedding = {"object": "embedding", "index": 0, "embedding": [0.1, 0.2, 0.3]}
+    answer: dict[str, Any] = {"object": "list", "data": [embedding], "model": model}
+    if reply.usage:
+        answer["usage"] = {
+            "prompt_tokens": reply.prompt_tokens,
+            "total_tokens": reply.prompt_tokens,
+        }
+    return answer
+
+
+def _usage(reply: Reply) -> dict[str, int]:
+    return {
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+    }

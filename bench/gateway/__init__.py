@@ -1,0 +1,1 @@
+"""Benchmark of the metering model gateway: added latency per call and throughput."""

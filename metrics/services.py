@@ -94,7 +94,9 @@ def _evaluator_field(item: Mapping[str, Any], name: str) -> Any:
     return value
 
 
-def case_verdicts_create(*, run_id: int, cases: Iterable[engine.CaseResult], batch_size: int) -> int:
+def case_verdicts_create(
+    *, run_id: int, cases: Iterable[engine.CaseResult], batch_size: int
+) -> int:
     """Record every verdict of every case; a verdict already recorded for the run is kept."""
     written = 0
     for batch in batches(cases, batch_size):

@@ -58,22 +58,40 @@ class MetricEstimate:
         }
 
 
-def aggregate(cases: Sequence[CaseResult], evaluators: Sequence[Evaluator],
-              confidence: float) -> list[MetricEstimate]:
+def aggregate(
+    cases: Sequence[CaseResult], evaluators: Sequence[Evaluator], confidence: float
+) -> list[MetricEstimate]:
     clusters = case_clusters(cases)
     metrics: list[MetricEstimate] = []
     for evaluator in evaluators:
         criterion = evaluator.criterion
         verdicts = [case.verdicts[criterion] for case in cases]
         values = [v.value for v in verdicts]
-        metrics.append(estimate_metric(criterion, criterion, values, evaluator.value_type,
-                                       evaluator.score_range, confidence, clusters))
+        metrics.append(
+            estimate_metric(
+                criterion,
+                criterion,
+                values,
+                evaluator.value_type,
+                evaluator.score_range,
+                confidence,
+                clusters,
+            )
+        )
         sub_names = dict.fromkeys(name for v in verdicts for name in v.scores)
         for name in sub_names:
             sub_values = [None if v.value is None else v.scores.get(name) for v in verdicts]
-            metrics.append(estimate_metric(f"{criterion}.{name}", criterion, sub_values,
-                                           "score", evaluator.sub_score_range, confidence,
-                                           clusters))
+            metrics.append(
+                estimate_metric(
+                    f"{criterion}.{name}",
+                    criterion,
+                    sub_values,
+                    "score",
+                    evaluator.sub_score_range,
+                    confidence,
+                    clusters,
+                )
+            )
     return metrics
 
 
@@ -84,10 +102,15 @@ def case_clusters(cases: Sequence[CaseResult]) -> list[str] | None:
     return [case.cluster if case.cluster is not None else f"\0{case.id}" for case in cases]
 
 
-def estimate_metric(metric: str, criterion: str, values: Sequence[float | None],
-                    value_type: str, score_range: tuple[float, float],
-                    confidence: float, clusters: Sequence[str] | None = None
-                    ) -> MetricEstimate:
+def estimate_metric(
+    metric: str,
+    criterion: str,
+    values: Sequence[float | None],
+    value_type: str,
+    score_range: tuple[float, float],
+    confidence: float,
+    clusters: Sequence[str] | None = None,
+) -> MetricEstimate:
     """Estimate over the observed values, interval over every completion of the missing ones.
 
     With clusters (Miller 2024, "Adding Error Bars to Evals", §3.2) the interval is
@@ -110,10 +133,19 @@ def estimate_metric(metric: str, criterion: str, values: Sequence[float | None],
     if clusters is not None:
         low, high = (0.0, 1.0) if value_type == "pass_fail" else score_range
         clustered = clustered_mean_interval(values, clusters, low, high, confidence)
-        interval = Interval(min(interval.lower, clustered.lower),
-                            max(interval.upper, clustered.upper))
+        interval = Interval(
+            min(interval.lower, clustered.lower), max(interval.upper, clustered.upper)
+        )
         method += CLUSTER_AWARE
-    return MetricEstimate(metric=metric, estimate=estimate, interval=interval,
-                          n_observed=len(observed), n_missing=n_missing, method=method,
-                          confidence=confidence, value_type=value_type,
-                          score_range=score_range, criterion=criterion)
+    return MetricEstimate(
+        metric=metric,
+        estimate=estimate,
+        interval=interval,
+        n_observed=len(observed),
+        n_missing=n_missing,
+        method=method,
+        confidence=confidence,
+        value_type=value_type,
+        score_range=score_range,
+        criterion=criterion,
+    )

@@ -48,8 +48,11 @@ class Dataset:
         return len(self.rows)
 
 
-def load_dataset(source: str | os.PathLike[str] | Sequence[Mapping[str, Any]] | Dataset,
-                 *, split: str | None = None) -> Dataset:
+def load_dataset(
+    source: str | os.PathLike[str] | Sequence[Mapping[str, Any]] | Dataset,
+    *,
+    split: str | None = None,
+) -> Dataset:
     """Load and validate a dataset from a path (.jsonl/.ndjson, .json, .csv) or a list of dicts."""
     if isinstance(source, Dataset):
         return source if split is None or split == source.split else _select_split(source, split)
@@ -62,7 +65,8 @@ def load_dataset(source: str | os.PathLike[str] | Sequence[Mapping[str, Any]] | 
         label = "<list>"
     else:
         raise DatasetError(
-            repr(source)[:60], None,
+            repr(source)[:60],
+            None,
             "a dataset is a path to a .jsonl, .json or .csv file, or a list of dicts",
         )
     dataset = _build(label, records)
@@ -71,8 +75,11 @@ def load_dataset(source: str | os.PathLike[str] | Sequence[Mapping[str, Any]] | 
 
 def _read_path(path: str) -> Iterator[tuple[int, Any]]:
     if not os.path.exists(path):
-        raise DatasetError(path, None, "file not found (paths are relative to the working "
-                                       f"directory {os.getcwd()})")
+        raise DatasetError(
+            path,
+            None,
+            f"file not found (paths are relative to the working directory {os.getcwd()})",
+        )
     lowered = path.lower()
     if lowered.endswith((".jsonl", ".ndjson")):
         return _read_jsonl(path)
@@ -80,8 +87,12 @@ def _read_path(path: str) -> Iterator[tuple[int, Any]]:
         return _read_json_array(path)
     if lowered.endswith(".csv"):
         return _read_csv(path)
-    raise DatasetError(path, None, "unknown dataset format; use .jsonl (one JSON object per "
-                                   "line), .json (an array of objects) or .csv")
+    raise DatasetError(
+        path,
+        None,
+        "unknown dataset format; use .jsonl (one JSON object per "
+        "line), .json (an array of objects) or .csv",
+    )
 
 
 def _read_jsonl(path: str) -> Iterator[tuple[int, Any]]:
@@ -92,9 +103,13 @@ def _read_jsonl(path: str) -> Iterator[tuple[int, Any]]:
             try:
                 yield number, json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DatasetError(path, number, f"invalid JSON at column {exc.colno}: "
-                                                 f"{exc.msg}; each line must be one JSON "
-                                                 "object") from None
+                raise DatasetError(
+                    path,
+                    number,
+                    f"invalid JSON at column {exc.colno}: "
+                    f"{exc.msg}; each line must be one JSON "
+                    "object",
+                ) from None
 
 
 def _read_json_array(path: str) -> Iterator[tuple[int, Any]]:
@@ -103,11 +118,13 @@ def _read_json_array(path: str) -> Iterator[tuple[int, Any]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DatasetError(path, exc.lineno, f"invalid JSON at column {exc.colno}: "
-                                             f"{exc.msg}") from None
+        raise DatasetError(
+            path, exc.lineno, f"invalid JSON at column {exc.colno}: {exc.msg}"
+        ) from None
     if not isinstance(data, list):
-        raise DatasetError(path, 1, f"a .json dataset must be an array of row objects, "
-                                    f"found {type(data).__name__}")
+        raise DatasetError(
+            path, 1, f"a .json dataset must be an array of row objects, found {type(data).__name__}"
+        )
     lines = _object_start_lines(text, len(data))
     for index, item in enumerate(data):
         yield lines[index], item
@@ -133,8 +150,12 @@ def _read_csv(path: str) -> Iterator[tuple[int, Any]]:
         for column in columns:
             top = column.split(".", 1)[0]
             if top not in ROW_KEYS or (top in {"input", "expected"} and "." not in column):
-                raise DatasetError(path, 1, f"unknown column {column!r}; columns are id, "
-                                            "split, cluster, input.<name> and expected.<name>")
+                raise DatasetError(
+                    path,
+                    1,
+                    f"unknown column {column!r}; columns are id, "
+                    "split, cluster, input.<name> and expected.<name>",
+                )
         for row in reader:
             item: dict[str, Any] = {}
             for column, value in row.items():
@@ -153,8 +174,11 @@ def _build(source: str, records: Iterable[tuple[int, Any]]) -> Dataset:
     for line, item in records:
         row = _validate(source, line, item)
         if row.id in first_line:
-            raise DatasetError(source, line, f"duplicate id {row.id!r} (first on line "
-                                             f"{first_line[row.id]}); ids must be unique")
+            raise DatasetError(
+                source,
+                line,
+                f"duplicate id {row.id!r} (first on line {first_line[row.id]}); ids must be unique",
+            )
         first_line[row.id] = line
         input_bytes = canonical_json(row.input).encode()
         expected_bytes = canonical_json(row.expected).encode()
@@ -181,56 +205,91 @@ def _labels_text(row: Row) -> str:
 
 
 def _validate(source: str, line: int, item: Any) -> Row:
-    if type(item) is dict and item.keys() <= ROW_KEYS and type(item.get("id")) is str \
-            and item["id"] and type(item.get("input")) is dict \
-            and type(item.get("expected", {})) is dict \
-            and type(item.get("split", "")) is str and type(item.get("cluster", "")) is str:
+    if (
+        type(item) is dict
+        and item.keys() <= ROW_KEYS
+        and type(item.get("id")) is str
+        and item["id"]
+        and type(item.get("input")) is dict
+        and type(item.get("expected", {})) is dict
+        and type(item.get("split", "")) is str
+        and type(item.get("cluster", "")) is str
+    ):
         # The common, well-formed row, checked without the slower abstract-type tests.
-        return Row(id=item["id"], input=item["input"], expected=item.get("expected"),
-                   split=item.get("split"), cluster=item.get("cluster"))
+        return Row(
+            id=item["id"],
+            input=item["input"],
+            expected=item.get("expected"),
+            split=item.get("split"),
+            cluster=item.get("cluster"),
+        )
     if not isinstance(item, Mapping):
-        raise DatasetError(source, line, f"a row must be a JSON object, found "
-                                         f"{type(item).__name__}")
+        raise DatasetError(
+            source, line, f"a row must be a JSON object, found {type(item).__name__}"
+        )
     unknown = set(item) - ROW_KEYS
     if unknown:
-        raise DatasetError(source, line, f"unknown key {sorted(unknown)[0]!r}; a row may have "
-                                         f"only {_ROW_KEYS_TEXT} (put extra data inside "
-                                         "'input' or 'expected')")
+        raise DatasetError(
+            source,
+            line,
+            f"unknown key {sorted(unknown)[0]!r}; a row may have "
+            f"only {_ROW_KEYS_TEXT} (put extra data inside "
+            "'input' or 'expected')",
+        )
     if "id" not in item:
         raise DatasetError(source, line, "missing 'id'; every row needs a unique string id")
     row_id = item["id"]
     if not isinstance(row_id, str) or not row_id:
-        raise DatasetError(source, line, f"'id' must be a non-empty string, found "
-                                         f"{row_id!r}; quote numeric ids")
+        raise DatasetError(
+            source, line, f"'id' must be a non-empty string, found {row_id!r}; quote numeric ids"
+        )
     if "input" not in item:
         raise DatasetError(source, line, f"row {row_id!r} has no 'input' object")
     if not isinstance(item["input"], Mapping):
-        raise DatasetError(source, line, f"'input' of row {row_id!r} must be an object, found "
-                                         f"{type(item['input']).__name__}; wrap it, e.g. "
-                                         '{"question": ...}')
+        raise DatasetError(
+            source,
+            line,
+            f"'input' of row {row_id!r} must be an object, found "
+            f"{type(item['input']).__name__}; wrap it, e.g. "
+            '{"question": ...}',
+        )
     expected = item.get("expected")
     if expected is not None and not isinstance(expected, Mapping):
-        raise DatasetError(source, line, f"'expected' of row {row_id!r} must be an object, "
-                                         f"found {type(expected).__name__}; wrap it, e.g. "
-                                         '{"label": ...}')
+        raise DatasetError(
+            source,
+            line,
+            f"'expected' of row {row_id!r} must be an object, "
+            f"found {type(expected).__name__}; wrap it, e.g. "
+            '{"label": ...}',
+        )
     labels = {}
     for key in ("split", "cluster"):
         value = item.get(key)
         if value is not None and not isinstance(value, (str, int)):
             raise DatasetError(source, line, f"'{key}' of row {row_id!r} must be a string")
         labels[key] = None if value is None else str(value)
-    return Row(id=row_id, input=dict(item["input"]),
-               expected=None if expected is None else dict(expected),
-               split=labels["split"], cluster=labels["cluster"])
+    return Row(
+        id=row_id,
+        input=dict(item["input"]),
+        expected=None if expected is None else dict(expected),
+        split=labels["split"],
+        cluster=labels["cluster"],
+    )
 
 
 def _select_split(dataset: Dataset, split: str) -> Dataset:
     rows = [row for row in dataset.rows if row.split == split]
     if not rows:
         available = ", ".join(sorted(dataset.splits)) or "none (no row has a 'split' key)"
-        raise DatasetError(dataset.source, None, f"no rows in split {split!r}; splits in this "
-                                                 f"dataset: {available}")
+        raise DatasetError(
+            dataset.source, None, f"no rows in split {split!r}; splits in this dataset: {available}"
+        )
     hasher = hashlib.sha256(dataset.digest.encode())
     hasher.update(split.encode())
-    return Dataset(source=dataset.source, rows=rows, digest=hasher.hexdigest(), split=split,
-                   splits=dataset.splits)
+    return Dataset(
+        source=dataset.source,
+        rows=rows,
+        digest=hasher.hexdigest(),
+        split=split,
+        splits=dataset.splits,
+    )

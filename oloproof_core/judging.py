@@ -39,8 +39,12 @@ class JudgingTally:
         self.skipped += other.skipped
 
     def to_dict(self) -> dict[str, int]:
-        return {"judged": self.judged, "cached": self.cached, "failed": self.failed,
-                "skipped": self.skipped}
+        return {
+            "judged": self.judged,
+            "cached": self.cached,
+            "failed": self.failed,
+            "skipped": self.skipped,
+        }
 
 
 def check_criteria(evaluators: Sequence[Evaluator]) -> None:
@@ -49,32 +53,43 @@ def check_criteria(evaluators: Sequence[Evaluator]) -> None:
         if not isinstance(evaluator, Evaluator):
             raise DeclarationError(
                 f"evaluators must be evaluator objects such as ExactMatch(...) or functions "
-                f"decorated with @evaluator, got {evaluator!r}")
+                f"decorated with @evaluator, got {evaluator!r}"
+            )
         if evaluator.criterion in seen:
-            raise DeclarationError(f"two evaluators share the criterion "
-                                   f"{evaluator.criterion!r}; give each a distinct criterion=")
+            raise DeclarationError(
+                f"two evaluators share the criterion "
+                f"{evaluator.criterion!r}; give each a distinct criterion="
+            )
         seen.add(evaluator.criterion)
 
 
-def judge_cases(cases: Sequence[CaseResult], evaluators: Sequence[Evaluator], store: Store,
-                *, concurrency: int, progress: ProgressCallback | None = None
-                ) -> dict[str, JudgingTally]:
+def judge_cases(
+    cases: Sequence[CaseResult],
+    evaluators: Sequence[Evaluator],
+    store: Store,
+    *,
+    concurrency: int,
+    progress: ProgressCallback | None = None,
+) -> dict[str, JudgingTally]:
     tallies: dict[str, JudgingTally] = {}
     for evaluator in evaluators:
-        tallies[evaluator.criterion] = _judge_with(evaluator, cases, store, concurrency,
-                                                   progress)
+        tallies[evaluator.criterion] = _judge_with(evaluator, cases, store, concurrency, progress)
     return tallies
 
 
-def _judge_with(evaluator: Evaluator, cases: Sequence[CaseResult], store: Store,
-                concurrency: int, progress: ProgressCallback | None) -> JudgingTally:
+def _judge_with(
+    evaluator: Evaluator,
+    cases: Sequence[CaseResult],
+    store: Store,
+    concurrency: int,
+    progress: ProgressCallback | None,
+) -> JudgingTally:
     evaluator.refresh()
     tally = JudgingTally()
     criterion = evaluator.criterion
     keyed = [(case, verdict_key(evaluator, case)) for case in cases if case.error is None]
     cached = store.get_verdicts([key for _, key in keyed])
-    no_output = Verdict.failed_to_judge("not judged: the system produced no output for "
-                                        "this case")
+    no_output = Verdict.failed_to_judge("not judged: the system produced no output for this case")
     for case in cases:
         if case.error is not None:
             case.verdicts[criterion] = no_output
@@ -95,8 +110,14 @@ def _judge_with(evaluator: Evaluator, cases: Sequence[CaseResult], store: Store,
             tally.failed += 1
         else:
             tally.judged += 1
-            entries.append(CacheEntry(key=key, evaluator_version=evaluator.version,
-                                      criterion=criterion, verdict=verdict))
+            entries.append(
+                CacheEntry(
+                    key=key,
+                    evaluator_version=evaluator.version,
+                    criterion=criterion,
+                    verdict=verdict,
+                )
+            )
     if entries:
         store.put_verdicts(entries)
     return tally
@@ -105,19 +126,25 @@ def _judge_with(evaluator: Evaluator, cases: Sequence[CaseResult], store: Store,
 def judge_one(evaluator: Evaluator, case: CaseResult) -> Verdict:
     token = enter_case(case, "evaluator")
     try:
-        return evaluator.to_verdict(evaluator.judge(CaseView(case, evaluator.reads,
-                                                             evaluator.criterion)))
+        return evaluator.to_verdict(
+            evaluator.judge(CaseView(case, evaluator.reads, evaluator.criterion))
+        )
     except UndeclaredReadError:
         raise
     except Exception as exc:
-        return Verdict.failed_to_judge(f"{type(exc).__name__}: {exc}",
-                                       "".join(traceback.format_exception(exc)))
+        return Verdict.failed_to_judge(
+            f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc))
+        )
     finally:
         leave_case(token)
 
 
-def _judge_pending(evaluator: Evaluator, pending: Sequence[tuple[CaseResult, str]],
-                   concurrency: int, progress: ProgressCallback | None) -> list[Verdict]:
+def _judge_pending(
+    evaluator: Evaluator,
+    pending: Sequence[tuple[CaseResult, str]],
+    concurrency: int,
+    progress: ProgressCallback | None,
+) -> list[Verdict]:
     phase = f"judge {evaluator.criterion}"
     total = len(pending)
     if not evaluator.io_bound or concurrency <= 1 or total <= 1:
@@ -138,8 +165,7 @@ def _judge_pending(evaluator: Evaluator, pending: Sequence[tuple[CaseResult, str
         except BaseException as exc:  # an undeclared read: re-raised in the caller
             failure.append(exc)
 
-    threads = [threading.Thread(target=work, daemon=True)
-               for _ in range(min(concurrency, total))]
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(min(concurrency, total))]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -26,15 +26,17 @@ def load_result(path: str) -> Result:
     try:
         return result_from_dict(data)
     except (KeyError, TypeError, ValueError) as exc:
-        raise OloproofError(f"{path}: not a result written by oloproof (--json): missing or "
-                            f"malformed {exc}") from None
+        raise OloproofError(
+            f"{path}: not a result written by oloproof (--json): missing or malformed {exc}"
+        ) from None
 
 
 def result_from_dict(data: Mapping[str, Any]) -> Result:
     metrics = [_metric(item) for item in data["metrics"]]
     cases = [_case(item) for item in data.get("cases", [])]
-    result = Result(metrics=metrics, cases=cases, provenance=dict(data["provenance"]),
-                    run_id=data.get("run_id"))
+    result = Result(
+        metrics=metrics, cases=cases, provenance=dict(data["provenance"]), run_id=data.get("run_id")
+    )
     if data.get("gate") is not None:
         result.extras["gate"] = data["gate"]
     return result
@@ -44,11 +46,15 @@ def _metric(item: Mapping[str, Any]) -> MetricEstimate:
     interval = item["interval"]
     low, high = item["score_range"]
     return MetricEstimate(
-        metric=item["metric"], estimate=item["estimate"],
+        metric=item["metric"],
+        estimate=item["estimate"],
         interval=Interval(float(interval["lower"]), float(interval["upper"])),
-        n_observed=int(item["n_observed"]), n_missing=int(item["n_missing"]),
-        method=item["method"], confidence=float(item["confidence"]),
-        value_type=item["value_type"], score_range=(float(low), float(high)),
+        n_observed=int(item["n_observed"]),
+        n_missing=int(item["n_missing"]),
+        method=item["method"],
+        confidence=float(item["confidence"]),
+        value_type=item["value_type"],
+        score_range=(float(low), float(high)),
         criterion=item.get("criterion", item["metric"].split(".")[0]),
     )
 
@@ -56,10 +62,15 @@ def _metric(item: Mapping[str, Any]) -> MetricEstimate:
 def _case(item: Mapping[str, Any]) -> CaseResult:
     error = item.get("error")
     case = CaseResult(
-        id=item["id"], input=item["input"], expected=item.get("expected"),
-        split=item.get("split"), cluster=item.get("cluster"), output=item.get("output"),
-        error=None if error is None else CaseError(error["type"], error["message"],
-                                                   error.get("traceback", "")),
+        id=item["id"],
+        input=item["input"],
+        expected=item.get("expected"),
+        split=item.get("split"),
+        cluster=item.get("cluster"),
+        output=item.get("output"),
+        error=None
+        if error is None
+        else CaseError(error["type"], error["message"], error.get("traceback", "")),
         artifacts=dict(item.get("artifacts") or {}),
         measurements=Measurements(
             latency_ms=item.get("latency_ms"),
@@ -67,9 +78,12 @@ def _case(item: Mapping[str, Any]) -> CaseResult:
         ),
     )
     for name, verdict in (item.get("verdicts") or {}).items():
-        case.verdicts[name] = Verdict(value=verdict["value"], feedback=verdict.get("feedback"),
-                                      scores=dict(verdict.get("scores") or {}),
-                                      error=verdict.get("error"),
-                                      traceback=verdict.get("traceback"),
-                                      cached=bool(verdict.get("cached")))
+        case.verdicts[name] = Verdict(
+            value=verdict["value"],
+            feedback=verdict.get("feedback"),
+            scores=dict(verdict.get("scores") or {}),
+            error=verdict.get("error"),
+            traceback=verdict.get("traceback"),
+            cached=bool(verdict.get("cached")),
+        )
     return case

@@ -35,8 +35,14 @@ class Verdict:
         return cls(value=None, error=error, traceback=traceback)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "feedback": self.feedback, "scores": dict(self.scores),
-                "error": self.error, "traceback": self.traceback, "cached": self.cached}
+        return {
+            "value": self.value,
+            "feedback": self.feedback,
+            "scores": dict(self.scores),
+            "error": self.error,
+            "traceback": self.traceback,
+            "cached": self.cached,
+        }
 
     def to_cache(self) -> dict[str, Any]:
         """What the verdict cache stores: only successful judgements are cached."""
@@ -44,8 +50,12 @@ class Verdict:
 
     @classmethod
     def from_cache(cls, data: Mapping[str, Any]) -> Verdict:
-        return cls(value=data["value"], feedback=data.get("feedback"),
-                   scores=dict(data.get("scores") or {}), cached=True)
+        return cls(
+            value=data["value"],
+            feedback=data.get("feedback"),
+            scores=dict(data.get("scores") or {}),
+            cached=True,
+        )
 
 
 PASSED = Verdict(value=1.0)

@@ -195,8 +195,11 @@ class CaseResult(models.Model):
         """The failure in the engine's shape (`CaseError.to_dict`), or None."""
         if not self.error_type:
             return None
-        return {"type": self.error_type, "message": self.error_message,
-                "traceback": self.error_traceback}
+        return {
+            "type": self.error_type,
+            "message": self.error_message,
+            "traceback": self.error_traceback,
+        }
 
 
 class RunChunk(models.Model):

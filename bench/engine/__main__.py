@@ -24,9 +24,14 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
 def rows(n: int) -> list[dict]:
-    return [{"id": f"case-{i}", "input": {"question": f"refund please #{i}" if i % 2 else
-                                          f"where is it #{i}"},
-             "expected": {"label": "refund" if i % 2 else "other"}} for i in range(n)]
+    return [
+        {
+            "id": f"case-{i}",
+            "input": {"question": f"refund please #{i}" if i % 2 else f"where is it #{i}"},
+            "expected": {"label": "refund" if i % 2 else "other"},
+        }
+        for i in range(n)
+    ]
 
 
 @system(name="bench-bot", version="1")
@@ -69,14 +74,24 @@ def workload_a(n: int) -> dict:
 
     def engine_run() -> None:
         nonlocal result
-        result = evaluate(classify, str(path), [ExactMatch(criterion="label", field="label")],
-                          store=InMemoryStore(), record=False)
+        result = evaluate(
+            classify,
+            str(path),
+            [ExactMatch(criterion="label", field="label")],
+            store=InMemoryStore(),
+            record=False,
+        )
 
     engine_s = best_of(engine_run)
     assert result is not None
     assert result.metric("label").n_observed == n
-    return {"cases": n, "engine_s": round(engine_s, 3), "cases_per_s": round(n / engine_s),
-            "plain_loop_s": round(plain_s, 4), "ratio_to_plain_loop": round(engine_s / plain_s, 1)}
+    return {
+        "cases": n,
+        "engine_s": round(engine_s, 3),
+        "cases_per_s": round(n / engine_s),
+        "plain_loop_s": round(plain_s, 4),
+        "ratio_to_plain_loop": round(engine_s / plain_s, 1),
+    }
 
 
 def workload_b(n: int, sleep_s: float, concurrency: int) -> dict:
@@ -86,13 +101,25 @@ def workload_b(n: int, sleep_s: float, concurrency: int) -> dict:
         return {"label": "other"}
 
     data = rows(n)
-    wall = best_of(lambda: evaluate(sleeper, data, [ExactMatch(criterion="label", field="label")],
-                                    store=InMemoryStore(), record=False,
-                                    concurrency=concurrency))
+    wall = best_of(
+        lambda: evaluate(
+            sleeper,
+            data,
+            [ExactMatch(criterion="label", field="label")],
+            store=InMemoryStore(),
+            record=False,
+            concurrency=concurrency,
+        )
+    )
     ideal = n * sleep_s / concurrency
-    return {"cases": n, "sleep_ms": sleep_s * 1000, "concurrency": concurrency,
-            "wall_s": round(wall, 3), "ideal_s": round(ideal, 3),
-            "ratio_to_ideal": round(wall / ideal, 3)}
+    return {
+        "cases": n,
+        "sleep_ms": sleep_s * 1000,
+        "concurrency": concurrency,
+        "wall_s": round(wall, 3),
+        "ideal_s": round(ideal, 3),
+        "ratio_to_ideal": round(wall / ideal, 3),
+    }
 
 
 def main() -> None:

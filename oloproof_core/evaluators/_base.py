@@ -31,16 +31,24 @@ class Evaluator(ABC):
     io_bound: bool = False
     """True for evaluators that wait on a model or network; the engine judges them concurrently."""
 
-    def __init__(self, *, criterion: str, reads: tuple[str, ...],
-                 value_type: ValueType = "pass_fail",
-                 score_range: tuple[float, float] = (0.0, 1.0)) -> None:
+    def __init__(
+        self,
+        *,
+        criterion: str,
+        reads: tuple[str, ...],
+        value_type: ValueType = "pass_fail",
+        score_range: tuple[float, float] = (0.0, 1.0),
+    ) -> None:
         owner = f"{type(self).__name__}(criterion={criterion!r})"
         if not isinstance(criterion, str) or not _CRITERION.match(criterion):
-            raise DeclarationError(f"{owner}: a criterion is a name of letters, digits, '_' "
-                                   "or '-' (no dots: dots separate sub-scores)")
+            raise DeclarationError(
+                f"{owner}: a criterion is a name of letters, digits, '_' "
+                "or '-' (no dots: dots separate sub-scores)"
+            )
         if value_type not in ("pass_fail", "score"):
-            raise DeclarationError(f"{owner}: value_type must be 'pass_fail' or 'score', "
-                                   f"got {value_type!r}")
+            raise DeclarationError(
+                f"{owner}: value_type must be 'pass_fail' or 'score', got {value_type!r}"
+            )
         self.criterion = criterion
         self.reads = check_reads(reads, owner)
         self.value_type: ValueType = value_type
@@ -112,8 +120,10 @@ class Evaluator(ABC):
         label = self.criterion if name is None else f"{self.criterion}.{name}"
         low, high = self.score_range if name is None else self.sub_score_range
         if isinstance(raw, bool) or not isinstance(raw, Real):
-            raise ContractError(f"evaluator {label!r} returned {_shown(raw)}; a score "
-                                f"evaluator returns a number in {low:g}..{high:g}")
+            raise ContractError(
+                f"evaluator {label!r} returned {_shown(raw)}; a score "
+                f"evaluator returns a number in {low:g}..{high:g}"
+            )
         value = float(raw)
         if math.isnan(value) or not low <= value <= high:
             raise ContractError(
@@ -146,11 +156,13 @@ def check_score_range(score_range: Any, owner: str) -> tuple[float, float]:
     try:
         low, high = (float(bound) for bound in score_range)
     except (TypeError, ValueError):
-        raise DeclarationError(f"{owner}: score_range must be a pair (lo, hi) of numbers, "
-                               f"got {score_range!r}") from None
+        raise DeclarationError(
+            f"{owner}: score_range must be a pair (lo, hi) of numbers, got {score_range!r}"
+        ) from None
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise DeclarationError(f"{owner}: score_range must satisfy lo < hi with finite "
-                               f"numbers, got {score_range!r}")
+        raise DeclarationError(
+            f"{owner}: score_range must satisfy lo < hi with finite numbers, got {score_range!r}"
+        )
     return low, high
 
 

@@ -67,10 +67,13 @@ class CaseView:
 
 def check_reads(reads: Any, owner: str) -> tuple[str, ...]:
     if isinstance(reads, str) or not isinstance(reads, (tuple, list)):
-        raise TypeError(f"{owner}: reads must be a tuple of part names such as "
-                        f"('output', 'expected'), got {reads!r}")
+        raise TypeError(
+            f"{owner}: reads must be a tuple of part names such as "
+            f"('output', 'expected'), got {reads!r}"
+        )
     unknown = [part for part in reads if part not in CASE_PARTS]
     if unknown:
-        raise ValueError(f"{owner}: unknown case part {unknown[0]!r} in reads; "
-                         f"parts are {', '.join(CASE_PARTS)}")
+        raise ValueError(
+            f"{owner}: unknown case part {unknown[0]!r} in reads; parts are {', '.join(CASE_PARTS)}"
+        )
     return tuple(dict.fromkeys(reads))

@@ -17,9 +17,15 @@ class ExactMatch(Evaluator):
     `ignore_case` and `strip` normalise strings before comparing.
     """
 
-    def __init__(self, *, criterion: str = "exact_match", field: str | None = None,
-                 expected_field: str | None = None, ignore_case: bool = False,
-                 strip: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        criterion: str = "exact_match",
+        field: str | None = None,
+        expected_field: str | None = None,
+        ignore_case: bool = False,
+        strip: bool = False,
+    ) -> None:
         super().__init__(criterion=criterion, reads=("output", "expected"))
         self.field = field
         self.expected_field = expected_field if expected_field is not None else field
@@ -27,8 +33,12 @@ class ExactMatch(Evaluator):
         self.strip = strip
 
     def parameters(self) -> dict[str, Any]:
-        return {"field": self.field, "expected_field": self.expected_field,
-                "ignore_case": self.ignore_case, "strip": self.strip}
+        return {
+            "field": self.field,
+            "expected_field": self.expected_field,
+            "ignore_case": self.ignore_case,
+            "strip": self.strip,
+        }
 
     def _normalise(self, value: Any) -> Any:
         if isinstance(value, str):

@@ -19,8 +19,11 @@ def pick(value: Any, field: str | None, what: str) -> Any:
         elif isinstance(current, list) and key.isdigit() and int(key) < len(current):
             current = current[int(key)]
         else:
-            available = ", ".join(map(repr, list(current)[:10])) if isinstance(
-                current, Mapping) else f"a {type(current).__name__}"
+            available = (
+                ", ".join(map(repr, list(current)[:10]))
+                if isinstance(current, Mapping)
+                else f"a {type(current).__name__}"
+            )
             raise ContractError(f"{what} has no field {field!r} (found {available})")
     return current
 

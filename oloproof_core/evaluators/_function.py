@@ -12,22 +12,30 @@ from oloproof_core.evaluators._case_view import CaseView
 
 DEFAULT_READS = ("output", "expected")
 
-_WORKING_FORM = '''\
+_WORKING_FORM = """\
     @evaluator(criterion="known_label", reads=("output",))
     def known_label(case):
         return case.output["label"] in {"refund", "other"}
 
 The function takes one argument, the case, and reads what it needs from it:
 case.output (what the system returned), case.expected (the row's expected object),
-case.input and case.artifacts.'''
+case.input and case.artifacts."""
 
 
 class FunctionEvaluator(Evaluator):
-    def __init__(self, fn: Callable[[CaseView], Any], *, criterion: str,
-                 reads: tuple[str, ...], value_type: ValueType,
-                 score_range: tuple[float, float], io_bound: bool) -> None:
-        super().__init__(criterion=criterion, reads=reads, value_type=value_type,
-                         score_range=score_range)
+    def __init__(
+        self,
+        fn: Callable[[CaseView], Any],
+        *,
+        criterion: str,
+        reads: tuple[str, ...],
+        value_type: ValueType,
+        score_range: tuple[float, float],
+        io_bound: bool,
+    ) -> None:
+        super().__init__(
+            criterion=criterion, reads=reads, value_type=value_type, score_range=score_range
+        )
         self.fn = fn
         self.io_bound = io_bound
         self.__doc__ = fn.__doc__
@@ -53,15 +61,26 @@ class FunctionEvaluator(Evaluator):
 @overload
 def evaluator(fn: Callable[[CaseView], Any], /) -> FunctionEvaluator: ...
 @overload
-def evaluator(*, criterion: str | None = ..., reads: tuple[str, ...] = ...,
-              value_type: ValueType = ..., score_range: tuple[float, float] = ...,
-              io_bound: bool = ...) -> Callable[[Callable[[CaseView], Any]], FunctionEvaluator]:
-    ...
+def evaluator(
+    *,
+    criterion: str | None = ...,
+    reads: tuple[str, ...] = ...,
+    value_type: ValueType = ...,
+    score_range: tuple[float, float] = ...,
+    io_bound: bool = ...,
+) -> Callable[[Callable[[CaseView], Any]], FunctionEvaluator]: ...
 
 
-def evaluator(fn: Callable[[CaseView], Any] | None = None, /, *, criterion: str | None = None,
-              reads: tuple[str, ...] = DEFAULT_READS, value_type: ValueType = "pass_fail",
-              score_range: tuple[float, float] = (0.0, 1.0), io_bound: bool = False) -> Any:
+def evaluator(
+    fn: Callable[[CaseView], Any] | None = None,
+    /,
+    *,
+    criterion: str | None = None,
+    reads: tuple[str, ...] = DEFAULT_READS,
+    value_type: ValueType = "pass_fail",
+    score_range: tuple[float, float] = (0.0, 1.0),
+    io_bound: bool = False,
+) -> Any:
     """Declare a function of one argument, the case, as an evaluator.
 
     It returns True/False, or with value_type="score" a number within score_range.
@@ -70,9 +89,14 @@ def evaluator(fn: Callable[[CaseView], Any] | None = None, /, *, criterion: str 
 
     def declare(function: Callable[[CaseView], Any]) -> FunctionEvaluator:
         _check_one_argument(function)
-        return FunctionEvaluator(function, criterion=criterion or function.__name__,
-                                 reads=reads, value_type=value_type,
-                                 score_range=score_range, io_bound=io_bound)
+        return FunctionEvaluator(
+            function,
+            criterion=criterion or function.__name__,
+            reads=reads,
+            value_type=value_type,
+            score_range=score_range,
+            io_bound=io_bound,
+        )
 
     if fn is not None:
         return declare(fn)
@@ -83,12 +107,21 @@ def _check_one_argument(fn: Callable[..., Any]) -> None:
     if not callable(fn):
         raise DeclarationError(f"@evaluator decorates a function, got {type(fn).__name__}")
     signature = inspect.signature(fn)
-    positional = [p for p in signature.parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    required = [p for p in signature.parameters.values()
-                if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    if len(positional) >= 1 and len(required) <= 1 and (
-            not required or required[0] is positional[0]):
+    positional = [
+        p
+        for p in signature.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    required = [
+        p
+        for p in signature.parameters.values()
+        if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    if (
+        len(positional) >= 1
+        and len(required) <= 1
+        and (not required or required[0] is positional[0])
+    ):
         return
     raise DeclarationError(
         f"@evaluator function {fn.__name__}{signature} must take exactly one argument, the "

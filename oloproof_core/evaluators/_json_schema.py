@@ -22,12 +22,19 @@ class JsonSchema(Evaluator):
     each case's schema from its expected object.
     """
 
-    def __init__(self, *, criterion: str = "json_schema",
-                 schema: Mapping[str, Any] | str | None = None, field: str | None = None,
-                 expected_field: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        criterion: str = "json_schema",
+        schema: Mapping[str, Any] | str | None = None,
+        field: str | None = None,
+        expected_field: str | None = None,
+    ) -> None:
         if (schema is None) == (expected_field is None):
-            raise DeclarationError(f"JsonSchema(criterion={criterion!r}) needs exactly one "
-                                   "of schema=... or expected_field='name'")
+            raise DeclarationError(
+                f"JsonSchema(criterion={criterion!r}) needs exactly one "
+                "of schema=... or expected_field='name'"
+            )
         reads = ("output",) if schema is not None else ("output", "expected")
         super().__init__(criterion=criterion, reads=reads)
         self.schema = _load_schema(schema, criterion) if schema is not None else None
@@ -35,16 +42,16 @@ class JsonSchema(Evaluator):
         self.expected_field = expected_field
 
     def parameters(self) -> dict[str, Any]:
-        return {"schema": self.schema, "field": self.field,
-                "expected_field": self.expected_field}
+        return {"schema": self.schema, "field": self.field, "expected_field": self.expected_field}
 
     def judge(self, case: CaseView) -> Verdict:
         schema = self.schema
         if schema is None:
             schema = pick(case.expected, self.expected_field, "the expected object")
             if not isinstance(schema, Mapping):
-                raise ContractError(f"expected[{self.expected_field!r}] must be a JSON Schema "
-                                    "object")
+                raise ContractError(
+                    f"expected[{self.expected_field!r}] must be a JSON Schema object"
+                )
         value = pick(case.output, self.field, "the output")
         if isinstance(value, str):
             try:
@@ -52,7 +59,8 @@ class JsonSchema(Evaluator):
             except json.JSONDecodeError as exc:
                 return Verdict(value=0.0, feedback=f"The output is not valid JSON: {exc}.")
         error = jsonschema.exceptions.best_match(
-            jsonschema.validators.validator_for(schema)(schema).iter_errors(value))
+            jsonschema.validators.validator_for(schema)(schema).iter_errors(value)
+        )
         if error is None:
             return PASSED
         where = "/".join(str(part) for part in error.absolute_path) or "the top level"
@@ -65,14 +73,16 @@ def _load_schema(schema: Mapping[str, Any] | str, criterion: str) -> dict[str, A
             with open(schema, encoding="utf-8") as handle:
                 schema = json.load(handle)
         except (OSError, json.JSONDecodeError) as exc:
-            raise DeclarationError(f"JsonSchema(criterion={criterion!r}): cannot read schema "
-                                   f"file {schema!r}: {exc}") from None
+            raise DeclarationError(
+                f"JsonSchema(criterion={criterion!r}): cannot read schema file {schema!r}: {exc}"
+            ) from None
     if not isinstance(schema, Mapping):
         raise DeclarationError(f"JsonSchema(criterion={criterion!r}): a schema is an object")
     schema = dict(schema)
     try:
         jsonschema.validators.validator_for(schema).check_schema(schema)
     except jsonschema.exceptions.SchemaError as exc:
-        raise DeclarationError(f"JsonSchema(criterion={criterion!r}): invalid schema: "
-                               f"{exc.message}") from None
+        raise DeclarationError(
+            f"JsonSchema(criterion={criterion!r}): invalid schema: {exc.message}"
+        ) from None
     return schema

@@ -15,22 +15,34 @@ from oloproof_core.verdict import PASSED, Verdict
 class Regex(Evaluator):
     """Passes when `pattern` is found in the output text (or matches all of it with full_match)."""
 
-    def __init__(self, *, criterion: str = "regex", pattern: str, field: str | None = None,
-                 full_match: bool = False, ignore_case: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        criterion: str = "regex",
+        pattern: str,
+        field: str | None = None,
+        full_match: bool = False,
+        ignore_case: bool = False,
+    ) -> None:
         super().__init__(criterion=criterion, reads=("output",))
         try:
             self._compiled = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
         except re.error as exc:
-            raise DeclarationError(f"Regex(criterion={criterion!r}): invalid pattern "
-                                   f"{pattern!r}: {exc}") from None
+            raise DeclarationError(
+                f"Regex(criterion={criterion!r}): invalid pattern {pattern!r}: {exc}"
+            ) from None
         self.pattern = pattern
         self.field = field
         self.full_match = full_match
         self.ignore_case = ignore_case
 
     def parameters(self) -> dict[str, Any]:
-        return {"pattern": self.pattern, "field": self.field, "full_match": self.full_match,
-                "ignore_case": self.ignore_case}
+        return {
+            "pattern": self.pattern,
+            "field": self.field,
+            "full_match": self.full_match,
+            "ignore_case": self.ignore_case,
+        }
 
     def judge(self, case: CaseView) -> Verdict:
         text = as_text(pick(case.output, self.field, "the output"))

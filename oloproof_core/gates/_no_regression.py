@@ -83,9 +83,7 @@ class NoRegressionRule(Rule):
         )
         counts = f"{len(paired.regressed)} regressed, {len(paired.improved)} improved"
         reason, summary, more = self._explain(outcome, paired, what, counts)
-        return self._outcome(
-            outcome, reason, summary, figures, metric=self.metric, more_cases=more
-        )
+        return self._outcome(outcome, reason, summary, figures, metric=self.metric, more_cases=more)
 
     def _explain(
         self, outcome: Outcome, paired: MetricComparison, what: str, counts: str

@@ -163,9 +163,7 @@ class BoundRule(Rule):
                 f"interval {fmt.span(interval.lower, interval.upper)} straddles "
                 f"{bound}; {_short_readout(more)}"
             )
-        return self._outcome(
-            outcome, reason, summary, figures, metric=self.metric, more_cases=more
-        )
+        return self._outcome(outcome, reason, summary, figures, metric=self.metric, more_cases=more)
 
     def _more_cases(self, context: DecisionContext, metric: MetricEstimate) -> MoreCases:
         if metric.estimate is None:

@@ -1,6 +1,5 @@
 """The metrics API: a run's metric estimates and verdicts, and the evaluators known."""
 
-
 from typing import Any
 
 from django.http import HttpRequest

@@ -4,7 +4,6 @@ Thin: each route reads through a selector or writes through a service, and the
 services check permissions; domain errors become clear 4xx responses (`evalsite.api`).
 """
 
-
 from datetime import datetime
 from typing import Any, Literal
 

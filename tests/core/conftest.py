@@ -15,13 +15,27 @@ def write_example_dataset(path: Path, n_refund: int = 15, n_other: int = 15) -> 
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as handle:
         for i in range(n_refund):
-            handle.write(json.dumps({"id": f"refund_{i:02d}",
-                                     "input": {"question": f"Can I get a refund? #{i}"},
-                                     "expected": {"label": "refund"}}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "id": f"refund_{i:02d}",
+                        "input": {"question": f"Can I get a refund? #{i}"},
+                        "expected": {"label": "refund"},
+                    }
+                )
+                + "\n"
+            )
         for i in range(n_other):
-            handle.write(json.dumps({"id": f"other_{i:02d}",
-                                     "input": {"question": f"Where is my parcel? #{i}"},
-                                     "expected": {"label": "other"}}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "id": f"other_{i:02d}",
+                        "input": {"question": f"Where is my parcel? #{i}"},
+                        "expected": {"label": "other"},
+                    }
+                )
+                + "\n"
+            )
     return path
 
 

@@ -28,8 +28,7 @@ def write_config(project, text):
 
 def test_run_prints_the_table_and_writes_json(project, capsys, tmp_path):
     out = tmp_path / "result.json"
-    code = main(["run", str(project / "oloproof.yaml"), "--json", str(out),
-                 "--no-progress"])
+    code = main(["run", str(project / "oloproof.yaml"), "--json", str(out), "--no-progress"])
     printed = capsys.readouterr().out
     assert code == 0
     assert "exact_label  1.000     [0.884, 1.000]  30        0" in printed
@@ -37,9 +36,12 @@ def test_run_prints_the_table_and_writes_json(project, capsys, tmp_path):
     loaded = load_result(str(out))
     assert loaded.metric("exact_label").interval.lower == 0.8842966917779722
     assert len(loaded.cases) == 30
-    assert loaded.provenance["system"] == {"name": "support-bot", "version": "1",
-                                           "import_path": "support_bot:answer",
-                                           "is_async": False}
+    assert loaded.provenance["system"] == {
+        "name": "support-bot",
+        "version": "1",
+        "import_path": "support_bot:answer",
+        "is_async": False,
+    }
 
 
 def test_json_to_stdout(project, capsys):
@@ -49,22 +51,41 @@ def test_json_to_stdout(project, capsys):
     assert data["gate"] is None
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("system: support_bot:answer\ndataset: data/example.jsonl\nevaluators: [ExactMatch]\n"
-     "concurency: 4\n", "broken.yaml:4: unknown key 'concurency'"),
-    ("system: support_bot:answer\nevaluators: [ExactMatch]\n", "missing key 'dataset'"),
-    ("system: support_bot:nope\ndataset: data/example.jsonl\nevaluators: [ExactMatch]\n",
-     "broken.yaml:1: system 'support_bot:nope': support_bot has no attribute 'nope'"),
-    ("system: support_bot:answer\ndataset: data/example.jsonl\nevaluators:\n"
-     "  - Exact: {field: label}\n", "unknown evaluator 'Exact'"),
-    ("system: support_bot:answer\ndataset: data/example.jsonl\nevaluators:\n"
-     "  - ExactMatch: {fields: label}\n", "unexpected keyword argument 'fields'"),
-    ("system: support_bot:answer\ndataset: data/example.jsonl\nevaluators: [ExactMatch]\n"
-     "confidence: 95\n", "broken.yaml:4: 'confidence' must be between 0 and 1"),
-    ("system: support_bot:answer\ndataset: [oops\n", "broken.yaml:3: invalid YAML"),
-    ("system: support_bot:answer\ndataset: data/missing.jsonl\nevaluators: [ExactMatch]\n",
-     "missing.jsonl: file not found"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "system: support_bot:answer\ndataset: data/example.jsonl\nevaluators: [ExactMatch]\n"
+            "concurency: 4\n",
+            "broken.yaml:4: unknown key 'concurency'",
+        ),
+        ("system: support_bot:answer\nevaluators: [ExactMatch]\n", "missing key 'dataset'"),
+        (
+            "system: support_bot:nope\ndataset: data/example.jsonl\nevaluators: [ExactMatch]\n",
+            "broken.yaml:1: system 'support_bot:nope': support_bot has no attribute 'nope'",
+        ),
+        (
+            "system: support_bot:answer\ndataset: data/example.jsonl\nevaluators:\n"
+            "  - Exact: {field: label}\n",
+            "unknown evaluator 'Exact'",
+        ),
+        (
+            "system: support_bot:answer\ndataset: data/example.jsonl\nevaluators:\n"
+            "  - ExactMatch: {fields: label}\n",
+            "unexpected keyword argument 'fields'",
+        ),
+        (
+            "system: support_bot:answer\ndataset: data/example.jsonl\nevaluators: [ExactMatch]\n"
+            "confidence: 95\n",
+            "broken.yaml:4: 'confidence' must be between 0 and 1",
+        ),
+        ("system: support_bot:answer\ndataset: [oops\n", "broken.yaml:3: invalid YAML"),
+        (
+            "system: support_bot:answer\ndataset: data/missing.jsonl\nevaluators: [ExactMatch]\n",
+            "missing.jsonl: file not found",
+        ),
+    ],
+)
 def test_bad_configs_exit_3_with_a_message_naming_the_key(project, capsys, text, message):
     code = main(["run", write_config(project, text)])
     error = capsys.readouterr().err
@@ -86,13 +107,24 @@ def test_measured_cost_survives_the_json_round_trip(tmp_path):
     from oloproof_core.store import InMemoryStore
 
     def priced(case):
-        current_case().record_model_call(ModelCall(
-            role="system", model="m", input_tokens=10, output_tokens=5, cost_usd=0.002,
-            latency_ms=3.0))
+        current_case().record_model_call(
+            ModelCall(
+                role="system",
+                model="m",
+                input_tokens=10,
+                output_tokens=5,
+                cost_usd=0.002,
+                latency_ms=3.0,
+            )
+        )
         return {"label": "x"}
 
-    result = evaluate(priced, [{"id": "a", "input": {}, "expected": {"label": "x"}}],
-                      [ExactMatch(criterion="label", field="label")], store=InMemoryStore())
+    result = evaluate(
+        priced,
+        [{"id": "a", "input": {}, "expected": {"label": "x"}}],
+        [ExactMatch(criterion="label", field="label")],
+        store=InMemoryStore(),
+    )
     path = tmp_path / "run.json"
     result.to_json(str(path))
     loaded = load_result(str(path))

@@ -23,8 +23,7 @@ def test_jsonl_json_csv_and_list_load_the_same_rows_with_the_same_digest(tmp_pat
     array = tmp_path / "d.json"
     array.write_text(json.dumps(ROWS, indent=2))
     table = tmp_path / "d.csv"
-    table.write_text("id,input.q,expected.label,split,cluster\n"
-                     "a,one,x,test,\nb,two,,train,doc-1\n")
+    table.write_text("id,input.q,expected.label,split,cluster\na,one,x,test,\nb,two,,train,doc-1\n")
 
     from_jsonl = load_dataset(str(jsonl))
     from_json = load_dataset(array)
@@ -46,16 +45,19 @@ def test_digest_ignores_key_order_and_formatting_but_not_content(tmp_path):
     assert load_dataset(str(one)).digest != load_dataset(str(three)).digest
 
 
-@pytest.mark.parametrize(("line", "problem"), [
-    ('{"id": "a", "input": {"q": 1}', "invalid JSON"),
-    ('{"input": {"q": 1}}', "missing 'id'"),
-    ('{"id": 7, "input": {"q": 1}}', "'id' must be a non-empty string"),
-    ('{"id": "c", "input": "text"}', "'input' of row 'c' must be an object"),
-    ('{"id": "c", "input": {}, "expected": 3}', "'expected' of row 'c' must be an object"),
-    ('{"id": "c", "input": {}, "label": "x"}', "unknown key 'label'"),
-    ('{"id": "c"}', "has no 'input' object"),
-    ('["id", "c"]', "a row must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ('{"id": "a", "input": {"q": 1}', "invalid JSON"),
+        ('{"input": {"q": 1}}', "missing 'id'"),
+        ('{"id": 7, "input": {"q": 1}}', "'id' must be a non-empty string"),
+        ('{"id": "c", "input": "text"}', "'input' of row 'c' must be an object"),
+        ('{"id": "c", "input": {}, "expected": 3}', "'expected' of row 'c' must be an object"),
+        ('{"id": "c", "input": {}, "label": "x"}', "unknown key 'label'"),
+        ('{"id": "c"}', "has no 'input' object"),
+        ('["id", "c"]', "a row must be a JSON object"),
+    ],
+)
 def test_bad_rows_name_file_line_and_problem(tmp_path, line, problem):
     path = write_lines(tmp_path / "bad.jsonl", ['{"id": "ok", "input": {}}', line])
     with pytest.raises(DatasetError) as caught:
@@ -65,8 +67,9 @@ def test_bad_rows_name_file_line_and_problem(tmp_path, line, problem):
 
 
 def test_duplicate_id_names_both_lines(tmp_path):
-    path = write_lines(tmp_path / "dup.jsonl", ['{"id": "a", "input": {}}', "",
-                                                 '{"id": "a", "input": {}}'])
+    path = write_lines(
+        tmp_path / "dup.jsonl", ['{"id": "a", "input": {}}', "", '{"id": "a", "input": {}}']
+    )
     with pytest.raises(DatasetError, match=r"dup.jsonl:3: duplicate id 'a' \(first on line 1\)"):
         load_dataset(str(path))
 

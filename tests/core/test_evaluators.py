@@ -6,10 +6,16 @@ from oloproof import DeclarationError, UndeclaredReadError, evaluate
 from oloproof.evaluators import Contains, ExactMatch, JsonSchema, Regex, evaluator
 
 ROWS = [
-    {"id": "r1", "input": {"q": "a"}, "expected": {"label": "Refund", "schema": {
-        "type": "object", "required": ["label"]}}},
-    {"id": "r2", "input": {"q": "b"}, "expected": {"label": "other", "schema": {
-        "type": "object", "required": ["missing_key"]}}},
+    {
+        "id": "r1",
+        "input": {"q": "a"},
+        "expected": {"label": "Refund", "schema": {"type": "object", "required": ["label"]}},
+    },
+    {
+        "id": "r2",
+        "input": {"q": "b"},
+        "expected": {"label": "other", "schema": {"type": "object", "required": ["missing_key"]}},
+    },
 ]
 
 
@@ -22,21 +28,30 @@ def outcome(result, criterion):
 
 
 def test_exact_match_on_a_field_with_normalisation_and_feedback(store):
-    result = run([ExactMatch(criterion="strict", field="label"),
-                  ExactMatch(criterion="loose", field="label", ignore_case=True,
-                             strip=True)], {"label": " refund "}, store)
+    result = run(
+        [
+            ExactMatch(criterion="strict", field="label"),
+            ExactMatch(criterion="loose", field="label", ignore_case=True, strip=True),
+        ],
+        {"label": " refund "},
+        store,
+    )
     assert outcome(result, "strict") == [0.0, 0.0]
     assert outcome(result, "loose") == [1.0, 0.0]
     assert result.cases[1].verdicts["strict"].feedback == "Expected 'other', got ' refund '."
 
 
 def test_contains_regex_and_json_schema(store):
-    result = run([
-        Contains(criterion="says_refund", value="REFUND"),
-        Contains(criterion="says_expected", expected_field="label"),
-        Regex(criterion="starts_with_brace", pattern=r"^\{"),
-        JsonSchema(criterion="per_case_schema", expected_field="schema"),
-    ], '{"label": "refund"}', store)
+    result = run(
+        [
+            Contains(criterion="says_refund", value="REFUND"),
+            Contains(criterion="says_expected", expected_field="label"),
+            Regex(criterion="starts_with_brace", pattern=r"^\{"),
+            JsonSchema(criterion="per_case_schema", expected_field="schema"),
+        ],
+        '{"label": "refund"}',
+        store,
+    )
     assert outcome(result, "says_refund") == [1.0, 1.0]
     assert outcome(result, "says_expected") == [1.0, 0.0]
     assert outcome(result, "starts_with_brace") == [1.0, 1.0]
@@ -73,14 +88,14 @@ def test_reading_an_undeclared_part_is_an_error_naming_the_fix(store):
 
 def test_unknown_parts_in_reads_are_rejected():
     with pytest.raises(ValueError, match="unknown case part 'outputs'"):
+
         @evaluator(criterion="typo", reads=("outputs",))
         def typo(case):
             return True
 
 
 def test_score_evaluators_are_checked_against_their_range(store):
-    @evaluator(criterion="length", reads=("output",), value_type="score",
-               score_range=(0, 10))
+    @evaluator(criterion="length", reads=("output",), value_type="score", score_range=(0, 10))
     def length(case):
         return len(case.output["text"])
 
@@ -120,9 +135,11 @@ def test_an_evaluator_that_raises_makes_the_verdict_missing_not_failed(store):
 
 def test_evaluator_version_tracks_its_file_and_parameters(tmp_path):
     module = tmp_path / "checks_v.py"
-    module.write_text("from oloproof.evaluators import evaluator\n"
-                      "@evaluator(criterion='c', reads=('output',))\n"
-                      "def c(case):\n    return True\n")
+    module.write_text(
+        "from oloproof.evaluators import evaluator\n"
+        "@evaluator(criterion='c', reads=('output',))\n"
+        "def c(case):\n    return True\n"
+    )
     from oloproof_core.imports import load_object
 
     first = load_object("checks_v.py:c", base_dir=str(tmp_path)).version

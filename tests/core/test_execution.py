@@ -137,6 +137,7 @@ def test_artifacts_must_be_json_data(store):
 
 def test_a_system_must_take_one_argument():
     with pytest.raises(DeclarationError, match="takes one argument, the case's input"):
+
         @system(name="x", version="1")
         def two(question, context):
             return {}
@@ -161,10 +162,12 @@ def test_evaluate_works_inside_a_running_event_loop(store):
 def test_clustered_rows_widen_the_interval_and_say_so(store):
     # Ten documents with four questions each: answers within a document agree, so the
     # forty cases carry far less information than forty independent ones.
-    rows = [{"id": f"d{doc}-q{q}", "input": {"n": doc}, "expected": {"n": doc},
-             "cluster": f"doc-{doc}"} for doc in range(10) for q in range(4)]
-    unclustered = [{key: value for key, value in row.items() if key != "cluster"}
-                   for row in rows]
+    rows = [
+        {"id": f"d{doc}-q{q}", "input": {"n": doc}, "expected": {"n": doc}, "cluster": f"doc-{doc}"}
+        for doc in range(10)
+        for q in range(4)
+    ]
+    unclustered = [{key: value for key, value in row.items() if key != "cluster"} for row in rows]
 
     def half_right(case):
         return {"n": case["n"] if case["n"] % 2 else -1}

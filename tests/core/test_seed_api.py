@@ -18,8 +18,7 @@ def answer(case):
 
 def print_metrics(result):
     for metric in result.metrics:
-        print(metric.metric, metric.estimate, metric.interval, metric.n_observed,
-              metric.n_missing)
+        print(metric.metric, metric.estimate, metric.interval, metric.n_observed, metric.n_missing)
 
 
 def test_thirty_correct_cases_print_the_exact_interval(example_dir, capsys):
@@ -31,8 +30,7 @@ def test_thirty_correct_cases_print_the_exact_interval(example_dir, capsys):
 
     print_metrics(result)
 
-    assert capsys.readouterr().out == (
-        "exact_label 1.0 lower=0.8842966917779722 upper=1.0 30 0\n")
+    assert capsys.readouterr().out == ("exact_label 1.0 lower=0.8842966917779722 upper=1.0 30 0\n")
 
 
 def test_a_system_that_always_raises_yields_missing_not_wrong(example_dir, capsys):
@@ -40,8 +38,11 @@ def test_a_system_that_always_raises_yields_missing_not_wrong(example_dir, capsy
     def broken(case):
         raise ConnectionError("model endpoint unreachable")
 
-    result = evaluate(system=broken, dataset="data/example.jsonl",
-                      evaluators=[ExactMatch(criterion="exact_label", field="label")])
+    result = evaluate(
+        system=broken,
+        dataset="data/example.jsonl",
+        evaluators=[ExactMatch(criterion="exact_label", field="label")],
+    )
 
     print_metrics(result)
     assert capsys.readouterr().out == "exact_label None lower=0.0 upper=1.0 0 30\n"
@@ -58,12 +59,12 @@ def test_custom_evaluator_from_the_page(example_dir, capsys):
     result = evaluate(system=answer, dataset="data/example.jsonl", evaluators=[known_label])
 
     print_metrics(result)
-    assert capsys.readouterr().out == (
-        "known_label 1.0 lower=0.8842966917779722 upper=1.0 30 0\n")
+    assert capsys.readouterr().out == ("known_label 1.0 lower=0.8842966917779722 upper=1.0 30 0\n")
 
 
 def test_output_expected_signature_is_rejected_when_decorated_with_the_working_form():
     with pytest.raises(DeclarationError) as caught:
+
         @evaluator(criterion="label_ok")
         def f(output, expected):
             return output == expected
@@ -86,8 +87,11 @@ def test_the_system_receives_the_input_and_never_expected(example_dir):
         assert current_case().input is case
         return {"label": "other"}
 
-    evaluate(system=probe, dataset="data/example.jsonl",
-             evaluators=[ExactMatch(criterion="exact_label", field="label")])
+    evaluate(
+        system=probe,
+        dataset="data/example.jsonl",
+        evaluators=[ExactMatch(criterion="exact_label", field="label")],
+    )
 
     assert len(seen) == 30
     assert all(set(item) == {"question"} for item in seen)
@@ -95,9 +99,13 @@ def test_the_system_receives_the_input_and_never_expected(example_dir):
 
 def test_the_rest_of_the_seed_import_line_is_usable(example_dir):
     assert RubricJudge(criterion="polite", rubric="The answer is polite.").io_bound
-    result = evaluate(system=answer, dataset="data/example.jsonl", evaluators=[
-        Contains(criterion="mentions", field="label", value="e"),
-        Regex(criterion="lowercase", field="label", pattern="^[a-z]+$", full_match=True),
-        JsonSchema(criterion="shape", schema={"type": "object", "required": ["label"]}),
-    ])
+    result = evaluate(
+        system=answer,
+        dataset="data/example.jsonl",
+        evaluators=[
+            Contains(criterion="mentions", field="label", value="e"),
+            Regex(criterion="lowercase", field="label", pattern="^[a-z]+$", full_match=True),
+            JsonSchema(criterion="shape", schema={"type": "object", "required": ["label"]}),
+        ],
+    )
     assert [m.estimate for m in result.metrics] == [1.0, 1.0, 1.0]

@@ -8,8 +8,7 @@ from oloproof import evaluate, system
 from oloproof.evaluators import evaluator
 from oloproof_core.imports import load_object
 
-ROWS = [{"id": f"c{i}", "input": {"n": i}, "expected": {"even": i % 2 == 0}}
-        for i in range(10)]
+ROWS = [{"id": f"c{i}", "input": {"n": i}, "expected": {"even": i % 2 == 0}} for i in range(10)]
 
 
 def make_counting_evaluators(tmp_path):
@@ -46,7 +45,11 @@ def test_unchanged_evaluator_on_unchanged_outputs_is_not_called_again(tmp_path, 
 
     assert len(calls) == 10
     assert second.provenance["judging"]["parity"] == {
-        "judged": 0, "cached": 10, "failed": 0, "skipped": 0}
+        "judged": 0,
+        "cached": 10,
+        "failed": 0,
+        "skipped": 0,
+    }
     assert all(case.verdicts["parity"].cached for case in second.cases)
     assert second.metric("parity") == first.metric("parity")
 
@@ -104,7 +107,11 @@ def test_a_new_output_is_judged_again_and_failures_are_not_cached(store):
     evaluate(parity_bot, ROWS[:2], [flaky], store=store)
     again = evaluate(parity_bot, ROWS[:2], [flaky], store=store)
     assert again.provenance["judging"]["flaky"] == {
-        "judged": 1, "cached": 1, "failed": 0, "skipped": 0}
+        "judged": 1,
+        "cached": 1,
+        "failed": 0,
+        "skipped": 0,
+    }
 
     @system(name="parity-bot", version="2")
     def changed(case):

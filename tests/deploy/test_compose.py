@@ -35,23 +35,34 @@ def example_env() -> dict[str, str]:
 
 
 def production_env(**overrides: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "OLOPROOF_"))}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "OLOPROOF_"))
+    }
     env.update(example_env())
-    env.update({
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
-        # The example's hosts are the compose services; here the same settings point at
-        # this machine's servers.
-        "DATABASE_URL": "postgresql://postgres@127.0.0.1:5432/postgres",
-        "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
-    })
+    env.update(
+        {
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
+            # The example's hosts are the compose services; here the same settings point at
+            # this machine's servers.
+            "DATABASE_URL": "postgresql://postgres@127.0.0.1:5432/postgres",
+            "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+        }
+    )
     env.update(overrides)
     return env
 
 
 def django_check(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "manage.py", "check", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_the_four_services_with_health_checks_and_named_volumes():
@@ -60,16 +71,21 @@ def test_the_four_services_with_health_checks_and_named_volumes():
         assert service["healthcheck"]["test"], name
         assert service["restart"] == "unless-stopped", name
     declared = set(COMPOSE["volumes"])
-    used = {mount.split(":", 1)[0] for service in SERVICES.values()
-            for mount in service.get("volumes", [])}
+    used = {
+        mount.split(":", 1)[0]
+        for service in SERVICES.values()
+        for mount in service.get("volumes", [])
+    }
     assert used == declared == {"pgdata", "redisdata", "static"}
 
 
 def test_web_and_worker_wait_for_a_healthy_database_and_broker():
     for name in ("web", "worker"):
         depends = SERVICES[name]["depends_on"]
-        assert depends == {"db": {"condition": "service_healthy"},
-                           "redis": {"condition": "service_healthy"}}, name
+        assert depends == {
+            "db": {"condition": "service_healthy"},
+            "redis": {"condition": "service_healthy"},
+        }, name
         assert SERVICES[name]["env_file"] == ".env"
 
 
@@ -92,10 +108,18 @@ def test_env_example_points_at_the_compose_services_and_covers_the_settings():
     assert env["DJANGO_DEBUG"] == "0"
     settings_text = (ROOT / "evalsite" / "settings.py").read_text()
     read = set(re.findall(r'env_(?:str|bool|int|list|secret)\("([A-Z_]+)"', settings_text))
-    production = {"DJANGO_SECRET_KEY", "DJANGO_DEBUG", "DJANGO_ALLOWED_HOSTS",
-                  "DJANGO_CSRF_TRUSTED_ORIGINS", "DJANGO_SECURE_COOKIES",
-                  "DJANGO_SSL_REDIRECT", "DJANGO_HSTS_SECONDS", "DJANGO_BEHIND_PROXY",
-                  "DATABASE_URL", "CELERY_BROKER_URL"}
+    production = {
+        "DJANGO_SECRET_KEY",
+        "DJANGO_DEBUG",
+        "DJANGO_ALLOWED_HOSTS",
+        "DJANGO_CSRF_TRUSTED_ORIGINS",
+        "DJANGO_SECURE_COOKIES",
+        "DJANGO_SSL_REDIRECT",
+        "DJANGO_HSTS_SECONDS",
+        "DJANGO_BEHIND_PROXY",
+        "DATABASE_URL",
+        "CELERY_BROKER_URL",
+    }
     assert production <= read | {"CELERY_BROKER_URL"}
     assert production <= set(env)
 
@@ -119,8 +143,12 @@ def test_check_deploy_is_clean_with_the_production_environment():
 
 @pytest.mark.postgres
 def test_check_deploy_complains_when_production_settings_are_missing():
-    checked = django_check("--deploy", "--fail-level", "WARNING",
-                           env=production_env(DJANGO_SSL_REDIRECT="0", DJANGO_HSTS_SECONDS="0"))
+    checked = django_check(
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        env=production_env(DJANGO_SSL_REDIRECT="0", DJANGO_HSTS_SECONDS="0"),
+    )
     assert checked.returncode != 0
     assert "SECURE_SSL_REDIRECT" in checked.stderr + checked.stdout
 
@@ -128,14 +156,23 @@ def test_check_deploy_complains_when_production_settings_are_missing():
 def test_secrets_can_come_from_files(tmp_path):
     key_file = tmp_path / "key"
     key_file.write_text("k" * 20 + secrets.token_urlsafe(40) + "\n")
-    env = production_env(DJANGO_SECRET_KEY="", DJANGO_SECRET_KEY_FILE=str(key_file),
-                         OLOPROOF_DATA_DIR=str(tmp_path))
+    env = production_env(
+        DJANGO_SECRET_KEY="", DJANGO_SECRET_KEY_FILE=str(key_file), OLOPROOF_DATA_DIR=str(tmp_path)
+    )
     env.pop("DJANGO_SECRET_KEY")
     shown = subprocess.run(
-        [sys.executable, "-c", "from django.conf import settings; import django; "
-         "django.setup(); print(settings.SECRET_KEY)"],
-        cwd=ROOT, env={**env, "DJANGO_SETTINGS_MODULE": "evalsite.settings"},
-        capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-c",
+            "from django.conf import settings; import django; "
+            "django.setup(); print(settings.SECRET_KEY)",
+        ],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "evalsite.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert shown.stdout.strip() == key_file.read_text().strip(), shown.stderr
     env["DJANGO_SECRET_KEY_FILE"] = str(tmp_path / "absent")
     failed = django_check(env=env)

@@ -223,6 +223,11 @@ def _validate(source: str, line: int, item: Any) -> Row:
             split=item.get("split"),
             cluster=item.get("cluster"),
         )
+    return _validate_slowly(source, line, item)
+
+
+def _validate_slowly(source: str, line: int, item: Any) -> Row:
+    """Any row the fast path refused: accepted when it can be read, else a clear error."""
     if not isinstance(item, Mapping):
         raise DatasetError(
             source, line, f"a row must be a JSON object, found {type(item).__name__}"

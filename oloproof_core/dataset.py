@@ -267,12 +267,7 @@ def _validate_slowly(source: str, line: int, item: Any) -> Row:
             f"found {type(expected).__name__}; wrap it, e.g. "
             '{"label": ...}',
         )
-    labels = {}
-    for key in ("split", "cluster"):
-        value = item.get(key)
-        if value is not None and not isinstance(value, (str, int)):
-            raise DatasetError(source, line, f"'{key}' of row {row_id!r} must be a string")
-        labels[key] = None if value is None else str(value)
+    labels = _labels(source, line, item, row_id)
     return Row(
         id=row_id,
         input=dict(item["input"]),
@@ -280,6 +275,16 @@ def _validate_slowly(source: str, line: int, item: Any) -> Row:
         split=labels["split"],
         cluster=labels["cluster"],
     )
+
+
+def _labels(source: str, line: int, item: Mapping[str, Any], row_id: str) -> dict[str, str | None]:
+    labels: dict[str, str | None] = {}
+    for key in ("split", "cluster"):
+        value = item.get(key)
+        if value is not None and not isinstance(value, (str, int)):
+            raise DatasetError(source, line, f"'{key}' of row {row_id!r} must be a string")
+        labels[key] = None if value is None else str(value)
+    return labels
 
 
 def _select_split(dataset: Dataset, split: str) -> Dataset:

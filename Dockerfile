@@ -16,7 +16,7 @@ COPY runs ./runs
 COPY metrics ./metrics
 COPY templates ./templates
 COPY static ./static
-RUN pip install . \
+RUN pip install ".[server]" \
     && useradd --system --home-dir /var/lib/oloproof --create-home oloproof \
     && mkdir -p /var/lib/oloproof/static && chown -R oloproof /var/lib/oloproof
 

@@ -1,5 +1,6 @@
 """The dashboard's pages: short function views over selectors and services.
 
-Every view requires a login; deciding a gate also needs `runs.approve_gate` and
-submitting a run `runs.add_run` (checked by the services and the views alike).
+Every view requires a login. Deciding a gate needs `runs.approve_gate` and
+submitting a run `runs.add_run`: the services check both; the views only decide
+what to offer (a form, a button) to whom.
 """

@@ -37,10 +37,14 @@ def test_importing_the_settings_creates_no_folder_and_no_secret(tmp_path: Path) 
 
 def test_starting_django_prepares_the_folder_and_keeps_one_secret(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    code = "import django; django.setup(); from django.conf import settings; print(settings.SECRET_KEY)"
+    code = (
+        "import django; django.setup(); "
+        "from django.conf import settings; print(settings.SECRET_KEY)"
+    )
     first = _python(code, data_dir)
     second = _python(code, data_dir)
-    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert first.returncode == 0, first.stderr
+    assert second.returncode == 0, second.stderr
     assert (data_dir / "broker" / "queue").is_dir()
     assert (data_dir / "static").is_dir()
     kept = (data_dir / "secret_key").read_text(encoding="utf-8").strip()

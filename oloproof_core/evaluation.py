@@ -23,6 +23,7 @@ from oloproof_core.result import Result
 from oloproof_core.stats._validate import check_confidence
 from oloproof_core.store import Store
 from oloproof_core.system import System, as_system
+from oloproof_core.usage import usage_to_dict
 
 DatasetSource = str | os.PathLike[str] | Sequence[Mapping[str, Any]] | Dataset
 
@@ -99,6 +100,7 @@ def conclude_run(plan: RunPlan, cases: list[CaseResult], dataset: Dataset, store
         "judging": {name: tally.to_dict() for name, tally in plan.tallies.items()},
     }
     result = Result(metrics=metrics, cases=cases, provenance=provenance)
+    provenance["model_usage"] = usage_to_dict(result.usage())
     if plan.policy is not None:
         result.gate = plan.policy.decide(result, baseline=baseline, store=store)
     return result

@@ -66,10 +66,26 @@ def render_text(result: Result) -> str:
             f"! evaluator {name!r} failed on {count} cases (missing verdicts)"
             for name, count in judge_failures.items()
         )
+    lines.extend(_usage_lines(result))
     if result.gate is not None:
         lines.append("")
         lines.append(str(result.gate))
     return "\n".join(lines)
+
+
+def _usage_lines(result: Result) -> list[str]:
+    """Model calls by role, as the platform measured them: tokens, cost, summed latency."""
+    usage = result.usage()
+    if not usage:
+        return []
+    lines = ["", "model calls (measured by oloproof):"]
+    for role, figures in usage.items():
+        cost = "cost not measurable" if figures.cost_usd is None else f"${figures.cost_usd:.6f}"
+        lines.append(
+            f"    {role}: {figures.calls} calls, {figures.input_tokens:,} tokens in, "
+            f"{figures.output_tokens:,} out, {cost}, {figures.latency_ms / 1000:.2f} s in calls"
+        )
+    return lines
 
 
 def render_html(result: Result) -> str:

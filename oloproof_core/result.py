@@ -10,6 +10,7 @@ from typing import Any
 
 from oloproof_core.aggregate import MetricEstimate
 from oloproof_core.case import CaseResult
+from oloproof_core.usage import RoleUsage, usage_by_role
 
 
 @dataclass(slots=True)
@@ -45,6 +46,10 @@ class Result:
             if case.error is not None:
                 first.setdefault(case.error.type, case.id)
         return [(kind, count, first[kind]) for kind, count in counts.most_common()]
+
+    def usage(self) -> dict[str, RoleUsage]:
+        """The run's model usage by role (system, judge, metric, ...), over every case."""
+        return usage_by_role(call for case in self.cases for call in case.measurements.model_calls)
 
     def to_dict(self, *, include_cases: bool = True) -> dict[str, Any]:
         gate = self.gate.to_dict() if self.gate is not None else None

@@ -169,6 +169,8 @@ class CaseResult(models.Model):
     latency_ms = models.FloatField(null=True, blank=True)
     cost_usd = models.FloatField(null=True, blank=True)
     artifacts = models.JSONField(default=dict, blank=True)
+    model_calls = models.JSONField(default=list, blank=True)
+    """Every model call of the case (role, model, tokens, cost, latency), as measured."""
     outcome = models.CharField(max_length=10, choices=Outcome.choices, default=Outcome.PENDING)
 
     class Meta:

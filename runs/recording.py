@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -127,6 +128,7 @@ def case_results_create(
                 latency_ms=case.latency_ms,
                 cost_usd=case.cost_usd,
                 artifacts=case.artifacts,
+                model_calls=[asdict(call) for call in case.measurements.model_calls],
                 outcome=case_outcome(case, pass_fail),
             )
             for index, case in enumerate(batch)

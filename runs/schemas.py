@@ -124,6 +124,7 @@ class CaseOut(Schema):
     latency_ms: float | None
     cost_usd: float | None
     artifacts: dict[str, Any]
+    model_calls: list[dict[str, Any]]
     outcome: str
     verdicts: list[CaseVerdictOut]
 

@@ -82,6 +82,7 @@ def _whole_case(
         "latency_ms": case.latency_ms,
         "cost_usd": case.cost_usd,
         "artifacts": case.artifacts,
+        "model_calls": case.model_calls,
         "outcome": case.outcome,
         "verdicts": verdicts.get(case.case_id, []),
     }

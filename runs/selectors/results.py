@@ -85,8 +85,9 @@ def _case_items(run: Run, with_content: bool) -> Iterator[dict[str, Any]]:
         "error_traceback",
         "latency_ms",
         "artifacts",
+        "model_calls",
     )
-    for case_id, output, error_type, message, trace, latency, artifacts in _streamed(
+    for case_id, output, error_type, message, trace, latency, artifacts, calls in _streamed(
         rows.values_list(*columns)
     ):
         error = {"type": error_type, "message": message, "traceback": trace}
@@ -97,6 +98,7 @@ def _case_items(run: Run, with_content: bool) -> Iterator[dict[str, Any]]:
             "error": error if error_type else None,
             "latency_ms": latency,
             "artifacts": artifacts,
+            "model_calls": calls,
             "verdicts": {},
         }
 

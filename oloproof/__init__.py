@@ -5,9 +5,9 @@ whether a release may ship.
     from oloproof.evaluators import ExactMatch, Contains, JsonSchema, Regex, RubricJudge, evaluator
 """
 
-from oloproof._evaluate import evaluate
+from typing import TYPE_CHECKING, Any
+
 from oloproof_core import __version__
-from oloproof_core.compare import compare_runs as compare
 from oloproof_core.context import current_case
 from oloproof_core.errors import (
     ConfigError,
@@ -19,6 +19,10 @@ from oloproof_core.errors import (
 )
 from oloproof_core.result import Result
 from oloproof_core.system import System, system
+
+if TYPE_CHECKING:
+    from oloproof._evaluate import evaluate
+    from oloproof_core.compare import compare_runs as compare
 
 __all__ = [
     "ConfigError",
@@ -35,3 +39,18 @@ __all__ = [
     "evaluate",
     "system",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `evaluate` and `compare` bring in the statistics (scipy); a system's own process
+    # imports this package for `system` and `current_case` only and starts faster
+    # without them.
+    if name == "evaluate":
+        from oloproof._evaluate import evaluate
+
+        return evaluate
+    if name == "compare":
+        from oloproof_core.compare import compare_runs
+
+        return compare_runs
+    raise AttributeError(f"module 'oloproof' has no attribute {name!r}")

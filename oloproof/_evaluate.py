@@ -27,6 +27,8 @@ def evaluate(
     store: Store | None = None,
     record: bool = True,
     progress: ProgressCallback | None = None,
+    isolation: str = "process",
+    memory_limit_mb: int | None = None,
 ) -> Result:
     """Run `system` over `dataset`, judge every case with `evaluators`, and return the Result.
 
@@ -34,10 +36,25 @@ def evaluate(
     raises is missing, not wrong: check `metric.n_missing` before trusting an
     estimate. With `policy` (a release.yaml path or dict) the run is gated and
     `result.gate` holds the verdict; without one it is None.
+
+    By default the system runs in processes of its own (`isolation="process"`), each
+    capped at `memory_limit_mb` (4096 MiB unless given), so it cannot change the
+    figures the engine measures and a crash loses only its own cases;
+    `isolation="thread"` runs it in this process, for trusted code (docs/isolation.md).
     """
     return run_evaluation(
-        system=system, dataset=dataset, evaluators=evaluators,
-        store=store if store is not None else default_store(), policy=policy,
-        baseline=baseline, split=split, concurrency=concurrency, timeout=timeout,
-        confidence=confidence, progress=progress, record=record,
+        system=system,
+        dataset=dataset,
+        evaluators=evaluators,
+        store=store if store is not None else default_store(),
+        policy=policy,
+        baseline=baseline,
+        split=split,
+        concurrency=concurrency,
+        timeout=timeout,
+        confidence=confidence,
+        progress=progress,
+        record=record,
+        isolation=isolation,
+        memory_limit_mb=memory_limit_mb,
     )

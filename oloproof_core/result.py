@@ -6,10 +6,12 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from oloproof_core.aggregate import MetricEstimate
 from oloproof_core.case import CaseResult
+
+if TYPE_CHECKING:  # the statistics (scipy) load only when a run aggregates
+    from oloproof_core.aggregate import MetricEstimate
 
 
 @dataclass(slots=True)

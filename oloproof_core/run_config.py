@@ -27,6 +27,10 @@ KEYS: dict[str, str] = {
     "concurrency": "how many cases run at once (positive integer)",
     "timeout": "per-case timeout in seconds (positive number)",
     "confidence": "confidence level of the intervals, between 0 and 1",
+    "isolation": "where the system runs: process (the default: processes of its own, "
+    "measurements protected) or thread (in oloproof's process, for trusted code)",
+    "memory_limit_mb": "memory cap of each of the system's processes in MiB "
+    "(positive integer, default 4096)",
 }
 REQUIRED = ("system", "dataset", "evaluators")
 
@@ -43,6 +47,8 @@ class RunConfig:
     concurrency: int | None = None
     timeout: float | None = None
     confidence: float = 0.95
+    isolation: str = "process"
+    memory_limit_mb: int | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
 
@@ -59,14 +65,15 @@ def load_run_config(path: str) -> RunConfig:
         at = f"{path}:{mark.line + 1}" if mark is not None else path
         raise ConfigError(f"{at}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{path}: a run config is a mapping of keys: "
-                          + ", ".join(KEYS))
-    return run_config_from_mapping(data, base_dir=os.path.dirname(os.path.abspath(path)),
-                                   label=path, lines=_key_lines(node))
+        raise ConfigError(f"{path}: a run config is a mapping of keys: " + ", ".join(KEYS))
+    return run_config_from_mapping(
+        data, base_dir=os.path.dirname(os.path.abspath(path)), label=path, lines=_key_lines(node)
+    )
 
 
-def run_config_from_mapping(data: Mapping[str, Any], *, base_dir: str, label: str,
-                            lines: Mapping[str, int] | None = None) -> RunConfig:
+def run_config_from_mapping(
+    data: Mapping[str, Any], *, base_dir: str, label: str, lines: Mapping[str, int] | None = None
+) -> RunConfig:
     """Validate and resolve a config already parsed (a submitted run's recorded config).
 
     `base_dir` plays the config file's folder; `label` names the config in errors.
@@ -96,12 +103,19 @@ def run_config_from_mapping(data: Mapping[str, Any], *, base_dir: str, label: st
         raise ConfigError(f"{where('system')}: {exc}") from None
     evaluators = _evaluators(data["evaluators"], base, where)
     return RunConfig(
-        path=path, system=system, dataset=local_path("dataset") or "", evaluators=evaluators,
-        split=_optional_string(data, "split", where), policy=local_path("policy"),
+        path=path,
+        system=system,
+        dataset=local_path("dataset") or "",
+        evaluators=evaluators,
+        split=_optional_string(data, "split", where),
+        policy=local_path("policy"),
         baseline=local_path("baseline"),
         concurrency=_positive(data, "concurrency", where, integer=True),
         timeout=_positive(data, "timeout", where, integer=False),
-        confidence=_confidence(data, where), raw=dict(data),
+        confidence=_confidence(data, where),
+        isolation=_isolation(data, where),
+        memory_limit_mb=_positive(data, "memory_limit_mb", where, integer=True),
+        raw=dict(data),
     )
 
 
@@ -118,8 +132,11 @@ class _Locator:
 def _key_lines(node: Any) -> dict[str, int]:
     if not isinstance(node, yaml.MappingNode):
         return {}
-    return {key.value: key.start_mark.line + 1 for key, _ in node.value
-            if isinstance(key, yaml.ScalarNode)}
+    return {
+        key.value: key.start_mark.line + 1
+        for key, _ in node.value
+        if isinstance(key, yaml.ScalarNode)
+    }
 
 
 def _string(data: Mapping[str, Any], key: str, where: _Locator) -> str:
@@ -133,8 +150,7 @@ def _optional_string(data: Mapping[str, Any], key: str, where: _Locator) -> str 
     return None if data.get(key) is None else _string(data, key, where)
 
 
-def _positive(data: Mapping[str, Any], key: str, where: _Locator, *, integer: bool
-              ) -> Any:
+def _positive(data: Mapping[str, Any], key: str, where: _Locator, *, integer: bool) -> Any:
     value = data.get(key)
     if value is None:
         return None
@@ -144,31 +160,46 @@ def _positive(data: Mapping[str, Any], key: str, where: _Locator, *, integer: bo
     return value
 
 
+def _isolation(data: Mapping[str, Any], where: _Locator) -> str:
+    value = data.get("isolation", "process")
+    if value not in ("process", "thread"):
+        raise ConfigError(
+            f"{where('isolation')}: 'isolation' must be 'process' or 'thread' "
+            f"({KEYS['isolation']}), got {value!r}"
+        )
+    return str(value)
+
+
 def _confidence(data: Mapping[str, Any], where: _Locator) -> float:
     value = data.get("confidence", 0.95)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-        raise ConfigError(f"{where('confidence')}: 'confidence' must be between 0 and 1 "
-                          f"(e.g. 0.95), got {value!r}")
+        raise ConfigError(
+            f"{where('confidence')}: 'confidence' must be between 0 and 1 "
+            f"(e.g. 0.95), got {value!r}"
+        )
     return float(value)
 
 
 def _evaluators(entries: Any, base: str, where: _Locator) -> list[Evaluator]:
     if not isinstance(entries, list) or not entries:
-        raise ConfigError(f"{where('evaluators')}: 'evaluators' must be a non-empty list, e.g.\n"
-                          "  evaluators:\n    - ExactMatch: {criterion: exact_label, "
-                          "field: label}\n    - my_checks:known_label")
-    return [_evaluator_from_entry(entry, index, base, where)
-            for index, entry in enumerate(entries)]
+        raise ConfigError(
+            f"{where('evaluators')}: 'evaluators' must be a non-empty list, e.g.\n"
+            "  evaluators:\n    - ExactMatch: {criterion: exact_label, "
+            "field: label}\n    - my_checks:known_label"
+        )
+    return [_evaluator_from_entry(entry, index, base, where) for index, entry in enumerate(entries)]
 
 
 def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) -> Evaluator:
     label = f"{where('evaluators')}: evaluators[{index}]"
     builtin_names = ", ".join(BUILTIN_EVALUATORS)
     if isinstance(entry, Mapping) and len(entry) == 1:
-        (name, params), = entry.items()
+        ((name, params),) = entry.items()
         if name not in BUILTIN_EVALUATORS:
-            raise ConfigError(f"{label}: unknown evaluator {name!r}; built-in evaluators are "
-                              f"{builtin_names}, or give an import path 'module:name'")
+            raise ConfigError(
+                f"{label}: unknown evaluator {name!r}; built-in evaluators are "
+                f"{builtin_names}, or give an import path 'module:name'"
+            )
         if params is not None and not isinstance(params, Mapping):
             raise ConfigError(f"{label}: parameters of {name} must be a mapping")
         try:
@@ -190,10 +221,14 @@ def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) ->
         except OloproofError as exc:
             raise ConfigError(f"{label}: {exc}") from None
         if not isinstance(found, Evaluator):
-            raise ConfigError(f"{label}: {entry!r} is a {type(found).__name__}, not an "
-                              "evaluator; decorate it with @evaluator(criterion=...)")
+            raise ConfigError(
+                f"{label}: {entry!r} is a {type(found).__name__}, not an "
+                "evaluator; decorate it with @evaluator(criterion=...)"
+            )
         return found
-    raise ConfigError(f"{label}: cannot read {entry!r}; write a built-in evaluator with its "
-                      f"parameters ({builtin_names}), e.g. '- ExactMatch: {{criterion: "
-                      "exact_label, field: label}', an import path '- module:name', or a "
-                      "metric file '- metric.py'")
+    raise ConfigError(
+        f"{label}: cannot read {entry!r}; write a built-in evaluator with its "
+        f"parameters ({builtin_names}), e.g. '- ExactMatch: {{criterion: "
+        "exact_label, field: label}', an import path '- module:name', or a "
+        "metric file '- metric.py'"
+    )

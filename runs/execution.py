@@ -134,6 +134,8 @@ def run_plan_load(*, run: Run, config: RunConfig | None = None) -> tuple[RunPlan
             concurrency=config.concurrency,
             timeout=config.timeout,
             confidence=config.confidence,
+            isolation=config.isolation,
+            memory_limit_mb=config.memory_limit_mb,
         )
     except Exception as exc:
         base_dir = str(run.config.get("base_dir", ""))

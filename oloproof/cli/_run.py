@@ -16,25 +16,44 @@ from oloproof_core.run_config import load_run_config
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
-        "run", help="evaluate a system described by a run config (YAML)",
+        "run",
+        help="evaluate a system described by a run config (YAML)",
         description="Run the system over the dataset, judge every case, print the metrics "
-                    "and, with a policy, decide the gate. Exit codes: 0 passed (or no "
-                    "policy), 1 gate failed, 2 gate inconclusive, 3 bad input, 4 internal "
-                    "error.")
+        "and, with a policy, decide the gate. Exit codes: 0 passed (or no "
+        "policy), 1 gate failed, 2 gate inconclusive, 3 bad input, 4 internal "
+        "error.",
+    )
     parser.add_argument("config", help="run config file, e.g. oloproof.yaml")
-    parser.add_argument("--json", metavar="PATH", dest="json_path",
-                        help="also write the full result as JSON to PATH ('-' for stdout)")
+    parser.add_argument(
+        "--json",
+        metavar="PATH",
+        dest="json_path",
+        help="also write the full result as JSON to PATH ('-' for stdout)",
+    )
     parser.add_argument("--concurrency", type=int, help="cases run at once (overrides config)")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="show a progress bar (default: when stderr is a terminal)")
-    parser.add_argument("--record", action=argparse.BooleanOptionalAction, default=True,
-                        help="record the run in the local store for the dashboard (default; "
-                             "OLOPROOF_RECORD=0 also keeps the verdict cache in memory)")
-    parser.add_argument("--submit", action="store_true",
-                        help="queue the run for the workers instead of running it here; "
-                             "prints the run id")
-    parser.add_argument("--wait", action="store_true",
-                        help="with --submit: follow the run's progress and print its result")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar (default: when stderr is a terminal)",
+    )
+    parser.add_argument(
+        "--record",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="record the run in the local store for the dashboard (default; "
+        "OLOPROOF_RECORD=0 also keeps the verdict cache in memory)",
+    )
+    parser.add_argument(
+        "--submit",
+        action="store_true",
+        help="queue the run for the workers instead of running it here; prints the run id",
+    )
+    parser.add_argument(
+        "--wait",
+        action="store_true",
+        help="with --submit: follow the run's progress and print its result",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -48,11 +67,19 @@ def handle(args: argparse.Namespace) -> int:
     config = load_run_config(args.config)
     baseline = load_result(config.baseline) if config.baseline else None
     result = evaluate(
-        config.system, config.dataset, config.evaluators, policy=config.policy,
-        baseline=baseline, split=config.split,
-        concurrency=args.concurrency or config.concurrency, timeout=config.timeout,
-        confidence=config.confidence, progress=ProgressBar(enabled=args.progress),
+        config.system,
+        config.dataset,
+        config.evaluators,
+        policy=config.policy,
+        baseline=baseline,
+        split=config.split,
+        concurrency=args.concurrency or config.concurrency,
+        timeout=config.timeout,
+        confidence=config.confidence,
+        progress=ProgressBar(enabled=args.progress),
         record=args.record,
+        isolation=config.isolation,
+        memory_limit_mb=config.memory_limit_mb,
     )
     if args.json_path == "-":
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))

@@ -374,7 +374,7 @@ class ProcessPool:
         setup: dict[str, Any] = {
             "memory_limit_mb": self.memory_limit_mb,
             "timeout": self.timeout,
-            "sys_path": [entry for entry in sys.path if entry],
+            "sys_path": [os.path.abspath(entry) for entry in sys.path if entry],
         }
         if self._reference is not None and self._method == "spawn":
             setup["reference"] = self._reference.to_dict()

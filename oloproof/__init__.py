@@ -7,6 +7,7 @@ whether a release may ship.
 
 from typing import TYPE_CHECKING, Any
 
+from oloproof._evaluate import evaluate
 from oloproof_core import __version__
 from oloproof_core.context import current_case
 from oloproof_core.errors import (
@@ -21,7 +22,6 @@ from oloproof_core.result import Result
 from oloproof_core.system import System, system
 
 if TYPE_CHECKING:
-    from oloproof._evaluate import evaluate
     from oloproof_core.compare import compare_runs as compare
 
 __all__ = [
@@ -42,13 +42,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # `evaluate` and `compare` bring in the statistics (scipy); a system's own process
-    # imports this package for `system` and `current_case` only and starts faster
-    # without them.
-    if name == "evaluate":
-        from oloproof._evaluate import evaluate
-
-        return evaluate
+    # `compare` brings in the statistics (scipy); a system's own process imports this
+    # package for `system` and `current_case` and starts faster without them.
     if name == "compare":
         from oloproof_core.compare import compare_runs
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oloproof._store import default_store
-from oloproof_core.evaluation import DatasetSource, run_evaluation
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.execution import ProgressCallback
 from oloproof_core.result import Result
 from oloproof_core.store import Store
+
+if TYPE_CHECKING:
+    from oloproof_core.evaluation import DatasetSource
 
 
 def evaluate(
@@ -42,6 +44,10 @@ def evaluate(
     figures the engine measures and a crash loses only its own cases;
     `isolation="thread"` runs it in this process, for trusted code (docs/isolation.md).
     """
+    # Imported here, not at the top: the engine brings the statistics (scipy), and a
+    # system's own process imports the system's module, which often imports `evaluate`.
+    from oloproof_core.evaluation import run_evaluation
+
     return run_evaluation(
         system=system,
         dataset=dataset,

@@ -70,6 +70,7 @@ def workload_a(n: int) -> dict:
     def engine_run() -> None:
         nonlocal result
         result = evaluate(classify, str(path), [ExactMatch(criterion="label", field="label")],
+                          isolation="thread",
                           store=InMemoryStore(), record=False)
 
     engine_s = best_of(engine_run)

@@ -6,13 +6,12 @@ call itself. A child that crashes, exits, hangs past the timeout or runs out of
 memory loses only its own cases and is replaced. See docs/isolation.md.
 """
 
-from oloproof_core.isolation._env import child_environment, is_secret_name
+from oloproof_core.isolation._env import ChildEnv, child_environment, is_secret_name
 from oloproof_core.isolation._errors import IsolationError
 from oloproof_core.isolation._pool import (
     MAX_WARMUP_FAILURES,
     WARMUP_TIMEOUT_S,
     CaseHook,
-    ChildEnv,
     ProcessPool,
 )
 from oloproof_core.isolation._reference import SystemReference, reference_for

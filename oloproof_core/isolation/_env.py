@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+
+ChildEnv = Mapping[str, str] | Callable[[int], Mapping[str, str]]
+"""Variables for a child: the same for every slot, or a function of the slot number."""
 
 _SECRET_NAME = re.compile(
     r"(_API_KEY|_API_TOKEN|_ACCESS_KEY|_SECRET_KEY|_SECRET|_TOKEN|_PASSWORD|_CREDENTIALS"
@@ -44,3 +47,9 @@ def child_environment(
     environment = {name: value for name, value in source.items() if not is_secret_name(name)}
     environment.update(extra or {})
     return environment
+
+
+def env_for_slot(child_env: ChildEnv | None, slot: int) -> Mapping[str, str]:
+    if child_env is None:
+        return {}
+    return child_env(slot) if callable(child_env) else child_env

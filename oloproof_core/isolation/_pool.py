@@ -1,13 +1,10 @@
 """A pool of system processes that the parent feeds one case at a time and times itself.
 
-The parent runs one loop over `select.poll`: it sends a case to a process with room,
-notes the time, and notes it again the moment the reply is readable. That interval is
-the case's latency; nothing the process does changes it. A process that dies, or
-that a timeout forces the parent to kill, loses only the cases it held; a new
-process takes its slot while the run goes on. Sync systems hold one case per
-process; async systems hold up to `per_process` on one event loop each, and the
-parent never sends more than that, so no case waits in a queue inside the child
-while its clock runs.
+One `select.poll` loop: send a case to a process with room and note the time; note it
+again the moment the reply is readable — that interval is the latency. A process that
+dies or must be killed (timeout) loses only its own cases and is replaced. Async
+systems hold up to `per_process` cases per event loop, never more, so no case waits in
+a queue inside the child while its clock runs.
 """
 
 from __future__ import annotations
@@ -19,22 +16,27 @@ import select
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from oloproof_core.case import CaseError, CaseResult
-from oloproof_core.isolation._env import child_environment
+from oloproof_core.execution import ProgressCallback, timed_out
+from oloproof_core.isolation._env import ChildEnv, child_environment, env_for_slot
 from oloproof_core.isolation._errors import IsolationError
-from oloproof_core.isolation._process import ChildProcess, exit_reason, fork_child, spawn_child
+from oloproof_core.isolation._process import (
+    ChildProcess,
+    child_setup,
+    exit_reason,
+    fork_child,
+    spawn_child,
+)
 from oloproof_core.isolation._protocol import ProtocolError, frame
 from oloproof_core.isolation._reference import loading_a_system, reference_for
 from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
-from oloproof_core.isolation._slot import InFlight, Slot, lose, settle
+from oloproof_core.isolation._slot import InFlight, Slot, last_line, lose, settle
 from oloproof_core.system import System
 
-ChildEnv = Mapping[str, str] | Callable[[int], Mapping[str, str]]
 CaseHook = Callable[[int, str], None]
-Progress = Callable[[str, int, int], None]
 
 WARMUP_TIMEOUT_S = 120.0
 MAX_WARMUP_FAILURES = 3
@@ -98,8 +100,6 @@ class ProcessPool:
         self._pending: deque[CaseResult] = deque()
         self.restarts = 0
 
-    # Life cycle ---------------------------------------------------------------------
-
     def start(self, processes: int | None = None) -> None:
         """Start and warm the processes (at most `processes`); returns once they are ready."""
         if loading_a_system():
@@ -152,9 +152,7 @@ class ProcessPool:
             "note": self.note,
         }
 
-    # Running cases ------------------------------------------------------------------
-
-    def run(self, cases: Sequence[CaseResult], progress: Progress | None = None) -> None:
+    def run(self, cases: Sequence[CaseResult], progress: ProgressCallback | None = None) -> None:
         """Fill every case's output (or error) and latency, in place."""
         if not cases:
             return
@@ -165,7 +163,7 @@ class ProcessPool:
         finally:
             self._pending.clear()
 
-    def _drive(self, total: int, progress: Progress | None) -> None:
+    def _drive(self, total: int, progress: ProgressCallback | None) -> None:
         for slot in self._slots:
             self._fill(slot)
         last_report = time.monotonic()
@@ -273,8 +271,6 @@ class ProcessPool:
             del self._by_out_fd[fd]
             self._poller.unregister(fd)
 
-    # Deadlines and losses -----------------------------------------------------------
-
     def _deadline_from(self, started: float) -> float:
         if self.timeout is None:
             return math.inf
@@ -307,12 +303,8 @@ class ProcessPool:
         self._stop(slot, patient=False)
         for flight in flights:
             if flight.deadline <= now:
-                settle(
-                    flight.record,
-                    [0, "timeout", None, {}, []],
-                    (now - flight.started) * 1000.0,
-                    self.timeout,
-                )
+                timed_out(flight.record, self.timeout)
+                flight.record.measurements.latency_ms = (now - flight.started) * 1000.0
                 self._ended(slot, flight)
             else:  # an innocent bystander in the same event loop: it runs again elsewhere
                 self._pending.appendleft(flight.record)
@@ -349,7 +341,7 @@ class ProcessPool:
             self._method = "fork"
             self.note = (
                 "the system could not be imported in a fresh process, so its "
-                "processes were forked from this one: " + failure.strip().splitlines()[-1][:500]
+                "processes were forked from this one: " + last_line(failure)
             )
             for other in self._slots:
                 self._stop(other)
@@ -360,22 +352,14 @@ class ProcessPool:
             self._occupy(slot)
 
     def _give_up(self) -> None:
-        failure = max(self._slots, key=lambda slot: slot.failures).last_failure.strip()
-        reason = "the system's process could not be restarted: " + (
-            failure.splitlines()[-1][:500] if failure else "no reason given"
-        )
+        failure = max(self._slots, key=lambda slot: slot.failures).last_failure
+        reason = "the system's process could not be restarted: " + last_line(failure)
         while self._pending:
             lose(self._pending.popleft(), 0.0, reason)
 
-    # Processes ----------------------------------------------------------------------
-
     def _occupy(self, slot: Slot) -> None:
-        environment = child_environment(self._env_for(slot.index))
-        setup: dict[str, Any] = {
-            "memory_limit_mb": self.memory_limit_mb,
-            "timeout": self.timeout,
-            "sys_path": [os.path.abspath(entry) for entry in sys.path if entry],
-        }
+        environment = child_environment(env_for_slot(self._child_env, slot.index))
+        setup = child_setup(self.memory_limit_mb, self.timeout)
         if self._reference is not None and self._method == "spawn":
             setup["reference"] = self._reference.to_dict()
             child = spawn_child(setup, environment)
@@ -389,11 +373,6 @@ class ProcessPool:
         self.restarts += 1
         if self._pending:
             self._occupy(slot)
-
-    def _env_for(self, index: int) -> Mapping[str, str]:
-        if self._child_env is None:
-            return {}
-        return self._child_env(index) if callable(self._child_env) else self._child_env
 
     def _stop(self, slot: Slot, *, patient: bool = True) -> int:
         """Stop the slot's process (if any) and return how it ended.

@@ -85,6 +85,15 @@ class ChildProcess:
                 os.close(fd)
 
 
+def child_setup(memory_limit_mb: int | None, timeout: float | None) -> dict[str, Any]:
+    """What every child is told first; a spawned one also gets the system's reference."""
+    return {
+        "memory_limit_mb": memory_limit_mb,
+        "timeout": timeout,
+        "sys_path": [os.path.abspath(entry) for entry in sys.path if entry],
+    }
+
+
 def spawn_child(setup: Mapping[str, Any], environment: Mapping[str, str]) -> ChildProcess:
     """A fresh interpreter that imports the system by the reference in `setup`."""
     child_read, to_child = os.pipe()

@@ -103,6 +103,12 @@ def lose(record: CaseResult, latency_ms: float, reason: str) -> None:
     record.error = CaseError(type="SystemProcessDied", message=reason)
 
 
+def last_line(failure: str) -> str:
+    """The telling line of a traceback (its last), short enough for a case's reason."""
+    lines = failure.strip().splitlines()
+    return lines[-1][:500] if lines else "no reason given"
+
+
 def _model_calls(calls: list[Any]) -> list[ModelCall]:
     # Until model calls are metered outside the child, what it reports is taken as
     # the system's own calls, checked for shape and sign.

@@ -5,6 +5,8 @@ whether a release may ship.
     from oloproof.evaluators import ExactMatch, Contains, JsonSchema, Regex, RubricJudge, evaluator
 """
 
+from typing import TYPE_CHECKING, Any
+
 from oloproof._evaluate import evaluate
 from oloproof_core import (
     ConfigError,
@@ -19,7 +21,9 @@ from oloproof_core import (
     current_case,
     system,
 )
-from oloproof_core.compare import compare_runs as compare
+
+if TYPE_CHECKING:
+    from oloproof_core.compare import compare_runs as compare
 
 __all__ = [
     "ConfigError",
@@ -36,3 +40,13 @@ __all__ = [
     "evaluate",
     "system",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `compare` brings in the statistics (scipy); a system's own process imports this
+    # package for `system` and `current_case` and starts faster without them.
+    if name == "compare":
+        from oloproof_core.compare import compare_runs
+
+        return compare_runs
+    raise AttributeError(f"module 'oloproof' has no attribute {name!r}")

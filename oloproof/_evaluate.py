@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oloproof._store import default_store
-from oloproof_core import DatasetSource, ProgressCallback, Result, Store, run_evaluation
-from oloproof_core.evaluators import Evaluator
+
+if TYPE_CHECKING:
+    from oloproof_core import DatasetSource, ProgressCallback, Result, Store
+    from oloproof_core.evaluators import Evaluator
 
 
 def evaluate(
@@ -24,6 +26,8 @@ def evaluate(
     store: Store | None = None,
     record: bool = True,
     progress: ProgressCallback | None = None,
+    isolation: str = "process",
+    memory_limit_mb: int | None = None,
 ) -> Result:
     """Run `system` over `dataset`, judge every case with `evaluators`, and return the Result.
 
@@ -31,10 +35,29 @@ def evaluate(
     raises is missing, not wrong: check `metric.n_missing` before trusting an
     estimate. With `policy` (a release.yaml path or dict) the run is gated and
     `result.gate` holds the verdict; without one it is None.
+
+    By default the system runs in processes of its own (`isolation="process"`), each
+    capped at `memory_limit_mb` (4096 MiB unless given), so it cannot change the
+    figures the engine measures and a crash loses only its own cases;
+    `isolation="thread"` runs it in this process, for trusted code (docs/isolation.md).
     """
+    # Imported here, not at the top: the engine brings the statistics (scipy), and a
+    # system's own process imports the system's module, which often imports `evaluate`.
+    from oloproof_core import run_evaluation
+
     return run_evaluation(
-        system=system, dataset=dataset, evaluators=evaluators,
-        store=store if store is not None else default_store(), policy=policy,
-        baseline=baseline, split=split, concurrency=concurrency, timeout=timeout,
-        confidence=confidence, progress=progress, record=record,
+        system=system,
+        dataset=dataset,
+        evaluators=evaluators,
+        store=store if store is not None else default_store(),
+        policy=policy,
+        baseline=baseline,
+        split=split,
+        concurrency=concurrency,
+        timeout=timeout,
+        confidence=confidence,
+        progress=progress,
+        record=record,
+        isolation=isolation,
+        memory_limit_mb=memory_limit_mb,
     )

@@ -8,47 +8,205 @@ module and through its subpackages (`evaluators`, `stats`, `compare`, `gates`,
 the engine's contract with them (`tests/test_architecture.py` checks it).
 """
 
-from oloproof_core._canonical import canonical_json, digest_text
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from oloproof_core._version import __version__
-from oloproof_core.aggregate import MetricEstimate, aggregate, estimate_metric
-from oloproof_core.case import CaseError, CaseResult
-from oloproof_core.context import Measurements, current_case
-from oloproof_core.dataset import Dataset, Row, load_dataset
-from oloproof_core.dspy_adapter import DspyMetric, dspy_examples, dspy_metric, dspy_system
-from oloproof_core.errors import (
-    ConfigError,
-    ContractError,
-    DatasetError,
-    DeclarationError,
-    OloproofError,
-    UndeclaredReadError,
-)
-from oloproof_core.evaluation import (
-    DatasetSource,
-    RunPlan,
-    conclude_run,
-    plan_run,
-    process_rows,
-    run_evaluation,
-)
-from oloproof_core.execution import ProgressCallback
-from oloproof_core.imports import load_object
-from oloproof_core.judging import JudgingTally
-from oloproof_core.measurement import observation, service_cost
-from oloproof_core.result import Result
-from oloproof_core.result_io import load_result, result_from_dict
+
+# Loaded at once (both light): each name is also the name of the module defining it,
+# and a module imported later would otherwise take the package attribute's place.
 from oloproof_core.reward import reward
-from oloproof_core.run_config import (
-    RUN_CONFIG_FIELDS,
-    RunConfig,
-    RunConfigField,
-    check_run_config,
-    load_run_config,
-    run_config_from_mapping,
-)
-from oloproof_core.store import CacheEntry, InMemoryStore, Store
 from oloproof_core.system import System, system
-from oloproof_core.verdict import Verdict
+
+# The rest of the surface, name by name, imported on first use: a process that needs
+# only `system` or `current_case` (a system's own child process) never loads the
+# statistics (scipy) or the evaluators.
+_EXPORTS: dict[str, str] = {
+    "CacheEntry": "oloproof_core.store",
+    "canonical_json": "oloproof_core._canonical",
+    "CaseError": "oloproof_core.case",
+    "CaseResult": "oloproof_core.case",
+    "check_run_config": "oloproof_core.run_config",
+    "conclude_run": "oloproof_core.evaluation",
+    "ConfigError": "oloproof_core.errors",
+    "ContractError": "oloproof_core.errors",
+    "current_case": "oloproof_core.context",
+    "Dataset": "oloproof_core.dataset",
+    "DatasetError": "oloproof_core.errors",
+    "DatasetSource": "oloproof_core.evaluation",
+    "DeclarationError": "oloproof_core.errors",
+    "digest_text": "oloproof_core._canonical",
+    "dspy_examples": "oloproof_core.dspy_adapter",
+    "dspy_metric": "oloproof_core.dspy_adapter",
+    "dspy_system": "oloproof_core.dspy_adapter",
+    "DspyMetric": "oloproof_core.dspy_adapter",
+    "estimate_metric": "oloproof_core.aggregate",
+    "InMemoryStore": "oloproof_core.store",
+    "JudgingTally": "oloproof_core.judging",
+    "load_dataset": "oloproof_core.dataset",
+    "load_object": "oloproof_core.imports",
+    "load_result": "oloproof_core.result_io",
+    "load_run_config": "oloproof_core.run_config",
+    "Measurements": "oloproof_core.context",
+    "MetricEstimate": "oloproof_core.aggregate",
+    "observation": "oloproof_core.measurement",
+    "OloproofError": "oloproof_core.errors",
+    "plan_run": "oloproof_core.evaluation",
+    "process_rows": "oloproof_core.evaluation",
+    "ProgressCallback": "oloproof_core.execution",
+    "Result": "oloproof_core.result",
+    "result_from_dict": "oloproof_core.result_io",
+    "Row": "oloproof_core.dataset",
+    "RUN_CONFIG_FIELDS": "oloproof_core.run_config",
+    "run_config_from_mapping": "oloproof_core.run_config",
+    "run_evaluation": "oloproof_core.evaluation",
+    "RunConfig": "oloproof_core.run_config",
+    "RunConfigField": "oloproof_core.run_config",
+    "RunPlan": "oloproof_core.evaluation",
+    "service_cost": "oloproof_core.measurement",
+    "Store": "oloproof_core.store",
+    "UndeclaredReadError": "oloproof_core.errors",
+    "Verdict": "oloproof_core.verdict",
+}
+
+if TYPE_CHECKING:
+    from oloproof_core._canonical import (
+        canonical_json as canonical_json,
+    )
+    from oloproof_core._canonical import (
+        digest_text as digest_text,
+    )
+    from oloproof_core.aggregate import (
+        MetricEstimate as MetricEstimate,
+    )
+    from oloproof_core.aggregate import (
+        estimate_metric as estimate_metric,
+    )
+    from oloproof_core.case import (
+        CaseError as CaseError,
+    )
+    from oloproof_core.case import (
+        CaseResult as CaseResult,
+    )
+    from oloproof_core.context import (
+        Measurements as Measurements,
+    )
+    from oloproof_core.context import (
+        current_case as current_case,
+    )
+    from oloproof_core.dataset import (
+        Dataset as Dataset,
+    )
+    from oloproof_core.dataset import (
+        Row as Row,
+    )
+    from oloproof_core.dataset import (
+        load_dataset as load_dataset,
+    )
+    from oloproof_core.dspy_adapter import (
+        DspyMetric as DspyMetric,
+    )
+    from oloproof_core.dspy_adapter import (
+        dspy_examples as dspy_examples,
+    )
+    from oloproof_core.dspy_adapter import (
+        dspy_metric as dspy_metric,
+    )
+    from oloproof_core.dspy_adapter import (
+        dspy_system as dspy_system,
+    )
+    from oloproof_core.errors import (
+        ConfigError as ConfigError,
+    )
+    from oloproof_core.errors import (
+        ContractError as ContractError,
+    )
+    from oloproof_core.errors import (
+        DatasetError as DatasetError,
+    )
+    from oloproof_core.errors import (
+        DeclarationError as DeclarationError,
+    )
+    from oloproof_core.errors import (
+        OloproofError as OloproofError,
+    )
+    from oloproof_core.errors import (
+        UndeclaredReadError as UndeclaredReadError,
+    )
+    from oloproof_core.evaluation import (
+        DatasetSource as DatasetSource,
+    )
+    from oloproof_core.evaluation import (
+        RunPlan as RunPlan,
+    )
+    from oloproof_core.evaluation import (
+        conclude_run as conclude_run,
+    )
+    from oloproof_core.evaluation import (
+        plan_run as plan_run,
+    )
+    from oloproof_core.evaluation import (
+        process_rows as process_rows,
+    )
+    from oloproof_core.evaluation import (
+        run_evaluation as run_evaluation,
+    )
+    from oloproof_core.execution import (
+        ProgressCallback as ProgressCallback,
+    )
+    from oloproof_core.imports import (
+        load_object as load_object,
+    )
+    from oloproof_core.judging import (
+        JudgingTally as JudgingTally,
+    )
+    from oloproof_core.measurement import (
+        observation as observation,
+    )
+    from oloproof_core.measurement import (
+        service_cost as service_cost,
+    )
+    from oloproof_core.result import (
+        Result as Result,
+    )
+    from oloproof_core.result_io import (
+        load_result as load_result,
+    )
+    from oloproof_core.result_io import (
+        result_from_dict as result_from_dict,
+    )
+    from oloproof_core.run_config import (
+        RUN_CONFIG_FIELDS as RUN_CONFIG_FIELDS,
+    )
+    from oloproof_core.run_config import (
+        RunConfig as RunConfig,
+    )
+    from oloproof_core.run_config import (
+        RunConfigField as RunConfigField,
+    )
+    from oloproof_core.run_config import (
+        check_run_config as check_run_config,
+    )
+    from oloproof_core.run_config import (
+        load_run_config as load_run_config,
+    )
+    from oloproof_core.run_config import (
+        run_config_from_mapping as run_config_from_mapping,
+    )
+    from oloproof_core.store import (
+        CacheEntry as CacheEntry,
+    )
+    from oloproof_core.store import (
+        InMemoryStore as InMemoryStore,
+    )
+    from oloproof_core.store import (
+        Store as Store,
+    )
+    from oloproof_core.verdict import (
+        Verdict as Verdict,
+    )
 
 __all__ = [
     "RUN_CONFIG_FIELDS",
@@ -78,7 +236,6 @@ __all__ = [
     "UndeclaredReadError",
     "Verdict",
     "__version__",
-    "aggregate",
     "canonical_json",
     "check_run_config",
     "conclude_run",
@@ -102,3 +259,12 @@ __all__ = [
     "service_cost",
     "system",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'oloproof_core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

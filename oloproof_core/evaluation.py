@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import platform
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -18,6 +19,13 @@ from oloproof_core.dataset import Dataset, Row, load_dataset
 from oloproof_core.errors import DeclarationError
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.execution import DEFAULT_CONCURRENCY, ProgressCallback, run_system
+from oloproof_core.isolation import (
+    DEFAULT_MEMORY_LIMIT_MB,
+    ISOLATION_MODES,
+    ProcessPool,
+    pool_shape,
+    reference_for,
+)
 from oloproof_core.judging import JudgingTally, check_criteria, judge_cases
 from oloproof_core.result import Result
 from oloproof_core.stats._validate import check_confidence
@@ -33,7 +41,9 @@ class RunPlan:
     """A validated run: what to execute and how to judge and decide it.
 
     The in-process path and the distributed path (chunks on Celery workers, then a
-    finalising step) share it, so both judge, aggregate and gate the same way.
+    finalising step) share it, so both run, judge, aggregate and gate the same way.
+    `requested_concurrency` is what the caller asked for (None: the defaults, which
+    differ between threads and processes).
     """
 
     release: System
@@ -42,51 +52,169 @@ class RunPlan:
     timeout: float | None
     confidence: float
     policy: Any = None
+    isolation: str = "process"
+    memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB
+    requested_concurrency: int | None = None
     tallies: dict[str, JudgingTally] = field(default_factory=dict)
+    execution: dict[str, Any] = field(default_factory=dict)
+    pool: ProcessPool | None = None
 
 
-def plan_run(*, system: Any, evaluators: Sequence[Evaluator], policy: Any = None,
-             concurrency: int | None = None, timeout: float | None = None,
-             confidence: float = 0.95) -> RunPlan:
+def plan_run(
+    *,
+    system: Any,
+    evaluators: Sequence[Evaluator],
+    policy: Any = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    confidence: float = 0.95,
+    isolation: str = "process",
+    memory_limit_mb: int | None = None,
+) -> RunPlan:
     evaluators = list(evaluators)
     if not evaluators:
-        raise DeclarationError("evaluators is empty: give at least one, e.g. "
-                               "[ExactMatch(criterion='exact_label', field='label')]")
+        raise DeclarationError(
+            "evaluators is empty: give at least one, e.g. "
+            "[ExactMatch(criterion='exact_label', field='label')]"
+        )
     check_criteria(evaluators)
     check_confidence(confidence)
     if timeout is not None and timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    return RunPlan(release=as_system(system), evaluators=evaluators,
-                   concurrency=DEFAULT_CONCURRENCY if concurrency is None else int(concurrency),
-                   timeout=timeout, confidence=confidence,
-                   policy=_load_policy(policy) if policy is not None else None)
+    _check_isolation(isolation, memory_limit_mb)
+    return RunPlan(
+        release=as_system(system),
+        evaluators=evaluators,
+        concurrency=DEFAULT_CONCURRENCY if concurrency is None else int(concurrency),
+        timeout=timeout,
+        confidence=confidence,
+        policy=_load_policy(policy) if policy is not None else None,
+        isolation=isolation,
+        memory_limit_mb=memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
+        requested_concurrency=None if concurrency is None else int(concurrency),
+    )
 
 
-def process_rows(plan: RunPlan, rows: Sequence[Row], store: Store,
-                 progress: ProgressCallback | None = None) -> list[CaseResult]:
+def _check_isolation(isolation: str, memory_limit_mb: int | None) -> None:
+    if isolation not in ISOLATION_MODES:
+        raise ValueError(
+            f"isolation must be 'process' (the default: the system runs in "
+            f"processes of its own) or 'thread' (in this process, for trusted "
+            f"code), got {isolation!r}"
+        )
+    if memory_limit_mb is not None and (
+        isinstance(memory_limit_mb, bool)
+        or not isinstance(memory_limit_mb, int)
+        or memory_limit_mb <= 0
+    ):
+        raise ValueError(
+            f"memory_limit_mb must be a positive whole number of MiB, got {memory_limit_mb!r}"
+        )
+
+
+_NO_REFERENCE = (
+    "the system has no import reference (a lambda, a closure, a function defined in a "
+    "notebook or inside another function), so it ran in this process; define it at the top "
+    "level of a module or a script to run it in processes of its own"
+)
+
+
+@contextmanager
+def open_pool(plan: RunPlan) -> Iterator[RunPlan]:
+    """Keep the plan's system processes running across several `process_rows` calls.
+
+    Without it each `process_rows` call starts and stops its own processes.
+    """
+    if not _in_processes(plan) or plan.pool is not None:
+        yield plan
+        return
+    processes, per_process = pool_shape(
+        is_async=plan.release.is_async, concurrency=plan.requested_concurrency
+    )
+    plan.pool = ProcessPool(
+        plan.release,
+        processes=processes,
+        per_process=per_process,
+        timeout=plan.timeout,
+        memory_limit_mb=plan.memory_limit_mb,
+    )
+    try:
+        yield plan
+    finally:
+        pool, plan.pool = plan.pool, None
+        plan.execution = pool.describe()
+        pool.close()
+
+
+def process_rows(
+    plan: RunPlan, rows: Sequence[Row], store: Store, progress: ProgressCallback | None = None
+) -> list[CaseResult]:
     """Run the system over `rows` and judge them (cache first); tallies add up in the plan."""
     with fewer_collections():
         cases = [CaseResult.from_row(row) for row in rows]
-        run_system(plan.release, cases, concurrency=plan.concurrency, timeout=plan.timeout,
-                   progress=progress)
-        tallies = judge_cases(cases, plan.evaluators, store, concurrency=plan.concurrency,
-                              progress=progress)
+        _execute(plan, cases, progress)
+        tallies = judge_cases(
+            cases, plan.evaluators, store, concurrency=plan.concurrency, progress=progress
+        )
     for name, tally in tallies.items():
         plan.tallies.setdefault(name, JudgingTally()).add(tally)
     return cases
 
 
-def conclude_run(plan: RunPlan, cases: list[CaseResult], dataset: Dataset, store: Store, *,
-                 started_at: datetime, duration_s: float,
-                 baseline: Result | None = None) -> Result:
+def _in_processes(plan: RunPlan) -> bool:
+    return plan.isolation == "process" and reference_for(plan.release) is not None
+
+
+def _execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback | None) -> None:
+    if not _in_processes(plan):
+        warmup = plan.release.warmup
+        if warmup is not None and not plan.execution:
+            warmup()
+        plan.execution = {"isolation": "thread", "measurements": "not protected"}
+        if plan.isolation == "process":
+            plan.execution["note"] = _NO_REFERENCE
+        run_system(
+            plan.release,
+            cases,
+            concurrency=plan.concurrency,
+            timeout=plan.timeout,
+            progress=progress,
+        )
+        return
+    with open_pool(plan):
+        assert plan.pool is not None
+        plan.pool.run(cases, progress)
+        plan.execution = plan.pool.describe()
+    if progress is not None:
+        progress("system", len(cases), len(cases))
+
+
+def conclude_run(
+    plan: RunPlan,
+    cases: list[CaseResult],
+    dataset: Dataset,
+    store: Store,
+    *,
+    started_at: datetime,
+    duration_s: float,
+    baseline: Result | None = None,
+) -> Result:
     """Aggregate the judged cases into metrics, record provenance and decide the gate."""
     metrics = aggregate(cases, plan.evaluators, plan.confidence)
     release = plan.release
     provenance = {
-        "system": {"name": release.name, "version": release.version,
-                   "import_path": release.import_path, "is_async": release.is_async},
-        "dataset": {"source": dataset.source, "digest": dataset.digest,
-                    "n_cases": len(cases), "split": dataset.split},
+        "system": {
+            "name": release.name,
+            "version": release.version,
+            "import_path": release.import_path,
+            "is_async": release.is_async,
+        },
+        "dataset": {
+            "source": dataset.source,
+            "digest": dataset.digest,
+            "n_cases": len(cases),
+            "split": dataset.split,
+        },
         "evaluators": [evaluator.describe() for evaluator in plan.evaluators],
         "policy": None if plan.policy is None else plan.policy.describe(),
         "library_version": __version__,
@@ -96,6 +224,7 @@ def conclude_run(plan: RunPlan, cases: list[CaseResult], dataset: Dataset, store
         "duration_s": round(duration_s, 6),
         "concurrency": plan.concurrency,
         "timeout_s": plan.timeout,
+        "execution": dict(plan.execution) or {"isolation": plan.isolation},
         "confidence": plan.confidence,
         "judging": {name: tally.to_dict() for name, tally in plan.tallies.items()},
     }
@@ -120,17 +249,35 @@ def run_evaluation(
     confidence: float = 0.95,
     progress: ProgressCallback | None = None,
     record: bool = True,
+    isolation: str = "process",
+    memory_limit_mb: int | None = None,
 ) -> Result:
-    """The whole run in this process: plan, load, process every row, conclude, record."""
+    """The whole run from this process: plan, load, process every row, conclude, record."""
     started_at = datetime.now(UTC)
     started = time.perf_counter()
-    plan = plan_run(system=system, evaluators=evaluators, policy=policy,
-                    concurrency=concurrency, timeout=timeout, confidence=confidence)
+    plan = plan_run(
+        system=system,
+        evaluators=evaluators,
+        policy=policy,
+        concurrency=concurrency,
+        timeout=timeout,
+        confidence=confidence,
+        isolation=isolation,
+        memory_limit_mb=memory_limit_mb,
+    )
     with fewer_collections():
         data = load_dataset(dataset, split=split)
-    cases = process_rows(plan, data.rows, store, progress)
-    result = conclude_run(plan, cases, data, store, started_at=started_at,
-                          duration_s=time.perf_counter() - started, baseline=baseline)
+    with open_pool(plan):
+        cases = process_rows(plan, data.rows, store, progress)
+    result = conclude_run(
+        plan,
+        cases,
+        data,
+        store,
+        started_at=started_at,
+        duration_s=time.perf_counter() - started,
+        baseline=baseline,
+    )
     if record:
         result.run_id = store.record_run(result)
     return result

@@ -28,8 +28,14 @@ DEFAULT_CONCURRENCY = 16
 _PROGRESS_INTERVAL_S = 0.2
 
 
-def run_system(system: System, cases: Sequence[CaseResult], *, concurrency: int,
-               timeout: float | None, progress: ProgressCallback | None = None) -> None:
+def run_system(
+    system: System,
+    cases: Sequence[CaseResult],
+    *,
+    concurrency: int,
+    timeout: float | None,
+    progress: ProgressCallback | None = None,
+) -> None:
     """Fill every case's output (or error) and latency, in place."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -42,30 +48,40 @@ def run_system(system: System, cases: Sequence[CaseResult], *, concurrency: int,
 
 
 def error_from(exc: BaseException) -> CaseError:
-    return CaseError(type=type(exc).__name__, message=str(exc),
-                     traceback="".join(traceback.format_exception(exc)))
+    return CaseError(
+        type=type(exc).__name__,
+        message=str(exc),
+        traceback="".join(traceback.format_exception(exc)),
+    )
 
 
-def _keep_output(record: CaseResult, output: Any) -> None:
+def not_json_error(output: Any, exc: BaseException) -> CaseError:
+    """Why an output that is not JSON data makes its case missing."""
+    return CaseError(
+        type="OutputNotSerializable",
+        message=f"the system returned {type(output).__name__}, which is not JSON data "
+        f"({exc}); return dicts, lists, strings, numbers, booleans or None",
+    )
+
+
+def keep_output(record: CaseResult, output: Any) -> None:
+    """Keep the output with its canonical text, or make the case missing if it is not JSON."""
     try:
         record.output_json = canonical_json(output)
     except (TypeError, ValueError, RecursionError) as exc:
-        record.error = CaseError(
-            type="OutputNotSerializable",
-            message=f"the system returned {type(output).__name__}, which is not JSON data "
-                    f"({exc}); return dicts, lists, strings, numbers, booleans or None",
-        )
+        record.error = not_json_error(output, exc)
         return
     record.output = output
 
 
-def _timed_out(record: CaseResult, timeout: float) -> None:
+def timed_out(record: CaseResult, timeout: float) -> None:
+    """Make the case missing because its call ran past the per-case timeout."""
     record.output = None
     record.output_json = None
     record.error = CaseError(
         type="TimeoutError",
         message=f"the system took longer than the {timeout:g} s per-case timeout "
-                "(raise it with timeout=...)",
+        "(raise it with timeout=...)",
     )
 
 
@@ -79,18 +95,23 @@ def _call_sync(system: System, record: CaseResult, timeout: float | None) -> Non
         record.error = error_from(exc)
     else:
         elapsed = time.perf_counter() - started
-        _keep_output(record, output)
+        keep_output(record, output)
     finally:
         leave_case(token)
     record.measurements.latency_ms = elapsed * 1000.0
     # A thread cannot be interrupted, so a sync system's timeout is enforced after the
     # fact: the late output is discarded rather than trusted.
     if timeout is not None and elapsed > timeout:
-        _timed_out(record, timeout)
+        timed_out(record, timeout)
 
 
-def _run_threads(system: System, cases: Sequence[CaseResult], concurrency: int,
-                 timeout: float | None, progress: ProgressCallback | None) -> None:
+def _run_threads(
+    system: System,
+    cases: Sequence[CaseResult],
+    concurrency: int,
+    timeout: float | None,
+    progress: ProgressCallback | None,
+) -> None:
     total = len(cases)
     workers = min(concurrency, total)
     if workers <= 1:
@@ -109,8 +130,10 @@ def _run_threads(system: System, cases: Sequence[CaseResult], concurrency: int,
             _call_sync(system, cases[index], timeout)
             done_per_worker[slot] += 1
 
-    threads = [threading.Thread(target=work, args=(slot,), daemon=True,
-                                name=f"oloproof-system-{slot}") for slot in range(workers)]
+    threads = [
+        threading.Thread(target=work, args=(slot,), daemon=True, name=f"oloproof-system-{slot}")
+        for slot in range(workers)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -127,19 +150,24 @@ async def _call_async(system: System, record: CaseResult, timeout: float | None)
         output = await asyncio.wait_for(system.fn(record.input), timeout)
     except TimeoutError:
         record.measurements.latency_ms = (time.perf_counter() - started) * 1000.0
-        _timed_out(record, timeout or 0.0)
+        timed_out(record, timeout or 0.0)
         return
     except Exception as exc:
         record.error = error_from(exc)
     else:
-        _keep_output(record, output)
+        keep_output(record, output)
     finally:
         leave_case(token)
     record.measurements.latency_ms = (time.perf_counter() - started) * 1000.0
 
 
-async def _run_async(system: System, cases: Sequence[CaseResult], concurrency: int,
-                     timeout: float | None, progress: ProgressCallback | None) -> None:
+async def _run_async(
+    system: System,
+    cases: Sequence[CaseResult],
+    concurrency: int,
+    timeout: float | None,
+    progress: ProgressCallback | None,
+) -> None:
     pending = iter(cases)
     done = 0
     last_report = time.monotonic()

@@ -6,11 +6,13 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from oloproof_core.aggregate import MetricEstimate
 from oloproof_core.case import CaseResult
 from oloproof_core.usage import RoleUsage, usage_by_role
+
+if TYPE_CHECKING:  # the statistics (scipy) load only when a run aggregates
+    from oloproof_core.aggregate import MetricEstimate
 
 
 @dataclass(slots=True)

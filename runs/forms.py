@@ -125,6 +125,9 @@ _FORM_FIELD_KINDS: dict[str, Any] = {
     "positive_number": lambda: forms.FloatField(
         min_value=0, widget=forms.NumberInput(attrs={"step": "any"})
     ),
+    "isolation": lambda: forms.ChoiceField(
+        choices=[("", "process (default)"), ("process", "process"), ("thread", "thread")]
+    ),
     "confidence": lambda: forms.FloatField(widget=forms.NumberInput(attrs={"step": "any"})),
 }
 _EVALUATOR_HELP = (

@@ -47,6 +47,8 @@ def run_plan_load(
             concurrency=config.concurrency,
             timeout=config.timeout,
             confidence=config.confidence,
+            isolation=config.isolation,
+            memory_limit_mb=config.memory_limit_mb,
         )
     except Exception as exc:
         base_dir = str(run.config.get("base_dir", ""))

@@ -78,6 +78,7 @@ def workload_a(n: int) -> dict:
             classify,
             str(path),
             [ExactMatch(criterion="label", field="label")],
+            isolation="thread",
             store=InMemoryStore(),
             record=False,
         )

@@ -76,6 +76,8 @@ def handle(args: argparse.Namespace) -> int:
         confidence=config.confidence,
         progress=ProgressBar(enabled=args.progress),
         record=args.record,
+        isolation=config.isolation,
+        memory_limit_mb=config.memory_limit_mb,
     )
     if args.json_path == "-":
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))

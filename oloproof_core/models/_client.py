@@ -9,6 +9,7 @@ its own cost onto a judge; calls made while judging are never the system's cost.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import threading
 import time
@@ -60,6 +61,19 @@ _clients: dict[tuple[str | None, str, float], openai.OpenAI] = {}
 # The SDK takes over a second to import, so it is imported on the first call (or by
 # `prepare()`) only.
 _limits: dict[tuple[str | None, str], threading.BoundedSemaphore] = {}
+
+
+def _forget_after_fork() -> None:
+    # A forked system process must not share the parent's open connections, nor
+    # inherit a lock or a semaphore some other thread of the parent was holding.
+    global _lock
+    _lock = threading.Lock()
+    _clients.clear()
+    _limits.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def chat(messages: Sequence[Message], *, role: str = "system", **options: Any) -> ChatReply:

@@ -1,0 +1,37 @@
+"""Running a system in processes of its own, so it cannot touch what the engine measures.
+
+The parent starts a pool of child processes, warms them (imports the system and calls
+its warm-up hook outside any timing), sends them cases one at a time and times every
+call itself. A child that crashes, exits, hangs past the timeout or runs out of
+memory loses only its own cases and is replaced. See docs/isolation.md.
+"""
+
+from oloproof_core.isolation._env import ChildEnv, child_environment, is_secret_name
+from oloproof_core.isolation._errors import IsolationError
+from oloproof_core.isolation._pool import (
+    MAX_WARMUP_FAILURES,
+    WARMUP_TIMEOUT_S,
+    CaseHook,
+    ProcessPool,
+)
+from oloproof_core.isolation._reference import SystemReference, reference_for
+from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB, pool_shape
+
+ISOLATION_MODES = ("process", "thread")
+"""`process`: the default, measurements protected; `thread`: in this process, for trusted code."""
+
+__all__ = [
+    "DEFAULT_MEMORY_LIMIT_MB",
+    "ISOLATION_MODES",
+    "MAX_WARMUP_FAILURES",
+    "WARMUP_TIMEOUT_S",
+    "CaseHook",
+    "ChildEnv",
+    "IsolationError",
+    "ProcessPool",
+    "SystemReference",
+    "child_environment",
+    "is_secret_name",
+    "pool_shape",
+    "reference_for",
+]

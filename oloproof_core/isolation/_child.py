@@ -1,0 +1,128 @@
+"""A system's process: set itself up, import and warm the system, then serve cases.
+
+Started by the pool as `python -m oloproof_core.isolation._child READ_FD WRITE_FD` with
+a scrubbed environment (spawned children), or entered straight after `os.fork()`
+(`run_forked`). Either way the set-up is the same: die with the parent, keep the
+parent's stdout clean, take the memory cap, then announce readiness.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import traceback
+from collections.abc import Mapping
+from typing import Any
+
+from oloproof_core.isolation._protocol import FrameReader, frame
+from oloproof_core.isolation._serve import serve_async, serve_sync
+from oloproof_core.system import System
+
+_PR_SET_PDEATHSIG = 1
+
+
+def main(argv: list[str]) -> int:
+    read_fd, write_fd = int(argv[1]), int(argv[2])
+    parent = os.getppid()
+    _prepare_process(parent)
+    setup = _read_setup(read_fd)
+    if setup is None:
+        return 0
+    try:
+        _apply_setup(setup)
+        from oloproof_core.isolation._reference import SystemReference, load_reference
+
+        system = load_reference(SystemReference.from_dict(setup["reference"]))
+        _warm(system)
+    except BaseException:
+        os.write(write_fd, frame({"failed": traceback.format_exc()}))
+        return 1
+    return serve(system, read_fd, write_fd, setup)
+
+
+def run_forked(
+    system: System,
+    read_fd: int,
+    write_fd: int,
+    setup: Mapping[str, Any],
+    environment: Mapping[str, str],
+    parent: int,
+) -> int:
+    """The body of a forked child; the caller ends the process with the returned status."""
+    _prepare_process(parent)
+    os.environ.clear()
+    os.environ.update(environment)
+    try:
+        _set_memory_limit(setup.get("memory_limit_mb"))
+        _warm(system)
+    except BaseException:
+        os.write(write_fd, frame({"failed": traceback.format_exc()}))
+        return 1
+    return serve(system, read_fd, write_fd, setup)
+
+
+def serve(system: System, read_fd: int, write_fd: int, setup: Mapping[str, Any]) -> int:
+    os.write(write_fd, frame({"ready": {"pid": os.getpid()}}))
+    limit = setup.get("memory_limit_mb")
+    if system.is_async:
+        serve_async(system, read_fd, write_fd, limit, setup.get("timeout"))
+    else:
+        serve_sync(system, read_fd, write_fd, limit)
+    return 0
+
+
+def _prepare_process(parent: int) -> None:
+    # Ctrl-C reaches the whole process group; the parent decides and then stops us.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent)
+    # Whatever the system prints must not mix into the parent's stdout (`--json -`).
+    sys.stdout.flush()
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+
+def _die_with_parent(parent: int) -> None:
+    """A child stuck in a system call must not outlive a parent that was killed."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _read_setup(read_fd: int) -> Any:
+    reader = FrameReader()
+    while data := os.read(read_fd, 1 << 16):
+        messages = reader.feed(data)
+        if messages:
+            return messages[0]
+    return None
+
+
+def _apply_setup(setup: Mapping[str, Any]) -> None:
+    _set_memory_limit(setup.get("memory_limit_mb"))
+    for entry in reversed(setup.get("sys_path", [])):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+
+
+def _set_memory_limit(limit_mb: int | None) -> None:
+    if limit_mb is None:
+        return
+    import resource
+
+    limit = int(limit_mb) * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _warm(system: System) -> None:
+    warmup = getattr(system, "warmup", None)
+    if warmup is not None:
+        warmup()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

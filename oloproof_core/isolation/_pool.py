@@ -1,0 +1,398 @@
+"""A pool of system processes that the parent feeds one case at a time and times itself.
+
+One `select.poll` loop: send a case to a process with room and note the time; note it
+again the moment the reply is readable — that interval is the latency. A process that
+dies or must be killed (timeout) loses only its own cases and is replaced. Async
+systems hold up to `per_process` cases per event loop, never more, so no case waits in
+a queue inside the child while its clock runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import select
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from oloproof_core.case import CaseError, CaseResult
+from oloproof_core.execution import ProgressCallback, timed_out
+from oloproof_core.isolation._env import ChildEnv, child_environment, env_for_slot
+from oloproof_core.isolation._errors import IsolationError
+from oloproof_core.isolation._process import (
+    ChildProcess,
+    child_setup,
+    exit_reason,
+    fork_child,
+    spawn_child,
+)
+from oloproof_core.isolation._protocol import ProtocolError, frame
+from oloproof_core.isolation._reference import loading_a_system, reference_for
+from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
+from oloproof_core.isolation._slot import InFlight, Slot, last_line, lose, settle
+from oloproof_core.system import System
+
+CaseHook = Callable[[int, str], None]
+
+WARMUP_TIMEOUT_S = 120.0
+MAX_WARMUP_FAILURES = 3
+_ASYNC_GRACE_S = 1.0
+_PROGRESS_INTERVAL_S = 0.2
+_READ_SIZE = 1 << 16
+_CAN_FORK = sys.platform.startswith("linux")
+
+
+class ProcessPool:
+    """Runs a system's cases in child processes; see the module docstring.
+
+    `child_env` is added to each child's scrubbed environment (a mapping, or a
+    function of the slot number); `on_case_start(slot, case_id)` runs right before a
+    case is sent and `on_case_end(slot, case_id)` right after its reply (or its
+    loss). `start` is "auto" (by reference when the system has one, else forked),
+    "reference" or "fork".
+    """
+
+    def __init__(
+        self,
+        system: System,
+        *,
+        processes: int,
+        per_process: int = 1,
+        timeout: float | None = None,
+        memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
+        child_env: ChildEnv | None = None,
+        on_case_start: CaseHook | None = None,
+        on_case_end: CaseHook | None = None,
+        start: str = "auto",
+    ) -> None:
+        if processes < 1 or per_process < 1:
+            raise ValueError("a pool needs at least one process holding at least one case")
+        self.system = system
+        self.processes = processes
+        self.per_process = per_process
+        self.timeout = timeout
+        self.memory_limit_mb = memory_limit_mb
+        self._child_env = child_env
+        self._on_start = on_case_start
+        self._on_end = on_case_end
+        self._reference = reference_for(system) if start in ("auto", "reference") else None
+        if start == "reference" and self._reference is None:
+            raise IsolationError(
+                f"{system!r} has no import reference (a lambda, a closure "
+                "or a function typed into a notebook); use start='fork'"
+            )
+        self._method = "spawn" if self._reference is not None else "fork"
+        if self._method == "fork" and not _CAN_FORK:
+            raise IsolationError(
+                f"{system!r} has no import reference and this platform "
+                "cannot fork; define it in a module or use isolation='thread'"
+            )
+        self.note: str | None = None
+        self._slots: list[Slot] = []
+        self._poller = select.poll()
+        self._by_fd: dict[int, Slot] = {}
+        self._by_out_fd: dict[int, Slot] = {}
+        self._seq = itertools.count()
+        self._pending: deque[CaseResult] = deque()
+        self.restarts = 0
+
+    def start(self, processes: int | None = None) -> None:
+        """Start and warm the processes (at most `processes`); returns once they are ready."""
+        if loading_a_system():
+            raise IsolationError(
+                "evaluate() was called while the system's module was being imported in its "
+                'own process: put the script\'s run under `if __name__ == "__main__":`'
+            )
+        wanted = min(self.processes, processes or self.processes)
+        while len(self._slots) < wanted:
+            self._slots.append(Slot(len(self._slots)))
+        for slot in self._slots:
+            if slot.state == "stopped" and slot.failures < MAX_WARMUP_FAILURES:
+                self._occupy(slot)
+        while any(slot.state == "starting" for slot in self._slots):
+            self._pump()
+        if not any(slot.state == "ready" for slot in self._slots):
+            failure = max(self._slots, key=lambda slot: slot.failures).last_failure
+            raise IsolationError(f"the system could not be started in its own process:\n{failure}")
+
+    def close(self) -> None:
+        """Stop every process: ask nicely (close its pipe), then kill what is left."""
+        children = [child for slot in self._slots if (child := self._vacate(slot))]
+        for child in children:
+            child.close_input()
+        deadline = time.monotonic() + 1.0
+        for child in children:
+            if child.wait_briefly(max(0.0, deadline - time.monotonic())) is None:
+                child.kill()
+            child.reap()
+            child.close_pipes()
+
+    def __enter__(self) -> ProcessPool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def describe(self) -> dict[str, Any]:
+        """What the run's provenance says about how the system was run."""
+        return {
+            "isolation": "process",
+            "measurements": "timed by the parent process",
+            "start": self._method,
+            "reference": None if self._reference is None else self._reference.describe(),
+            "processes": len(self._slots),
+            "cases_per_process": self.per_process,
+            "memory_limit_mb": self.memory_limit_mb,
+            "restarts": self.restarts,
+            "model_cost": "as reported by the system's process",
+            "note": self.note,
+        }
+
+    def run(self, cases: Sequence[CaseResult], progress: ProgressCallback | None = None) -> None:
+        """Fill every case's output (or error) and latency, in place."""
+        if not cases:
+            return
+        self.start(math.ceil(len(cases) / self.per_process))
+        self._pending.extend(cases)
+        try:
+            self._drive(len(cases), progress)
+        finally:
+            self._pending.clear()
+
+    def _drive(self, total: int, progress: ProgressCallback | None) -> None:
+        for slot in self._slots:
+            self._fill(slot)
+        last_report = time.monotonic()
+        while self._pending or any(slot.in_flight for slot in self._slots):
+            if not any(slot.state != "stopped" for slot in self._slots):
+                self._give_up()
+                break
+            self._pump()
+            if progress is not None and time.monotonic() - last_report > _PROGRESS_INTERVAL_S:
+                held = sum(len(slot.in_flight) for slot in self._slots)
+                progress("system", total - len(self._pending) - held, total)
+                last_report = time.monotonic()
+
+    def _pump(self) -> None:
+        """Wait for the next events (or the nearest deadline) and handle them."""
+        wait = self._next_deadline() - time.perf_counter()
+        events = self._poller.poll(None if wait == math.inf else max(0, math.ceil(wait * 1000)))
+        now = time.perf_counter()
+        for fd, _ in events:
+            slot = self._by_fd.get(fd)
+            if slot is not None:
+                self._readable(slot, now)
+            elif (out := self._by_out_fd.get(fd)) is not None:
+                self._flush(out)
+        self._expire(time.perf_counter())
+
+    def _readable(self, slot: Slot, now: float) -> None:
+        assert slot.child is not None
+        try:
+            data = os.read(slot.child.from_child, _READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._lost(slot, now)
+            return
+        child = slot.child
+        try:
+            for message in slot.reader.feed(data):
+                if slot.child is not child:
+                    break
+                self._received(slot, message, now)
+        except (ProtocolError, ValueError, TypeError, KeyError) as exc:
+            if slot.child is child:
+                self._lost(
+                    slot,
+                    now,
+                    f"the system's process sent a malformed message "
+                    f"({exc}) while running this case",
+                )
+
+    def _received(self, slot: Slot, message: Any, now: float) -> None:
+        if slot.state == "starting":
+            if isinstance(message, dict) and "ready" in message:
+                slot.state = "ready"
+                slot.failures = 0
+                self._fill(slot)
+            else:
+                failure = message.get("failed") if isinstance(message, dict) else None
+                self._warmup_failed(slot, str(failure or message))
+            return
+        if not isinstance(message, list) or len(message) != 5:
+            raise ProtocolError(f"unexpected message {str(message)[:200]!r}")
+        flight = slot.in_flight.pop(message[0])
+        self._fill(slot)  # keep the process busy before doing the parent's bookkeeping
+        settle(flight.record, message, (now - flight.started) * 1000.0, self.timeout)
+        if self._on_end is not None:
+            self._on_end(slot.index, flight.record.id)
+
+    def _fill(self, slot: Slot) -> None:
+        """Send cases to a ready process until it holds `per_process` of them."""
+        while slot.state == "ready" and self._pending and len(slot.in_flight) < self.per_process:
+            record = self._pending.popleft()
+            seq = next(self._seq)
+            try:
+                data = frame([seq, record.id, record.input])
+            except (TypeError, ValueError) as exc:
+                record.error = CaseError(
+                    type="InputNotSerializable",
+                    message=f"the case's input is not JSON data ({exc})",
+                )
+                continue
+            if self._on_start is not None:
+                self._on_start(slot.index, record.id)
+            started = time.perf_counter()
+            slot.in_flight[seq] = InFlight(record, started, self._deadline_from(started))
+            slot.outbox += data
+            self._flush(slot)
+
+    def _flush(self, slot: Slot) -> None:
+        assert slot.child is not None
+        fd = slot.child.to_child
+        try:
+            written = os.write(fd, slot.outbox)
+        except BlockingIOError:
+            written = 0
+        except OSError:  # the child is gone; its pipe's end of file will say why
+            written = len(slot.outbox)
+        del slot.outbox[:written]
+        if slot.outbox and fd not in self._by_out_fd:
+            self._by_out_fd[fd] = slot
+            self._poller.register(fd, select.POLLOUT)
+        elif not slot.outbox and fd in self._by_out_fd:
+            del self._by_out_fd[fd]
+            self._poller.unregister(fd)
+
+    def _deadline_from(self, started: float) -> float:
+        if self.timeout is None:
+            return math.inf
+        # An async child enforces the timeout itself; the parent steps in only when its
+        # event loop is blocked and cannot.
+        return started + self.timeout + (_ASYNC_GRACE_S if self.system.is_async else 0.0)
+
+    def _next_deadline(self) -> float:
+        nearest = math.inf
+        for slot in self._slots:
+            if slot.state == "starting":
+                nearest = min(nearest, slot.ready_by)
+            elif self.timeout is not None:
+                for flight in slot.in_flight.values():
+                    nearest = min(nearest, flight.deadline)
+        return nearest
+
+    def _expire(self, now: float) -> None:
+        for slot in self._slots:
+            if slot.state == "starting" and slot.ready_by <= now:
+                self._warmup_failed(slot, f"it was not ready after {WARMUP_TIMEOUT_S:g} s")
+            elif self.timeout is not None and any(
+                flight.deadline <= now for flight in slot.in_flight.values()
+            ):
+                self._timed_out(slot, now)
+
+    def _timed_out(self, slot: Slot, now: float) -> None:
+        assert self.timeout is not None
+        flights = list(slot.in_flight.values())
+        self._stop(slot, patient=False)
+        for flight in flights:
+            if flight.deadline <= now:
+                timed_out(flight.record, self.timeout)
+                flight.record.measurements.latency_ms = (now - flight.started) * 1000.0
+                self._ended(slot, flight)
+            else:  # an innocent bystander in the same event loop: it runs again elsewhere
+                self._pending.appendleft(flight.record)
+        self._replace(slot)
+
+    def _lost(self, slot: Slot, now: float, reason: str | None = None) -> None:
+        """The process closed its pipe or misbehaved: its cases are lost, the slot refilled."""
+        if slot.state == "starting":
+            self._warmup_failed(slot, reason or "its process ended before it was ready")
+            return
+        flights = list(slot.in_flight.values())
+        code = self._stop(slot)
+        if reason is None:
+            reason = f"the system's process {exit_reason(code)} while running this case"
+        if len(flights) > 1:
+            reason += f" (one of {len(flights)} cases in flight in that process)"
+        for flight in flights:
+            lose(flight.record, (now - flight.started) * 1000.0, reason)
+            self._ended(slot, flight)
+        self._replace(slot)
+
+    def _ended(self, slot: Slot, flight: InFlight) -> None:
+        if self._on_end is not None:
+            self._on_end(slot.index, flight.record.id)
+
+    def _warmup_failed(self, slot: Slot, failure: str) -> None:
+        self._stop(slot)
+        slot.failures += 1
+        slot.last_failure = failure
+        first_start = self.restarts == 0 and not any(s.state == "ready" for s in self._slots)
+        if self._method == "spawn" and first_start and _CAN_FORK:
+            # A module the parent holds but a fresh interpreter cannot import (a test
+            # collected by path, a file edited since): serve the parent's copy instead.
+            self._method = "fork"
+            self.note = (
+                "the system could not be imported in a fresh process, so its "
+                "processes were forked from this one: " + last_line(failure)
+            )
+            for other in self._slots:
+                self._stop(other)
+                other.failures = 0
+                self._occupy(other)
+            return
+        if slot.failures < MAX_WARMUP_FAILURES:
+            self._occupy(slot)
+
+    def _give_up(self) -> None:
+        failure = max(self._slots, key=lambda slot: slot.failures).last_failure
+        reason = "the system's process could not be restarted: " + last_line(failure)
+        while self._pending:
+            lose(self._pending.popleft(), 0.0, reason)
+
+    def _occupy(self, slot: Slot) -> None:
+        environment = child_environment(env_for_slot(self._child_env, slot.index))
+        setup = child_setup(self.memory_limit_mb, self.timeout)
+        if self._reference is not None and self._method == "spawn":
+            setup["reference"] = self._reference.to_dict()
+            child = spawn_child(setup, environment)
+        else:
+            child = fork_child(self.system, setup, environment)
+        slot.occupy(child, time.perf_counter() + WARMUP_TIMEOUT_S)
+        self._by_fd[child.from_child] = slot
+        self._poller.register(child.from_child, select.POLLIN)
+
+    def _replace(self, slot: Slot) -> None:
+        self.restarts += 1
+        if self._pending:
+            self._occupy(slot)
+
+    def _stop(self, slot: Slot, *, patient: bool = True) -> int:
+        """Stop the slot's process (if any) and return how it ended.
+
+        Patient: the process closed its pipe, so it is most likely exiting; waiting a
+        moment lets its own exit status, not our kill, be the reason given.
+        """
+        child = self._vacate(slot)
+        if child is None:
+            return 0
+        if (child.wait_briefly(0.5) if patient else child.poll()) is None:
+            child.kill()
+        code = child.reap()
+        child.close_pipes()
+        return code
+
+    def _vacate(self, slot: Slot) -> ChildProcess | None:
+        child = slot.vacate()
+        if child is not None:
+            for fd, table in ((child.from_child, self._by_fd), (child.to_child, self._by_out_fd)):
+                if table.pop(fd, None) is not None:
+                    self._poller.unregister(fd)
+        return child

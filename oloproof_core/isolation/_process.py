@@ -1,0 +1,172 @@
+"""Starting one system's process and telling how it ended.
+
+Spawned children are a fresh interpreter (`subprocess`) given only the pipe ends
+they need and a scrubbed environment; forked children are for systems that have no
+reference. A forked child inherits every descriptor of the parent, so it closes the
+pool's other pipes at once: a stray copy of another child's pipe end would hide that
+child's death from the parent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from oloproof_core.isolation._protocol import frame
+from oloproof_core.system import System
+
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_open_pipe_ends: set[int] = set()
+"""Every pipe end held by a pool in this process; forked children close them all."""
+
+
+class ChildProcess:
+    """A running system's process and the two pipe ends the parent talks to it through."""
+
+    __slots__ = ("_popen", "_status", "from_child", "pid", "to_child")
+
+    def __init__(
+        self, pid: int, to_child: int, from_child: int, popen: subprocess.Popen[bytes] | None
+    ) -> None:
+        self.pid = pid
+        self.to_child = to_child
+        self.from_child = from_child
+        self._popen = popen
+        self._status: int | None = None
+
+    def poll(self) -> int | None:
+        """The exit code (negative: killed by that signal), or None while it runs."""
+        if self._status is None:
+            if self._popen is not None:
+                self._status = self._popen.poll()
+            else:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                if pid:
+                    self._status = os.waitstatus_to_exitcode(status)
+        return self._status
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def wait_briefly(self, timeout: float) -> int | None:
+        """The exit code if the process ends within `timeout` seconds, else None."""
+        deadline = time.monotonic() + timeout
+        while (code := self.poll()) is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+        return code
+
+    def reap(self) -> int:
+        """Wait for the process to end (the caller has killed it or closed its pipe)."""
+        if self._status is None:
+            if self._popen is not None:
+                self._status = self._popen.wait()
+            else:
+                self._status = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        return self._status
+
+    def close_input(self) -> None:
+        """Close the pipe the child reads cases from: it finishes and exits."""
+        if self.to_child in _open_pipe_ends:
+            _open_pipe_ends.discard(self.to_child)
+            os.close(self.to_child)
+
+    def close_pipes(self) -> None:
+        for fd in (self.to_child, self.from_child):
+            if fd in _open_pipe_ends:
+                _open_pipe_ends.discard(fd)
+                os.close(fd)
+
+
+def child_setup(memory_limit_mb: int | None, timeout: float | None) -> dict[str, Any]:
+    """What every child is told first; a spawned one also gets the system's reference."""
+    return {
+        "memory_limit_mb": memory_limit_mb,
+        "timeout": timeout,
+        "sys_path": [os.path.abspath(entry) for entry in sys.path if entry],
+    }
+
+
+def spawn_child(setup: Mapping[str, Any], environment: Mapping[str, str]) -> ChildProcess:
+    """A fresh interpreter that imports the system by the reference in `setup`."""
+    child_read, to_child = os.pipe()
+    from_child, child_write = os.pipe()
+    env = dict(environment)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH", "")]))
+    try:
+        popen = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "oloproof_core.isolation._child",
+                str(child_read),
+                str(child_write),
+            ],
+            pass_fds=(child_read, child_write),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None,
+        )
+    finally:
+        os.close(child_read)
+        os.close(child_write)
+    # Written while the pipe still blocks: the set-up is small and the child reads it first.
+    os.write(to_child, frame(dict(setup)))
+    return _register(ChildProcess(popen.pid, to_child, from_child, popen))
+
+
+def fork_child(
+    system: System, setup: Mapping[str, Any], environment: Mapping[str, str]
+) -> ChildProcess:
+    """A copy of this process that serves `system` from memory (it has no reference)."""
+    child_read, to_child = os.pipe()
+    from_child, child_write = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child never returns into the caller
+        status = 1
+        try:
+            for fd in [*_open_pipe_ends, to_child, from_child]:
+                os.close(fd)
+            from oloproof_core.isolation._child import run_forked
+
+            status = run_forked(system, child_read, child_write, setup, environment, parent)
+        finally:
+            os._exit(status)
+    os.close(child_read)
+    os.close(child_write)
+    return _register(ChildProcess(pid, to_child, from_child, None))
+
+
+def exit_reason(code: int) -> str:
+    """A person's words for how a process ended, from its exit code."""
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "unknown signal"
+        hint = " — killed, e.g. out of memory" if -code == signal.SIGKILL else ""
+        return f"died with signal {-code} ({name}{hint})"
+    return f"exited with status {code}"
+
+
+def _register(child: ChildProcess) -> ChildProcess:
+    os.set_blocking(child.to_child, False)
+    os.set_blocking(child.from_child, False)
+    _open_pipe_ends.update((child.to_child, child.from_child))
+    return child
+
+
+def _has_fileno(stream: Any) -> bool:
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True

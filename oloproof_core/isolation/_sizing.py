@@ -1,0 +1,25 @@
+"""How many processes, how many cases each, and how much memory, unless told otherwise.
+
+Sync systems: one case per process, so `concurrency` processes when it is given and
+otherwise min(16, 2 × CPUs) — threads default to 16 because they mostly wait, but a
+process is a whole interpreter, and twice the CPUs keeps every core busy while some
+processes wait on I/O. Async systems: one process running an event loop with up to
+`concurrency` cases in flight (16 by default, as for threads).
+"""
+
+from __future__ import annotations
+
+import os
+
+DEFAULT_MEMORY_LIMIT_MB = 4096
+"""Address space a system's process may take (RLIMIT_AS), in MiB."""
+DEFAULT_CONCURRENCY = 16
+
+
+def pool_shape(*, is_async: bool, concurrency: int | None) -> tuple[int, int]:
+    """(processes, cases per process) for a system and the run's `concurrency`."""
+    if is_async:
+        return 1, concurrency or DEFAULT_CONCURRENCY
+    if concurrency is not None:
+        return concurrency, 1
+    return min(DEFAULT_CONCURRENCY, 2 * (os.cpu_count() or 1)), 1

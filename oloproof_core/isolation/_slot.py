@@ -1,0 +1,132 @@
+"""One place in the pool: the process that fills it now, and the cases it holds.
+
+A slot keeps its number when its process dies and another takes its place, so
+whatever is bound to a slot (an environment, a gateway key) stays valid across
+replacements. `settle` turns a reply into the case's figures; the latency is always
+the parent's own measurement, never anything the reply says.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from oloproof_core.case import CaseError, CaseResult
+from oloproof_core.context import ModelCall
+from oloproof_core.errors import OloproofError
+from oloproof_core.execution import keep_output, timed_out
+from oloproof_core.isolation._process import ChildProcess
+from oloproof_core.isolation._protocol import FrameReader
+
+SlotState = Literal["starting", "ready", "stopped"]
+
+
+class InFlight:
+    """A case sent to a process: when it was sent, and when it must have come back."""
+
+    __slots__ = ("deadline", "record", "started")
+
+    def __init__(self, record: CaseResult, started: float, deadline: float) -> None:
+        self.record = record
+        self.started = started
+        self.deadline = deadline
+
+
+class Slot:
+    __slots__ = (
+        "child",
+        "failures",
+        "in_flight",
+        "index",
+        "last_failure",
+        "outbox",
+        "reader",
+        "ready_by",
+        "state",
+    )
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.child: ChildProcess | None = None
+        self.state: SlotState = "stopped"
+        self.reader = FrameReader()
+        self.in_flight: dict[int, InFlight] = {}
+        self.outbox = bytearray()
+        self.ready_by = math.inf
+        self.failures = 0
+        self.last_failure = ""
+
+    def occupy(self, child: ChildProcess, ready_by: float) -> None:
+        self.child = child
+        self.state = "starting"
+        self.reader = FrameReader()
+        self.outbox = bytearray()
+        self.ready_by = ready_by
+
+    def vacate(self) -> ChildProcess | None:
+        """Forget the process (the caller stops it); return it."""
+        child, self.child = self.child, None
+        self.state = "stopped"
+        self.in_flight = {}
+        return child
+
+
+def settle(record: CaseResult, reply: list[Any], latency_ms: float, timeout: float | None) -> None:
+    """Fill a case from its process's reply and the parent's own latency figure."""
+    _, status, payload, artifacts, calls = reply
+    record.measurements.latency_ms = latency_ms
+    if isinstance(artifacts, dict):
+        record.artifacts.update(artifacts)
+    if isinstance(calls, list):
+        record.measurements.model_calls.extend(_model_calls(calls))
+    if status == "ok":
+        keep_output(record, payload)
+    elif status == "error" and isinstance(payload, list) and len(payload) == 3:
+        record.error = CaseError(
+            type=str(payload[0]), message=str(payload[1]), traceback=str(payload[2])
+        )
+    elif status == "timeout":
+        timed_out(record, timeout or 0.0)
+    else:
+        record.error = CaseError(
+            type="ProtocolError", message=f"the system's process replied {status!r}"
+        )
+    if timeout is not None and latency_ms > timeout * 1000.0 and record.error is None:
+        timed_out(record, timeout)
+
+
+def lose(record: CaseResult, latency_ms: float, reason: str) -> None:
+    """The case is missing because its process ended or misbehaved."""
+    record.output = None
+    record.output_json = None
+    record.measurements.latency_ms = latency_ms
+    record.error = CaseError(type="SystemProcessDied", message=reason)
+
+
+def last_line(failure: str) -> str:
+    """The telling line of a traceback (its last), short enough for a case's reason."""
+    lines = failure.strip().splitlines()
+    return lines[-1][:500] if lines else "no reason given"
+
+
+def _model_calls(calls: list[Any]) -> list[ModelCall]:
+    # Until model calls are metered outside the child, what it reports is taken as
+    # the system's own calls, checked for shape and sign.
+    kept = []
+    for call in calls:
+        if not isinstance(call, dict):
+            continue
+        try:
+            kept.append(
+                ModelCall(
+                    role="system",
+                    model=str(call["model"]),
+                    input_tokens=int(call["input_tokens"]),
+                    output_tokens=int(call["output_tokens"]),
+                    cost_usd=None if call["cost_usd"] is None else float(call["cost_usd"]),
+                    latency_ms=float(call["latency_ms"]),
+                )
+            )
+        except (KeyError, TypeError, ValueError, OloproofError):
+            continue
+    return kept

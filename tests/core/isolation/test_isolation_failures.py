@@ -1,0 +1,107 @@
+"""A system process that crashes, exits, hogs memory or hangs loses only its own cases."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from oloproof import evaluate
+from oloproof.evaluators import evaluator
+from tests.core.isolation import systems
+
+ROWS = [{"id": f"c{i}", "input": {"n": i}, "expected": {"n": i}} for i in range(8)]
+SAME_N = evaluator(criterion="same_n", reads=("output", "expected"))(
+    lambda case: case.output["n"] == case.expected["n"]
+)
+
+
+def run(target, **options):
+    result = evaluate(target, ROWS, [SAME_N], record=False, **options)
+    assert not _children_of_this_process(), "the pool left processes behind"
+    return result
+
+
+def only_case(result, case_id):
+    return next(case for case in result.cases if case.id == case_id)
+
+
+def assert_only_losses(result, lost_ids):
+    metric = result.metric("same_n")
+    assert metric.n_missing == len(lost_ids)
+    assert metric.n_observed == len(ROWS) - len(lost_ids)
+    assert metric.estimate == 1.0
+    for case in result.cases:
+        assert (case.error is not None) == (case.id in lost_ids), case.error
+
+
+@pytest.mark.parametrize("target", [systems.segfault_on_three, systems.sigsegv_on_three])
+def test_a_segfault_loses_only_its_case(target):
+    result = run(target, concurrency=2)
+
+    assert_only_losses(result, {"c3"})
+    error = only_case(result, "c3").error
+    assert error.type == "SystemProcessDied"
+    assert error.message == (
+        "the system's process died with signal 11 (SIGSEGV) while running this case"
+    )
+    assert result.provenance["execution"]["restarts"] >= 1
+
+
+def test_exiting_loses_only_the_cases_that_exited():
+    result = run(systems.exits_on_three, concurrency=2)
+
+    assert_only_losses(result, {"c3", "c5"})
+    assert "exited with status 3 while running this case" in only_case(result, "c3").error.message
+    assert "exited with status 2 while running this case" in only_case(result, "c5").error.message
+
+
+def test_a_memory_hog_past_the_cap_loses_only_its_case():
+    result = run(systems.hog_on_three, memory_limit_mb=1024)
+
+    assert_only_losses(result, {"c3"})
+    error = only_case(result, "c3").error
+    assert error.type == "MemoryError"
+    assert "1024 MiB" in error.message
+    assert "memory_limit_mb" in error.message
+    assert result.provenance["execution"]["memory_limit_mb"] == 1024
+
+
+def test_a_sync_system_that_never_returns_is_stopped_at_the_timeout():
+    started = time.perf_counter()
+    result = run(systems.sleeps_forever_on_three, timeout=0.5, concurrency=2)
+
+    assert time.perf_counter() - started < 10
+    assert_only_losses(result, {"c3"})
+    late = only_case(result, "c3")
+    assert late.error.type == "TimeoutError"
+    assert "0.5 s per-case timeout" in late.error.message
+    assert 500 <= late.latency_ms < 3000
+
+
+def test_an_async_system_that_blocks_its_event_loop_is_stopped_by_the_parent():
+    started = time.perf_counter()
+    # One case in flight: a blocked event loop delays every case sharing it, and those
+    # run past their deadline too.
+    result = run(systems.async_blocks_on_three, timeout=0.3, concurrency=1)
+
+    assert time.perf_counter() - started < 15
+    assert_only_losses(result, {"c3"})
+    assert only_case(result, "c3").error.type == "TimeoutError"
+
+
+def _children_of_this_process() -> list[int]:
+    me = str(os.getpid())
+    children = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z":
+            children.append(int(entry))
+    return children

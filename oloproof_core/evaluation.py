@@ -22,7 +22,7 @@ from oloproof_core.execution import DEFAULT_CONCURRENCY, ProgressCallback, run_s
 from oloproof_core.isolation import (
     DEFAULT_MEMORY_LIMIT_MB,
     ISOLATION_MODES,
-    ProcessPool,
+    MeteredPool,
     pool_shape,
     reference_for,
 )
@@ -57,7 +57,7 @@ class RunPlan:
     requested_concurrency: int | None = None
     tallies: dict[str, JudgingTally] = field(default_factory=dict)
     execution: dict[str, Any] = field(default_factory=dict)
-    pool: ProcessPool | None = None
+    pool: MeteredPool | None = None
 
 
 def plan_run(
@@ -120,10 +120,11 @@ _NO_REFERENCE = (
 
 
 @contextmanager
-def open_pool(plan: RunPlan) -> Iterator[RunPlan]:
+def open_pool(plan: RunPlan, *, cases: int | None = None) -> Iterator[RunPlan]:
     """Keep the plan's system processes running across several `process_rows` calls.
 
-    Without it each `process_rows` call starts and stops its own processes.
+    Without it each `process_rows` call starts and stops its own processes. `cases`,
+    when known, caps the processes: a 3-case run needs no fourth interpreter.
     """
     if not _in_processes(plan) or plan.pool is not None:
         yield plan
@@ -131,7 +132,9 @@ def open_pool(plan: RunPlan) -> Iterator[RunPlan]:
     processes, per_process = pool_shape(
         is_async=plan.release.is_async, concurrency=plan.requested_concurrency
     )
-    plan.pool = ProcessPool(
+    if cases is not None:
+        processes = max(1, min(processes, cases))
+    plan.pool = MeteredPool(
         plan.release,
         processes=processes,
         per_process=per_process,
@@ -181,7 +184,7 @@ def _execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback 
             progress=progress,
         )
         return
-    with open_pool(plan):
+    with open_pool(plan, cases=len(cases)):
         assert plan.pool is not None
         plan.pool.run(cases, progress)
         plan.execution = plan.pool.describe()
@@ -229,10 +232,18 @@ def conclude_run(
         "judging": {name: tally.to_dict() for name, tally in plan.tallies.items()},
     }
     result = Result(metrics=metrics, cases=cases, provenance=provenance)
-    provenance["model_usage"] = usage_to_dict(result.usage())
+    provenance["model_usage"] = _model_usage(result, plan.execution)
     if plan.policy is not None:
         result.gate = plan.policy.decide(result, baseline=baseline, store=store)
     return result
+
+
+def _model_usage(result: Result, execution: dict[str, Any]) -> dict[str, Any]:
+    """The run's model usage by role; calls made for no case are listed apart, not lost."""
+    usage = usage_to_dict(result.usage())
+    for role, figures in (execution.get("unattributed_model_calls") or {}).items():
+        usage[f"{role} (not attributed to a case)"] = figures
+    return usage
 
 
 def run_evaluation(
@@ -267,7 +278,7 @@ def run_evaluation(
     )
     with fewer_collections():
         data = load_dataset(dataset, split=split)
-    with open_pool(plan):
+    with open_pool(plan, cases=len(data.rows)):
         cases = process_rows(plan, data.rows, store, progress)
     result = conclude_run(
         plan,

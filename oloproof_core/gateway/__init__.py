@@ -16,7 +16,8 @@ operator's credentials and records its tokens, latency and cost; see
 docs/gateway.md for the attribution rules and the threat model.
 """
 
-from oloproof_core.gateway._keys import CASE_HEADER, GatewayKeyError
+from oloproof_core._headers import CASE_HEADER
+from oloproof_core.gateway._keys import GatewayKeyError
 from oloproof_core.gateway._records import GatewayCall, RoleTotals
 from oloproof_core.gateway._routes import Price, Route, routes_from_settings
 from oloproof_core.gateway._server import Gateway

@@ -17,8 +17,9 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from oloproof_core._headers import CASE_HEADER
 from oloproof_core.gateway._errors import error_body, error_response, unauthorized
-from oloproof_core.gateway._keys import CASE_HEADER, KeyRing
+from oloproof_core.gateway._keys import KeyRing
 from oloproof_core.gateway._records import GatewayCall, Ledger
 from oloproof_core.gateway._routes import Pricing, Route
 from oloproof_core.gateway._usage import StreamMeter, Tokens, model_of, parse_json, usage_of

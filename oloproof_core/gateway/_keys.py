@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 from oloproof_core.models import ROLES
 
-CASE_HEADER = "X-Oloproof-Case"
 _PREFIX = "olo-gw-"
 
 

@@ -82,29 +82,36 @@ class RoleTotals:
 
 
 class Ledger:
-    """Calls per case, and running totals per role that taking calls never reduces."""
+    """Calls per case, and running totals per role that taking calls never reduces.
+
+    Calls are filed by case, so taking one case's calls costs the same however many
+    calls the run holds (a 100,000-case run takes each case's calls once).
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._calls: list[GatewayCall] = []
+        self._sequence = 0
+        self._by_case: dict[str | None, list[tuple[int, GatewayCall]]] = defaultdict(list)
         self._totals: dict[str, RoleTotals] = defaultdict(RoleTotals)
 
     def add(self, call: GatewayCall) -> None:
         with self._lock:
-            self._calls.append(call)
+            self._sequence += 1
+            self._by_case[call.case_id].append((self._sequence, call))
             self._totals[call.role] = self._totals[call.role].plus(call)
 
     def calls(self, case_id: str | None = None) -> list[GatewayCall]:
+        """The calls not taken yet: of one case, or (no case given) all, in arrival order."""
         with self._lock:
-            if case_id is None:
-                return list(self._calls)
-            return [call for call in self._calls if call.case_id == case_id]
+            if case_id is not None:
+                return [call for _, call in self._by_case.get(case_id, [])]
+            filed = sorted(entry for entries in self._by_case.values() for entry in entries)
+        return [call for _, call in filed]
 
-    def take(self, case_id: str) -> list[GatewayCall]:
+    def take(self, case_id: str | None) -> list[GatewayCall]:
         with self._lock:
-            taken = [call for call in self._calls if call.case_id == case_id]
-            self._calls = [call for call in self._calls if call.case_id != case_id]
-        return taken
+            taken = self._by_case.pop(case_id, [])
+        return [call for _, call in taken]
 
     def totals(self) -> dict[str, RoleTotals]:
         with self._lock:

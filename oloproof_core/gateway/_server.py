@@ -139,6 +139,10 @@ class Gateway:
         """Remove and return the calls of `case_id`; the totals keep counting them."""
         return self._ledger.take(case_id)
 
+    def take_unattributed(self) -> list[GatewayCall]:
+        """Remove and return the calls that belonged to no case; the totals keep them."""
+        return self._ledger.take(None)
+
     def totals(self) -> dict[str, RoleTotals]:
         """What each role spent over the whole run, attributed to a case or not."""
         return self._ledger.totals()

@@ -8,6 +8,7 @@ memory loses only its own cases and is replaced. See docs/isolation.md.
 
 from oloproof_core.isolation._env import ChildEnv, child_environment, is_secret_name
 from oloproof_core.isolation._errors import IsolationError
+from oloproof_core.isolation._metered import GATEWAY_URL_VARIABLE, MeteredPool, metered_call
 from oloproof_core.isolation._pool import (
     MAX_WARMUP_FAILURES,
     WARMUP_TIMEOUT_S,
@@ -22,16 +23,19 @@ ISOLATION_MODES = ("process", "thread")
 
 __all__ = [
     "DEFAULT_MEMORY_LIMIT_MB",
+    "GATEWAY_URL_VARIABLE",
     "ISOLATION_MODES",
     "MAX_WARMUP_FAILURES",
     "WARMUP_TIMEOUT_S",
     "CaseHook",
     "ChildEnv",
     "IsolationError",
+    "MeteredPool",
     "ProcessPool",
     "SystemReference",
     "child_environment",
     "is_secret_name",
+    "metered_call",
     "pool_shape",
     "reference_for",
 ]

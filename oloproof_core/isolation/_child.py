@@ -119,9 +119,23 @@ def _set_memory_limit(limit_mb: int | None) -> None:
 
 
 def _warm(system: System) -> None:
+    _meter_model_calls(system)
     warmup = getattr(system, "warmup", None)
     if warmup is not None:
         warmup()
+
+
+def _meter_model_calls(system: System) -> None:
+    """Point model calls at the gateway and do the SDK's one-off work before any timing."""
+    gateway_url = os.environ.get("OLOPROOF_GATEWAY_URL")
+    if gateway_url and system.is_async:
+        from oloproof_core.isolation._case_header import send_case_header
+
+        send_case_header(gateway_url)
+    if "oloproof_core.models" in sys.modules or "openai" in sys.modules:
+        from oloproof_core.models import prepare
+
+        prepare(("system",))
 
 
 if __name__ == "__main__":

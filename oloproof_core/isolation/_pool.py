@@ -68,6 +68,7 @@ class ProcessPool:
         on_case_start: CaseHook | None = None,
         on_case_end: CaseHook | None = None,
         start: str = "auto",
+        reported_calls: bool = True,
     ) -> None:
         if processes < 1 or per_process < 1:
             raise ValueError("a pool needs at least one process holding at least one case")
@@ -79,6 +80,7 @@ class ProcessPool:
         self._child_env = child_env
         self._on_start = on_case_start
         self._on_end = on_case_end
+        self._reported_calls = reported_calls
         self._reference = reference_for(system) if start in ("auto", "reference") else None
         if start == "reference" and self._reference is None:
             raise IsolationError(
@@ -230,7 +232,13 @@ class ProcessPool:
             raise ProtocolError(f"unexpected message {str(message)[:200]!r}")
         flight = slot.in_flight.pop(message[0])
         self._fill(slot)  # keep the process busy before doing the parent's bookkeeping
-        settle(flight.record, message, (now - flight.started) * 1000.0, self.timeout)
+        settle(
+            flight.record,
+            message,
+            (now - flight.started) * 1000.0,
+            self.timeout,
+            reported_calls=self._reported_calls,
+        )
         if self._on_end is not None:
             self._on_end(slot.index, flight.record.id)
 

@@ -71,13 +71,24 @@ class Slot:
         return child
 
 
-def settle(record: CaseResult, reply: list[Any], latency_ms: float, timeout: float | None) -> None:
-    """Fill a case from its process's reply and the parent's own latency figure."""
+def settle(
+    record: CaseResult,
+    reply: list[Any],
+    latency_ms: float,
+    timeout: float | None,
+    *,
+    reported_calls: bool = True,
+) -> None:
+    """Fill a case from its process's reply and the parent's own latency figure.
+
+    With `reported_calls` off, the model calls the process reports are ignored: the
+    gateway measured them, and a process could under-report its own.
+    """
     _, status, payload, artifacts, calls = reply
     record.measurements.latency_ms = latency_ms
     if isinstance(artifacts, dict):
         record.artifacts.update(artifacts)
-    if isinstance(calls, list):
+    if reported_calls and isinstance(calls, list):
         record.measurements.model_calls.extend(_model_calls(calls))
     if status == "ok":
         keep_output(record, payload)

@@ -1,0 +1,134 @@
+"""A pool whose processes reach their models only through the metering gateway.
+
+Each process gets a gateway key of its own instead of provider keys; the parent binds
+that key to the case it hands the process and, once the reply is in, files the
+gateway's record of every call made for the case as the case's model calls. What a
+system reports about its own calls is ignored, so no client library, thread or
+cheat can change the cost a case is charged. Calls that arrive for no case in flight
+(a thread still running after its case) are kept as the run's unattributed calls,
+so the run's total stays exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from oloproof_core.case import CaseResult
+from oloproof_core.context import ModelCall
+from oloproof_core.execution import ProgressCallback
+from oloproof_core.isolation._pool import ProcessPool
+from oloproof_core.system import System
+from oloproof_core.usage import usage_by_role, usage_to_dict
+
+if TYPE_CHECKING:
+    from oloproof_core.gateway import GatewayCall
+
+GATEWAY_URL_VARIABLE = "OLOPROOF_GATEWAY_URL"
+"""Set in a system's process: the gateway its model calls go to (and carry the case to)."""
+
+
+class MeteredPool:
+    """`ProcessPool` plus a gateway that meters every model call its processes make."""
+
+    def __init__(
+        self,
+        system: System,
+        *,
+        processes: int,
+        per_process: int = 1,
+        timeout: float | None = None,
+        memory_limit_mb: int | None = None,
+    ) -> None:
+        # Imported here: a system's own process imports this package, never the server.
+        from oloproof_core.gateway import Gateway
+
+        self.gateway = Gateway().start()
+        # Several cases share an async process: its calls name their case in a header,
+        # honoured only for cases bound to that process's key.
+        self._concurrent = per_process > 1
+        self._keys: dict[int, str] = {}
+        self._unattributed: list[ModelCall] = []
+        try:
+            self.pool = ProcessPool(
+                system,
+                processes=processes,
+                per_process=per_process,
+                timeout=timeout,
+                memory_limit_mb=memory_limit_mb,
+                child_env=self._environment,
+                on_case_start=self._bind,
+                on_case_end=self._unbind,
+                reported_calls=False,
+            )
+        except BaseException:
+            self.gateway.stop()
+            raise
+
+    def _key(self, slot: int) -> str:
+        if slot not in self._keys:
+            self._keys[slot] = self.gateway.issue_key(
+                "system", f"process-{slot}", concurrent=self._concurrent
+            )
+        return self._keys[slot]
+
+    def _environment(self, slot: int) -> dict[str, str]:
+        key = self._key(slot)
+        url = self.gateway.base_url
+        return {
+            **self.gateway.client_env(key),
+            "OLOPROOF_SYSTEM_BASE_URL": url,
+            "OLOPROOF_SYSTEM_API_KEY": key,
+            GATEWAY_URL_VARIABLE: url,
+        }
+
+    def _bind(self, slot: int, case_id: str) -> None:
+        self.gateway.bind(self._key(slot), case_id)
+
+    def _unbind(self, slot: int, case_id: str) -> None:
+        self.gateway.unbind(self._key(slot), case_id)
+
+    def run(self, cases: Sequence[CaseResult], progress: ProgressCallback | None = None) -> None:
+        self.pool.run(cases, progress)
+        for case in cases:
+            calls = self.gateway.take_calls(case.id)
+            case.measurements.model_calls.extend(metered_call(call) for call in calls)
+        self._unattributed.extend(metered_call(call) for call in self.gateway.take_unattributed())
+
+    def describe(self) -> dict[str, Any]:
+        described = self.pool.describe()
+        described["model_cost"] = "metered by oloproof's model gateway"
+        if self._unattributed:
+            described["unattributed_model_calls"] = usage_to_dict(usage_by_role(self._unattributed))
+        return described
+
+    def close(self) -> None:
+        try:
+            self.pool.close()
+        finally:
+            self.gateway.stop()
+
+    def __enter__(self) -> MeteredPool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def metered_call(call: GatewayCall) -> ModelCall:
+    """The gateway's record as a case's model call.
+
+    A request the provider refused (an error status and no usage) is not billed, so it
+    costs nothing rather than making the case's cost unmeasurable.
+    """
+    measured = call.as_model_call()
+    if not call.ok and call.input_tokens is None and call.cost_usd is None:
+        return ModelCall(
+            role=measured.role,
+            model=measured.model,
+            input_tokens=0,
+            output_tokens=0,
+            cost_usd=0.0,
+            latency_ms=measured.latency_ms,
+        )
+    return measured

@@ -1,0 +1,77 @@
+"""Model calls from a system's own process are metered by the gateway, whatever the client."""
+
+from __future__ import annotations
+
+import pytest
+
+from oloproof import evaluate
+from oloproof.evaluators import Contains
+from oloproof_core import InMemoryStore
+from tests.core.isolation import metered_systems as systems
+from tests.support.fake_openai import FakeOpenAI, Reply, tool_call
+
+ROWS = [{"id": f"q{i}", "input": {"question": f"question {i}"}} for i in range(4)]
+PER_CALL = (10 * 1 + 5 * 2) / 1e6
+"""Cost of one call at the fake server's usage (10 in, 5 out) and $1 / $2 per million."""
+
+
+def run(target, rows=ROWS, **options):
+    return evaluate(
+        target,
+        rows,
+        [Contains(criterion="answered", value="a")],
+        store=InMemoryStore(),
+        record=False,
+        **options,
+    )
+
+
+def _system_calls(case):
+    return [call for call in case.measurements.model_calls if call.role == "system"]
+
+
+@pytest.mark.parametrize(
+    "target", [systems.sdk_plain, systems.sdk_stream, systems.sdk_async, systems.threaded]
+)
+def test_each_case_is_charged_its_own_calls(
+    models_on: FakeOpenAI, target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OLOPROOF_DEFAULT_API_KEY", "sk-operator")
+    models_on.respond_with(lambda request: Reply("an answer"))
+    result = run(target)
+    assert result.provenance["execution"]["model_cost"] == "metered by oloproof's model gateway"
+    for case in result.cases:
+        assert case.error is None, case.error
+        (call,) = _system_calls(case)
+        assert (call.input_tokens, call.output_tokens) == (10, 5)
+        assert case.cost_usd == pytest.approx(PER_CALL)
+    assert result.usage()["system"].calls == len(ROWS)
+    # The provider saw the operator's key; the system's process only ever had the gateway's.
+    seen = {
+        value
+        for request in models_on.requests
+        for name, value in request.headers.items()
+        if name.lower() == "authorization"
+    }
+    assert seen == {"Bearer sk-operator"}
+
+
+def test_tool_calls_pass_through_and_are_metered(models_on: FakeOpenAI) -> None:
+    models_on.respond_with(lambda request: Reply("", tool_calls=(tool_call("lookup", "{}"),)))
+    result = run(systems.sdk_tools)
+    assert all(case.output == {"tools": ["lookup"]} for case in result.cases)
+    assert all(case.cost_usd == pytest.approx(PER_CALL) for case in result.cases)
+
+
+def test_a_system_cannot_lower_its_own_cost(models_on: FakeOpenAI) -> None:
+    models_on.respond_with(lambda request: Reply("an answer"))
+    result = run(systems.cost_cheat)
+    for case in result.cases:
+        assert case.error is None, case.error
+        assert case.cost_usd == pytest.approx(PER_CALL)
+
+
+def test_thread_isolation_says_its_cost_is_not_protected(models_on: FakeOpenAI) -> None:
+    models_on.respond_with(lambda request: Reply("an answer"))
+    result = run(systems.cost_cheat, isolation="thread")
+    assert result.provenance["execution"]["measurements"] == "not protected"

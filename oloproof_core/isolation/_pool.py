@@ -13,7 +13,6 @@ import itertools
 import math
 import os
 import select
-import sys
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -31,7 +30,7 @@ from oloproof_core.isolation._process import (
     spawn_child,
 )
 from oloproof_core.isolation._protocol import ProtocolError, frame
-from oloproof_core.isolation._reference import loading_a_system, reference_for
+from oloproof_core.isolation._reference import CAN_FORK, loading_a_system, start_method
 from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
 from oloproof_core.isolation._slot import InFlight, Slot, last_line, lose, settle
 from oloproof_core.system import System
@@ -43,7 +42,6 @@ MAX_WARMUP_FAILURES = 3
 _ASYNC_GRACE_S = 1.0
 _PROGRESS_INTERVAL_S = 0.2
 _READ_SIZE = 1 << 16
-_CAN_FORK = sys.platform.startswith("linux")
 
 
 class ProcessPool:
@@ -81,18 +79,7 @@ class ProcessPool:
         self._on_start = on_case_start
         self._on_end = on_case_end
         self._reported_calls = reported_calls
-        self._reference = reference_for(system) if start in ("auto", "reference") else None
-        if start == "reference" and self._reference is None:
-            raise IsolationError(
-                f"{system!r} has no import reference (a lambda, a closure "
-                "or a function typed into a notebook); use start='fork'"
-            )
-        self._method = "spawn" if self._reference is not None else "fork"
-        if self._method == "fork" and not _CAN_FORK:
-            raise IsolationError(
-                f"{system!r} has no import reference and this platform "
-                "cannot fork; define it in a module or use isolation='thread'"
-            )
+        self._reference, self._method = start_method(system, start)
         self.note: str | None = None
         self._slots: list[Slot] = []
         self._poller = select.poll()
@@ -343,7 +330,7 @@ class ProcessPool:
         slot.failures += 1
         slot.last_failure = failure
         first_start = self.restarts == 0 and not any(s.state == "ready" for s in self._slots)
-        if self._method == "spawn" and first_start and _CAN_FORK:
+        if self._method == "spawn" and first_start and CAN_FORK:
             # A module the parent holds but a fresh interpreter cannot import (a test
             # collected by path, a file edited since): serve the parent's copy instead.
             self._method = "fork"

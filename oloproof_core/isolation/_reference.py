@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from oloproof_core.imports import load_module
+from oloproof_core.isolation._errors import IsolationError
 from oloproof_core.system import System, as_system
 
 MAIN_ALIAS = "__oloproof_main__"
@@ -123,3 +124,23 @@ def _attribute(module: Any, qualname: str) -> Any:
         if target is None:
             return None
     return target
+
+
+CAN_FORK = sys.platform.startswith("linux")
+
+
+def start_method(system: System, start: str) -> tuple[SystemReference | None, str]:
+    """How a pool starts `system`'s processes: ("spawn" by reference) or ("fork")."""
+    reference = reference_for(system) if start in ("auto", "reference") else None
+    if start == "reference" and reference is None:
+        raise IsolationError(
+            f"{system!r} has no import reference (a lambda, a closure "
+            "or a function typed into a notebook); use start='fork'"
+        )
+    method = "spawn" if reference is not None else "fork"
+    if method == "fork" and not CAN_FORK:
+        raise IsolationError(
+            f"{system!r} has no import reference and this platform "
+            "cannot fork; define it in a module or use isolation='thread'"
+        )
+    return reference, method

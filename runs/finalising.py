@@ -49,14 +49,17 @@ def run_finalise(*, run_id: int) -> str:
         duration_s=(finished_at - started_at).total_seconds(),
         baseline=baseline,
     )
-    result.provenance["execution"] = _execution_provenance(chunks)
+    result.provenance["execution"] = _execution_provenance(chunks, plan)
     succeeded = run_conclusion_record(run=run, result=result, finished_at=finished_at)
     return "succeeded" if succeeded else "skipped"
 
 
-def _execution_provenance(chunks: list[RunChunk]) -> dict[str, Any]:
+def _execution_provenance(chunks: list[RunChunk], plan: engine.RunPlan) -> dict[str, Any]:
+    protected = plan.isolation == "process"
     return {
         "mode": "workers",
+        "isolation": plan.isolation,
+        "measurements": "protected" if protected else "not protected",
         "chunks": len(chunks),
         "chunk_attempts": sum(chunk.attempts for chunk in chunks),
         "workers": sorted({chunk.claimed_by.rsplit(":", 1)[0] for chunk in chunks}),

@@ -88,6 +88,10 @@ class MeteredPool:
     def _unbind(self, slot: int, case_id: str) -> None:
         self.gateway.unbind(self._key(slot), case_id)
 
+    def start(self, processes: int | None = None) -> None:
+        """Start (and warm) the processes now rather than with the first cases."""
+        self.pool.start(processes)
+
     def run(self, cases: Sequence[CaseResult], progress: ProgressCallback | None = None) -> None:
         self.pool.run(cases, progress)
         for case in cases:

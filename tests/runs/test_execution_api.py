@@ -84,6 +84,7 @@ def test_a_run_submitted_through_the_api_runs_on_a_worker_and_reads_back(
     assert run["cases_failed"] == len(broken)
     execution = run["provenance"]["execution"]
     assert execution["mode"] == "workers"
+    assert execution["isolation"] == "process"  # the system ran in processes of its own
     assert execution["chunks"] == 3  # 45 cases in chunks of 20
 
     cases = api.get(f"/api/runs/{run_id}/cases?limit=500")

@@ -6,6 +6,8 @@ whether a release may ship.
 """
 
 from oloproof._evaluate import evaluate
+from oloproof._results import gate, load
+from oloproof._submit import Submission, submit
 from oloproof_core import (
     ConfigError,
     ContractError,
@@ -28,11 +30,15 @@ __all__ = [
     "DeclarationError",
     "OloproofError",
     "Result",
+    "Submission",
     "System",
     "UndeclaredReadError",
     "__version__",
     "compare",
     "current_case",
     "evaluate",
+    "gate",
+    "load",
+    "submit",
     "system",
 ]

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from oloproof._store import default_store
+from oloproof._origin import run_origin
+from oloproof._results import RunRef, load
+from oloproof._store import default_store, is_local_store, run_url
 from oloproof_core import DatasetSource, ProgressCallback, Result, Store, run_evaluation
 from oloproof_core.evaluators import Evaluator
 
@@ -16,7 +18,7 @@ def evaluate(
     evaluators: Sequence[Evaluator],
     *,
     policy: Any = None,
-    baseline: Result | None = None,
+    baseline: RunRef | None = None,
     split: str | None = None,
     concurrency: int | None = None,
     timeout: float | None = None,
@@ -30,11 +32,35 @@ def evaluate(
     `system` receives each row's `input` (never its `expected`). A case whose system
     raises is missing, not wrong: check `metric.n_missing` before trusting an
     estimate. With `policy` (a release.yaml path or dict) the run is gated and
-    `result.gate` holds the verdict; without one it is None.
+    `result.gate` holds the verdict; without one it is None. `baseline` is a Result,
+    a result file or a recorded run's id.
     """
-    return run_evaluation(
-        system=system, dataset=dataset, evaluators=evaluators,
-        store=store if store is not None else default_store(), policy=policy,
-        baseline=baseline, split=split, concurrency=concurrency, timeout=timeout,
-        confidence=confidence, progress=progress, record=record,
+    chosen = store if store is not None else default_store()
+    result = run_evaluation(
+        system=system,
+        dataset=dataset,
+        evaluators=evaluators,
+        store=chosen,
+        policy=policy,
+        baseline=None if baseline is None else load(baseline, store=chosen),
+        split=split,
+        concurrency=concurrency,
+        timeout=timeout,
+        confidence=confidence,
+        progress=progress,
+        record=False,
     )
+    if record:
+        _record(result, chosen)
+    return result
+
+
+def _record(result: Result, store: Store) -> None:
+    """Record the finished run, marked with its origin, and note its dashboard page."""
+    origin = run_origin()
+    if origin is not None:
+        result.provenance["origin"] = origin
+    result.run_id = store.record_run(result)
+    link = run_url(result.run_id) if is_local_store(store) else None
+    if link is not None:
+        result.extras["run_url"] = link

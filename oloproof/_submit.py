@@ -113,10 +113,11 @@ def submit(
 
 def _queue(raw: dict[str, Any], folder: str, dataset: Any) -> int:
     from oloproof.cli._django import django_ready
+
+    django_ready()
     from runs.errors import DomainError
     from runs.services import run_submit
 
-    django_ready()
     try:
         return int(run_submit(config=raw, base_dir=folder, dataset=dataset).pk)
     except DomainError as exc:

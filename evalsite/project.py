@@ -6,10 +6,13 @@ Every face (the `oloproof` command, `evaluate()`, pytest, notebooks, `serve`,
 1. `OLOPROOF_DATA_DIR`, when set, names the data folder outright;
 2. otherwise the nearest folder, from the working directory upward, that already
    holds a `.oloproof/` folder: that store is used;
-3. otherwise the nearest folder upward that looks like a project root
-   (`pyproject.toml`, `.git`, `setup.py`, `setup.cfg` or `oloproof.yaml`); its
-   `.oloproof/` is used (made on first use);
-4. otherwise `./.oloproof` in the working directory.
+3. otherwise the nearest folder upward that is a project root (`pyproject.toml`,
+   `.git`, `setup.py` or `setup.cfg`); its `.oloproof/` is used (made on first use);
+4. otherwise the nearest folder upward holding an `oloproof.yaml`;
+5. otherwise `./.oloproof` in the working directory.
+
+So a project with its configs in subfolders keeps one store at its root, whichever
+folder a command starts in.
 
 Standard library only: the settings read it before anything else is set up.
 """
@@ -20,8 +23,10 @@ import os
 from pathlib import Path
 
 DATA_FOLDER_NAME = ".oloproof"
-PROJECT_MARKERS = ("pyproject.toml", ".git", "setup.py", "setup.cfg", "oloproof.yaml")
+PROJECT_MARKERS = ("pyproject.toml", ".git", "setup.py", "setup.cfg")
 """Files or folders whose presence makes a folder a project root."""
+CONFIG_MARKER = "oloproof.yaml"
+"""A run config: a project root only when no folder above is one by the markers."""
 
 
 def _upward(start: Path) -> list[Path]:
@@ -32,7 +37,7 @@ def project_root(start: str | os.PathLike[str] | None = None) -> Path | None:
     """The project `start` (default: the working directory) lies in, or None if none is found.
 
     An existing store wins over a marker, so a project whose store was made before a
-    `pyproject.toml` was added keeps it.
+    `pyproject.toml` was added keeps it; a project marker wins over a config file.
     """
     here = Path(start if start is not None else os.getcwd()).expanduser().resolve()
     folders = _upward(here)
@@ -41,6 +46,9 @@ def project_root(start: str | os.PathLike[str] | None = None) -> Path | None:
             return folder
     for folder in folders:
         if any((folder / marker).exists() for marker in PROJECT_MARKERS):
+            return folder
+    for folder in folders:
+        if (folder / CONFIG_MARKER).is_file():
             return folder
     return None
 

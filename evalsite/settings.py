@@ -1,9 +1,11 @@
 """Django settings, all from the environment.
 
 With nothing set, oloproof runs embedded: SQLite and a file-system message broker
-in the data folder (`OLOPROOF_DATA_DIR`, default `./.oloproof`), so a laptop needs
-no server. Production sets `DATABASE_URL` (PostgreSQL), `CELERY_BROKER_URL`
-(Redis), `DJANGO_SECRET_KEY`, `DJANGO_ALLOWED_HOSTS` and `DJANGO_DEBUG=0`; secrets
+in the data folder, so a laptop needs no server. The data folder is found from the
+project the process runs in (`evalsite.project`: `OLOPROOF_DATA_DIR`, else the nearest
+`.oloproof/` or project root upward), so every command shares one store.
+Production sets `DATABASE_URL` (PostgreSQL), `CELERY_BROKER_URL` (Redis),
+`DJANGO_SECRET_KEY`, `DJANGO_ALLOWED_HOSTS` and `DJANGO_DEBUG=0`; secrets
 may come from files (`DJANGO_SECRET_KEY_FILE`, `DATABASE_URL_FILE`). `.env.example`
 lists every variable.
 """
@@ -22,9 +24,12 @@ from evalsite._env import (
     env_str,
     parse_database_url,
 )
+from evalsite.project import data_dir, data_dir_reason
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = Path(env_str("OLOPROOF_DATA_DIR", ".oloproof")).expanduser().resolve()
+DATA_DIR = data_dir()
+DATA_DIR_REASON = data_dir_reason()
+"""Why this data folder: OLOPROOF_DATA_DIR, or the project it was found from."""
 
 
 SECRET_KEY_FILE = DATA_DIR / "secret_key"

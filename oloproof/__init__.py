@@ -8,6 +8,8 @@ whether a release may ship.
 from typing import TYPE_CHECKING, Any
 
 from oloproof._evaluate import evaluate
+from oloproof._results import gate, load
+from oloproof._submit import Submission, submit
 from oloproof_core import (
     ConfigError,
     ContractError,
@@ -32,12 +34,16 @@ __all__ = [
     "DeclarationError",
     "OloproofError",
     "Result",
+    "Submission",
     "System",
     "UndeclaredReadError",
     "__version__",
     "compare",
     "current_case",
     "evaluate",
+    "gate",
+    "load",
+    "submit",
     "system",
 ]
 

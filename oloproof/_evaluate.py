@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from oloproof._store import default_store
+from oloproof._origin import run_origin
+from oloproof._store import default_store, is_local_store, run_url
 
 if TYPE_CHECKING:
+    from oloproof._results import RunRef
     from oloproof_core import DatasetSource, ProgressCallback, Result, Store
     from oloproof_core.evaluators import Evaluator
 
@@ -18,7 +20,7 @@ def evaluate(
     evaluators: Sequence[Evaluator],
     *,
     policy: Any = None,
-    baseline: Result | None = None,
+    baseline: RunRef | None = None,
     split: str | None = None,
     concurrency: int | None = None,
     timeout: float | None = None,
@@ -34,30 +36,44 @@ def evaluate(
     `system` receives each row's `input` (never its `expected`). A case whose system
     raises is missing, not wrong: check `metric.n_missing` before trusting an
     estimate. With `policy` (a release.yaml path or dict) the run is gated and
-    `result.gate` holds the verdict; without one it is None.
-
-    By default the system runs in processes of its own (`isolation="process"`), each
-    capped at `memory_limit_mb` (4096 MiB unless given), so it cannot change the
-    figures the engine measures and a crash loses only its own cases;
-    `isolation="thread"` runs it in this process, for trusted code (docs/isolation.md).
+    `result.gate` holds the verdict; without one it is None. `baseline` is a Result,
+    a result file or a recorded run's id. The system runs in processes of its own
+    (`isolation="process"`, each capped at `memory_limit_mb`, 4096 MiB by default) or,
+    for trusted code, in this one (`isolation="thread"`); see docs/isolation.md.
     """
     # Imported here, not at the top: the engine brings the statistics (scipy), and a
     # system's own process imports the system's module, which often imports `evaluate`.
+    from oloproof._results import load
     from oloproof_core import run_evaluation
 
-    return run_evaluation(
+    chosen = store if store is not None else default_store()
+    result = run_evaluation(
         system=system,
         dataset=dataset,
         evaluators=evaluators,
-        store=store if store is not None else default_store(),
+        store=chosen,
         policy=policy,
-        baseline=baseline,
+        baseline=None if baseline is None else load(baseline, store=chosen),
         split=split,
         concurrency=concurrency,
         timeout=timeout,
         confidence=confidence,
         progress=progress,
-        record=record,
+        record=False,
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
     )
+    if record:
+        _record(result, chosen)
+    return result
+
+
+def _record(result: Result, store: Store) -> None:
+    """Record the finished run, marked with its origin, and note its dashboard page."""
+    origin = run_origin()
+    if origin is not None:
+        result.provenance["origin"] = origin
+    result.run_id = store.record_run(result)
+    link = run_url(result.run_id) if is_local_store(store) else None
+    if link is not None:
+        result.extras["run_url"] = link

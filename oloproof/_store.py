@@ -1,7 +1,7 @@
 """Which store a run records into when the caller does not pass one.
 
-By default every run is recorded in the local Django store (SQLite in the data
-folder `OLOPROOF_DATA_DIR`, default `./.oloproof`, or the database named by
+By default every run is recorded in the project's Django store (SQLite in the data
+folder found from the project, see `evalsite.project`, or the database named by
 `DATABASE_URL`), so the dashboard shows it and the verdict cache outlasts the
 process. `OLOPROOF_RECORD=0` keeps everything in this process's memory instead.
 This module is the one place where the library reaches Django.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import threading
 
+from oloproof._platform import django_setup, outside_event_loop
 from oloproof_core import ConfigError, InMemoryStore, OloproofError, Store
 
 _process_store = InMemoryStore()
@@ -47,18 +48,15 @@ def default_store() -> Store:
     global _local_store
     with _lock:
         if _local_store is None:
-            _local_store = _open_local_store()
+            _local_store = outside_event_loop(_open_local_store)
         return _local_store
 
 
 def _open_local_store() -> Store:
     """Set Django up (if the host process has not), migrate the embedded database, connect."""
-    import django
     from django.apps import apps
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
-    if not apps.ready:
-        django.setup()
+    django_setup()
     if not apps.is_installed("runs"):
         raise OloproofError(
             "this process configured Django without the oloproof apps ('runs', 'metrics'); "
@@ -73,3 +71,24 @@ def _open_local_store() -> Store:
     except DomainError as exc:
         raise OloproofError(str(exc)) from None
     return DjangoStore()
+
+
+def is_local_store(store: Store) -> bool:
+    """True for the project's Django store (the one the dashboard shows)."""
+    return store is _local_store and store is not None
+
+
+def store_location() -> str:
+    """Where the project's store keeps runs, for commands to say (Django must be set up)."""
+    from runs.data_folder import store_location as location
+
+    return location()
+
+
+def run_url(run_id: str | int | None) -> str | None:
+    """The dashboard page of a recorded run, or None for a run kept only in memory."""
+    if run_id is None or not str(run_id).isdigit():
+        return None
+    from runs.data_folder import dashboard_url
+
+    return f"{dashboard_url()}runs/{run_id}/"

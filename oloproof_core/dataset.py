@@ -167,6 +167,25 @@ def _read_csv(path: str) -> Iterator[tuple[int, Any]]:
             yield reader.line_num, item
 
 
+def _canonical_part(source: str, line: int, part: str, value: Any) -> bytes:
+    try:
+        return canonical_json(value).encode()
+    except ValueError:
+        raise DatasetError(
+            source,
+            line,
+            f"{part!r} holds NaN or Infinity, which JSON data cannot hold (and no interval "
+            "can be computed from); write null for a missing value, or a finite number",
+        ) from None
+    except TypeError as exc:
+        raise DatasetError(
+            source,
+            line,
+            f"{part!r} is not JSON data ({exc}); use dicts, lists, strings, "
+            "numbers, booleans or null",
+        ) from None
+
+
 def _build(source: str, records: Iterable[tuple[int, Any]]) -> Dataset:
     rows: list[Row] = []
     first_line: dict[str, int] = {}
@@ -180,8 +199,8 @@ def _build(source: str, records: Iterable[tuple[int, Any]]) -> Dataset:
                 f"duplicate id {row.id!r} (first on line {first_line[row.id]}); ids must be unique",
             )
         first_line[row.id] = line
-        input_bytes = canonical_json(row.input).encode()
-        expected_bytes = canonical_json(row.expected).encode()
+        input_bytes = _canonical_part(source, line, "input", row.input)
+        expected_bytes = _canonical_part(source, line, "expected", row.expected)
         row.input_digest = hashlib.sha256(input_bytes).hexdigest()
         row.expected_digest = hashlib.sha256(expected_bytes).hexdigest()
         # JSON texts delimit themselves and the labels are length-prefixed, so one

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -62,10 +63,11 @@ def render_text(result: Result) -> str:
     }
     if judge_failures:
         lines.append("")
-        lines.extend(
-            f"! evaluator {name!r} failed on {count} cases (missing verdicts)"
-            for name, count in judge_failures.items()
-        )
+        for name, count in judge_failures.items():
+            lines.append(f"! evaluator {name!r} failed on {count} cases (missing verdicts)")
+            first = _first_judge_error(result, name)
+            if first is not None:
+                lines.append(f"    first (case {first[0]}): {first[1]}")
     lines.extend(_usage_lines(result))
     if result.gate is not None:
         lines.append("")
@@ -88,8 +90,56 @@ def _usage_lines(result: Result) -> list[str]:
     return lines
 
 
-def render_html(result: Result) -> str:
+def _first_judge_error(result: Result, criterion: str) -> tuple[str, str] | None:
+    """The first case on which the evaluator of `criterion` raised, and its message."""
+    for case in result.cases:
+        verdict = case.verdicts.get(criterion)
+        if case.error is None and verdict is not None and verdict.error:
+            return case.id, verdict.error
+    return None
+
+
+def _release_and_dataset(result: Result) -> tuple[str, str]:
+    system = result.provenance.get("system", {})
+    dataset = result.provenance.get("dataset", {})
+    release = system.get("name", "?") + (f"@{system['version']}" if system.get("version") else "")
+    source = str(dataset.get("source", "?"))
+    digest = str(dataset.get("digest", ""))[:12]
+    return release, f"{source} (digest {digest})" if digest else source
+
+
+def _missing_reasons(result: Result) -> list[str]:
+    """Why cases are missing: the system's failures by type, then each evaluator's."""
+    reasons = [
+        f"system {kind} × {count} (first: {first})" for kind, count, first in result.error_summary()
+    ]
+    for name, tally in result.provenance.get("judging", {}).items():
+        if tally.get("failed"):
+            first = _first_judge_error(result, name)
+            detail = f" — first ({first[0]}): {first[1]}" if first is not None else ""
+            reasons.append(f"evaluator {name} failed on {tally['failed']} cases{detail}")
+    return reasons
+
+
+def _gate_html(gate: object) -> str:
+    if gate is None:
+        return "<p><b>gate</b>: none (no policy)</p>"
     escape = html.escape
+    data = gate if isinstance(gate, Mapping) else getattr(gate, "to_dict", dict)()
+    items = "".join(
+        f"<li><b>{escape(str(rule.get('outcome')))}</b> {escape(str(rule.get('rule')))}: "
+        f"{escape(str(rule.get('reason')))}</li>"
+        for rule in data.get("rules") or []
+    )
+    outcome = escape(str(data.get("outcome", "?")).upper())
+    return f"<p><b>gate {outcome}</b></p><ul>{items}</ul>"
+
+
+def render_html(result: Result) -> str:
+    """The notebook view: release, dataset, counts, metrics, missing reasons, gate, link."""
+    escape = html.escape
+    release, dataset = _release_and_dataset(result)
+    missing = len(result.failed_cases)
     head = "".join(
         f"<th>{escape(cell)}</th>"
         for cell in ["metric", "estimate", "interval", "observed", "missing", "method"]
@@ -105,5 +155,17 @@ def render_html(result: Result) -> str:
             )
             + "</tr>"
         )
-    gate = f"<p>{escape(str(result.gate))}</p>" if result.gate is not None else ""
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{gate}"
+    reasons = "".join(f"<li>{escape(reason)}</li>" for reason in _missing_reasons(result))
+    link = result.extras.get("run_url")
+    parts = [
+        f"<p><b>{escape(release)}</b> on {escape(dataset)}: {result.n_cases} cases, "
+        f"{missing} missing (system failed)</p>",
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>",
+        f"<p>missing because:</p><ul>{reasons}</ul>" if reasons else "",
+        _gate_html(result.gate if result.gate is not None else result.extras.get("gate")),
+        f'<p><a href="{escape(str(link))}" target="_blank">run #{escape(str(result.run_id))} '
+        "on the dashboard</a></p>"
+        if link
+        else "",
+    ]
+    return f'<div class="oloproof-result">{"".join(parts)}</div>'

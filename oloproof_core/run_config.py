@@ -6,6 +6,8 @@ Relative paths and `file.py:name` references resolve from the config file's fold
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -256,6 +258,7 @@ def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) ->
             )
         if params is not None and not isinstance(params, Mapping):
             raise ConfigError(f"{label}: parameters of {name} must be a mapping")
+        _check_parameters(label, name, BUILTIN_EVALUATORS[name], params or {})
         try:
             return BUILTIN_EVALUATORS[name](**dict(params or {}))
         except TypeError as exc:
@@ -286,3 +289,29 @@ def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) ->
         "exact_label, field: label}', an import path '- module:name', or a "
         "metric file '- metric.py'"
     )
+
+
+def _check_parameters(
+    label: str, name: str, factory: Callable[..., Any], params: Mapping[str, Any]
+) -> None:
+    """Unknown parameters of a built-in evaluator: name them, the close match, and the rest."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return
+    allowed = [
+        parameter.name
+        for parameter in signature.parameters.values()
+        if parameter.kind in (parameter.KEYWORD_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    if any(parameter.kind == parameter.VAR_KEYWORD for parameter in signature.parameters.values()):
+        return
+    for key in params:
+        if key in allowed:
+            continue
+        close = difflib.get_close_matches(str(key), allowed, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(
+            f"{label}: {name} has no parameter {key!r}{hint}; its parameters "
+            f"are {', '.join(allowed)}"
+        )

@@ -8,6 +8,7 @@ them, once Django is set up and before any connection is opened.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -40,3 +41,42 @@ def _kept_secret_key(path: Path, generated: str) -> str:
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(generated)
     return generated
+
+
+DASHBOARD_FILE = "dashboard.json"
+"""Where `oloproof serve` notes the address it serves on, so other commands can link to it."""
+DEFAULT_DASHBOARD_URL = "http://127.0.0.1:8000/"
+
+
+def dashboard_url_remember(*, url: str) -> None:
+    """Note the dashboard's address in the data folder (by `oloproof serve`)."""
+    path = Path(settings.DATA_DIR) / DASHBOARD_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(json.dumps({"url": url, "pid": os.getpid()}), encoding="utf-8")
+    temporary.replace(path)
+
+
+def dashboard_url() -> str:
+    """The dashboard's address, ending in "/": `OLOPROOF_DASHBOARD_URL`, else the one
+    `oloproof serve` last served this data folder on, else the default."""
+    configured = os.environ.get("OLOPROOF_DASHBOARD_URL", "").strip()
+    if configured:
+        return configured.rstrip("/") + "/"
+    try:
+        noted = json.loads((Path(settings.DATA_DIR) / DASHBOARD_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return DEFAULT_DASHBOARD_URL
+    url = noted.get("url") if isinstance(noted, dict) else None
+    return url.rstrip("/") + "/" if isinstance(url, str) and url else DEFAULT_DASHBOARD_URL
+
+
+def store_location() -> str:
+    """Where runs are recorded, in words: the SQLite file (and why) or the server database."""
+    database = settings.DATABASES["default"]
+    if getattr(settings, "EMBEDDED_DATABASE", False):
+        reason = getattr(settings, "DATA_DIR_REASON", "")
+        return f"{database['NAME']}" + (f" ({reason})" if reason else "")
+    host = database.get("HOST") or "localhost"
+    port = f":{database['PORT']}" if database.get("PORT") else ""
+    return f"database {database.get('NAME')} on {host}{port} (DATABASE_URL)"

@@ -168,3 +168,49 @@ def account_ensure(*, username: str, password: str, permissions: Iterable[str] =
         Permission.objects.filter(content_type__app_label="runs", codename__in=list(permissions))
     )
     return user
+
+
+ROLE_PERMISSIONS = {
+    "approver": ("approve_gate", "add_run"),
+    "runner": ("add_run",),
+    "viewer": (),
+}
+"""What each kind of account may do: approvers decide gates, runners queue runs, viewers read."""
+
+
+def account_create(
+    *, username: str, password: str | None = None, role: str = "runner"
+) -> tuple[Account, str]:
+    """A new account with the role's permissions; returns it and its password.
+
+    Without `password` one is generated (shown to the caller this once). A given
+    password must pass the site's password rules.
+    """
+    from django.contrib.auth.password_validation import validate_password
+    from django.core.exceptions import ValidationError
+
+    username = username.strip()
+    if not username:
+        raise InvalidRequestError("an account needs a name")
+    if role not in ROLE_PERMISSIONS:
+        raise InvalidRequestError(f"role must be one of {', '.join(ROLE_PERMISSIONS)}")
+    if Account.objects.filter(username=username).exists():
+        raise InvalidRequestError(f"an account named {username!r} already exists")
+    chosen = password if password is not None else secrets.token_urlsafe(12)
+    try:
+        validate_password(chosen, Account(username=username))
+    except ValidationError as exc:
+        raise InvalidRequestError(f"password refused: {' '.join(exc.messages)}") from None
+    account = account_ensure(username=username, password=chosen, permissions=ROLE_PERMISSIONS[role])
+    return account, chosen
+
+
+def account_first_create() -> tuple[Account, str] | None:
+    """On a store without any account, an approver `admin` with a generated password.
+
+    None when an account exists already: the first login is made once only.
+    """
+    with transaction.atomic():
+        if Account.objects.exists():
+            return None
+        return account_create(username="admin", role="approver")

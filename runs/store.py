@@ -17,10 +17,12 @@ from django.db import close_old_connections
 
 from metrics.selectors import cached_verdicts_get
 from metrics.services import cached_verdicts_put
-from oloproof_core import CacheEntry, Result, Verdict
+from oloproof_core import CacheEntry, OloproofError, Result, Verdict
+from runs.errors import NotFoundError
 from runs.recording import run_record
 from runs.selectors.gates import baseline_run_find
 from runs.selectors.results import run_result
+from runs.selectors.runs import run_get
 
 T = TypeVar("T")
 
@@ -75,6 +77,22 @@ class DjangoStore:
             return None if run is None else run_result(run=run)
 
         return _outside_event_loop(find)
+
+    def load_run(self, run_id: str) -> Result:
+        """A recorded run by its id, as the engine's Result (for baselines, gates, `load`)."""
+
+        def load() -> Result:
+            try:
+                run = run_get(run_id=int(run_id))
+            except (NotFoundError, ValueError):
+                raise OloproofError(f"no run #{run_id} in this store") from None
+            if run.status != run.Status.SUCCEEDED:
+                raise OloproofError(
+                    f"run #{run_id} is {run.status}: only a finished run can be read back"
+                )
+            return run_result(run=run)
+
+        return _outside_event_loop(load)
 
     def __repr__(self) -> str:
         return "<DjangoStore>"

@@ -8,10 +8,10 @@ import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
-from oloproof.cli import _compare, _demo, _exit_codes, _gate, _run, _serve, _worker
+from oloproof.cli import _compare, _demo, _exit_codes, _gate, _run, _serve, _user, _worker
 from oloproof_core import OloproofError, __version__
 
-COMMANDS = [_run, _gate, _compare, _worker, _serve, _demo]
+COMMANDS = [_run, _gate, _compare, _worker, _serve, _demo, _user]
 """Each module registers one subcommand and sets `handler` to a function returning an exit code."""
 
 
@@ -54,9 +54,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _refused_by_platform(exc: Exception) -> bool:
-    """A request the platform refused (a bad config, a missing run): the user's to fix."""
+    """A request the platform refused (a bad config, a missing run), or settings from the
+    environment it cannot use (a malformed DATABASE_URL): the user's to fix."""
     errors = sys.modules.get("runs.errors")
-    return errors is not None and isinstance(exc, errors.DomainError)
+    if errors is not None and isinstance(exc, errors.DomainError):
+        return True
+    django_errors = sys.modules.get("django.core.exceptions")
+    return django_errors is not None and isinstance(exc, django_errors.ImproperlyConfigured)
 
 
 if __name__ == "__main__":

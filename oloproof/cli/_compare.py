@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from oloproof._results import load
 from oloproof.cli import _exit_codes
-from oloproof_core import ConfigError, load_result
+from oloproof_core import ConfigError
 from oloproof_core.compare import compare_runs
 
 
@@ -14,13 +15,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser = commands.add_parser(
         "compare",
         help="compare two recorded runs on the same cases (paired by case id)",
-        description="Pair two result files (written by 'oloproof run --json') by case id and "
+        description="Pair two runs by case id (each a result file written by 'oloproof run "
+        "--json' or a run number in the project's store) and "
         "show, per metric, both estimates, the paired difference (candidate − baseline) with "
         "its interval and p-value, and the regressed and improved cases. Exit codes: 0 "
         "compared, 3 bad input, 4 internal error.",
     )
-    parser.add_argument("baseline", help="result JSON of the baseline run")
-    parser.add_argument("candidate", help="result JSON of the candidate run")
+    parser.add_argument("baseline", help="the baseline run: a result JSON file or a run number")
+    parser.add_argument("candidate", help="the candidate run: a result JSON file or a run number")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     parser.add_argument(
         "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
@@ -33,9 +35,7 @@ def handle(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--confidence must be between 0 and 1 (e.g. 0.95), got {args.confidence}"
         )
-    comparison = compare_runs(
-        load_result(args.baseline), load_result(args.candidate), confidence=args.confidence
-    )
+    comparison = compare_runs(load(args.baseline), load(args.candidate), confidence=args.confidence)
     if args.json:
         print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False))
     else:

@@ -43,14 +43,16 @@ def handle(args: argparse.Namespace) -> int:
     from runs.demo import DEMO_USERS
 
     call_command("oloproof_demo")
-    url = f"http://{args.host}:{args.port}/"
-    print(f"\n  dashboard   {url}", flush=True)
-    for user in DEMO_USERS:
-        print(f"  login       {user.username} / {user.password}   ({user.role})", flush=True)
-    print(flush=True)
+    logins = [
+        f"login       {user.username} / {user.password}   ({user.role})" for user in DEMO_USERS
+    ]
     if not args.serve:
+        print(f"\n  dashboard   http://{args.host}:{args.port}/   (start it: oloproof serve)")
+        for line in logins:
+            print(f"  {line}")
+        print(flush=True)
         return 0
     serve_args = argparse.Namespace(
         host=args.host, port=args.port, threads=8, worker=True, worker_concurrency=1
     )
-    return _serve.handle(serve_args)
+    return _serve.handle(serve_args, logins=logins)

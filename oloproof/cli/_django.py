@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 
 def django_ready(*, migrate: bool = False) -> None:
     """Set Django up and make sure the database is migrated.
@@ -12,12 +10,9 @@ def django_ready(*, migrate: bool = False) -> None:
     (DATABASE_URL) is migrated only when `migrate` is set (`oloproof serve`); other
     commands refuse to run on an unmigrated one and say how to migrate it.
     """
-    import django
-    from django.apps import apps
+    from oloproof._platform import django_setup
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
-    if not apps.ready:
-        django.setup()
+    django_setup()
     from oloproof_core import OloproofError
     from runs.database import database_ready
     from runs.errors import DomainError

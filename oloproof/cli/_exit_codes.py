@@ -10,6 +10,8 @@ BAD_INPUT = 3
 """The command could not run: a bad config, dataset, policy or declaration (message says which)."""
 INTERNAL_ERROR = 4
 """An unexpected error inside oloproof (a traceback is printed)."""
+NOTHING_OBSERVED = 5
+"""A metric observed no case at all (every case missing): its first error is printed."""
 
 _BY_GATE_OUTCOME = {"pass": OK, "fail": GATE_FAILED, "inconclusive": GATE_INCONCLUSIVE}
 

@@ -9,7 +9,7 @@ import sys
 from oloproof._evaluate import evaluate
 from oloproof.cli import _exit_codes
 from oloproof.cli._progress import ProgressBar
-from oloproof_core import ConfigError, load_result, load_run_config
+from oloproof_core import ConfigError, Result, load_run_config
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,7 +19,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Run the system over the dataset, judge every case, print the metrics "
         "and, with a policy, decide the gate. Exit codes: 0 passed (or no "
         "policy), 1 gate failed, 2 gate inconclusive, 3 bad input, 4 internal "
-        "error.",
+        "error, 5 a metric observed no case (its first error is printed). A recorded run "
+        "ends with its number and dashboard page.",
     )
     parser.add_argument("config", help="run config file, e.g. oloproof.yaml")
     parser.add_argument(
@@ -63,13 +64,12 @@ def handle(args: argparse.Namespace) -> int:
 
         return handle_submit(args)
     config = load_run_config(args.config)
-    baseline = load_result(config.baseline) if config.baseline else None
     result = evaluate(
         config.system,
         config.dataset,
         config.evaluators,
         policy=config.policy,
-        baseline=baseline,
+        baseline=config.baseline,
         split=config.split,
         concurrency=args.concurrency or config.concurrency,
         timeout=config.timeout,
@@ -86,4 +86,46 @@ def handle(args: argparse.Namespace) -> int:
         if args.json_path:
             result.to_json(args.json_path)
             print(f"\nresult written to {args.json_path}", file=sys.stderr)
-    return _exit_codes.for_gate_outcome(None if result.gate is None else result.gate.outcome)
+    code = _exit_codes.for_gate_outcome(None if result.gate is None else result.gate.outcome)
+    if report_unobserved(result):
+        code = _exit_codes.NOTHING_OBSERVED
+    say_where_recorded(result)
+    return code
+
+
+def report_unobserved(result: Result) -> bool:
+    """Say which metrics observed no case at all, with the first error behind each."""
+    empty = [metric for metric in result.metrics if metric.n_observed == 0]
+    if not result.cases or not empty:
+        return False
+    for metric in empty:
+        case_id, error = first_error(result, metric.criterion)
+        print(
+            f"oloproof: error: {metric.metric!r} observed no case (all {metric.n_missing} "
+            f"missing); first error, on case {case_id!r}:\n  {error}",
+            file=sys.stderr,
+        )
+    return True
+
+
+def first_error(result: Result, criterion: str) -> tuple[str, str]:
+    """The first case whose verdict on `criterion` is missing, and why (system or evaluator)."""
+    for case in result.cases:
+        if case.error is not None:
+            return case.id, f"the system raised {case.error.type}: {case.error.message}"
+        verdict = case.verdicts.get(criterion)
+        if verdict is not None and verdict.value is None:
+            return case.id, f"the evaluator failed: {verdict.error or 'no reason given'}"
+    return "?", "no error was recorded"
+
+
+def say_where_recorded(result: Result) -> None:
+    """`recorded run #N → <dashboard page>`, after the store it went to, as the last lines."""
+    link = result.extras.get("run_url")
+    if result.run_id is None or link is None:
+        return
+    from oloproof._store import store_location
+
+    sys.stdout.flush()
+    print(f"store: {store_location()}", file=sys.stderr)
+    print(f"recorded run #{result.run_id} → {link}", file=sys.stderr)

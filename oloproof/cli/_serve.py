@@ -10,13 +10,17 @@ reverse proxy and start workers with `oloproof worker`.
 from __future__ import annotations
 
 import argparse
+import errno
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from types import FrameType
+from typing import Any
 
 from oloproof.cli._django import django_ready
 from oloproof.cli._worker import positive_int
+from oloproof_core import OloproofError
 
 _WORKER_STOP_TIMEOUT_S = 30
 
@@ -49,29 +53,89 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.set_defaults(handler=handle)
 
 
-def handle(args: argparse.Namespace) -> int:
+def handle(args: argparse.Namespace, *, logins: Sequence[str] = ()) -> int:
+    """Serve until interrupted; the address and the logins are the last lines printed."""
     django_ready(migrate=True)
-    import waitress
     from django.core.wsgi import get_wsgi_application
 
-    application = get_wsgi_application()
+    from runs.data_folder import dashboard_url_remember
+
+    server = _bind(get_wsgi_application(), args)
+    url = f"http://{args.host}:{args.port}/"
+    dashboard_url_remember(url=url)
+    lines = [*logins, *_first_login()]
     worker = _start_worker(args.worker_concurrency) if args.worker else None
     _stop_on_sigterm()
-    print(f"oloproof: serving on http://{args.host}:{args.port}/", file=sys.stderr, flush=True)
+    _announce(url, lines)
     try:
-        waitress.serve(
-            application, host=args.host, port=args.port, threads=args.threads, _quiet=True
-        )
+        server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        server.close()
         if worker is not None:
             _stop_worker(worker)
     return 0
 
 
+def _bind(application: Any, args: argparse.Namespace) -> Any:
+    """The server, listening already: a port in use is said before anything starts."""
+    import waitress.server
+
+    try:
+        return waitress.server.create_server(
+            application, host=args.host, port=args.port, threads=args.threads
+        )
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise OloproofError(
+                f"port {args.port} on {args.host} is already in use (another `oloproof serve`?); "
+                f"choose another with --port, e.g. --port {args.port + 1}"
+            ) from None
+        raise OloproofError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
+
+
+def _first_login() -> list[str]:
+    """The first account of a store that has none: made on the embedded database (its login
+    printed this once); on a server database, how to make one."""
+    from django.conf import settings
+
+    from runs.services import account_first_create
+
+    if not getattr(settings, "EMBEDDED_DATABASE", False):
+        from django.contrib.auth import get_user_model
+
+        if get_user_model().objects.exists():
+            return []
+        return ["no account yet: make one with `oloproof user create NAME --approver`"]
+    made = account_first_create()
+    if made is None:
+        return []
+    account, password = made
+    return [
+        f"login       {account.username} / {password}   (may approve gates; shown only now)",
+        "            more accounts: oloproof user create NAME [--approver]",
+    ]
+
+
+def _announce(url: str, lines: Sequence[str]) -> None:
+    print(f"\n  dashboard   {url}", flush=True)
+    for line in lines:
+        print(f"  {line}", flush=True)
+    print("  (Ctrl-C stops it)\n", flush=True)
+
+
 def _start_worker(concurrency: int) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "oloproof", "worker", f"--concurrency={concurrency}"]
+    # Quiet: the worker's banner and routine log lines would bury the address and logins.
+    command = [
+        sys.executable,
+        "-m",
+        "oloproof",
+        "worker",
+        f"--concurrency={concurrency}",
+        "--loglevel=WARNING",
+        "--quiet",
+    ]
     return subprocess.Popen(command)
 
 

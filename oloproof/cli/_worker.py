@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import warnings
 
 from oloproof.cli._django import django_ready
 
@@ -31,6 +32,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="how much the worker logs (default INFO)",
     )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no start-up banner (warnings and errors still show)"
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -44,9 +48,10 @@ def positive_int(text: str) -> int:
     return value
 
 
-def worker_argv(*, concurrency: int | None, loglevel: str) -> list[str]:
+def worker_argv(*, concurrency: int | None, loglevel: str, quiet: bool = False) -> list[str]:
     """Celery's worker arguments; the node name is unique per process, so many can share a host."""
     argv = [
+        *(["--quiet"] if quiet else []),
         "worker",
         f"--loglevel={loglevel}",
         f"--hostname=oloproof-{os.getpid()}@{socket.gethostname()}",
@@ -65,5 +70,12 @@ def handle(args: argparse.Namespace) -> int:
     django_ready()
     from evalsite.celery import app
 
-    app.worker_main(worker_argv(concurrency=args.concurrency, loglevel=args.loglevel))
+    if args.quiet:
+        # The embedded worker of `oloproof serve` (often root in a container): its
+        # "running as superuser" notice is for deployments, which start workers themselves.
+        from celery.exceptions import SecurityWarning
+
+        warnings.filterwarnings("ignore", category=SecurityWarning)
+    argv = worker_argv(concurrency=args.concurrency, loglevel=args.loglevel, quiet=args.quiet)
+    app.worker_main(argv)
     return 0

@@ -224,8 +224,8 @@ def _load(path: str, content: bytes) -> _LoadedMetric:
         raise DeclarationError(f"metric file {path} cannot be imported (is it a .py file?)")
     module = importlib.util.module_from_spec(spec)
     folder = os.path.dirname(path)
-    if folder not in sys.path:  # so the metric can import helpers next to it
-        sys.path.insert(0, folder)
+    if folder not in sys.path:  # so the metric can import helpers next to it; last, so
+        sys.path.append(folder)  # that a folder of the user's shadows no installed module
     previous = sys.modules.get(module_name)
     sys.modules[module_name] = module
     try:

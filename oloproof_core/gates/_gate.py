@@ -61,8 +61,14 @@ class Gate:
         return f"gate {self.outcome.upper()}: " + "; ".join(str(rule) for rule in self.rules)
 
     def __bool__(self) -> bool:
-        # A gate object is always "there"; truthiness must not be mistaken for passing.
-        return True
+        # `assert result.gate` must never pass on a failed gate, and "the gate is there"
+        # is `gate is not None`: so a gate has no truth value, and says what to write.
+        raise TypeError(
+            f"a gate has no truth value (this one is {self.outcome}): test "
+            "`gate.passed` or `gate.outcome == 'pass'`, or use "
+            "oloproof.testing.assert_gate(result) in tests; `gate is not None` says "
+            "whether a run was gated"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -34,9 +34,14 @@ def baseline_run_find(*, system_name: str, release: str | None = None) -> Run | 
 
 
 def gates_pending() -> QuerySet[Gate]:
-    """Gates nobody has approved or rejected yet, newest first."""
+    """Gates nobody has approved or rejected yet, newest first.
+
+    Runs recorded by tests (provenance `origin.queue_approval` false) wait for nobody:
+    they are listed with the other runs, and can still be decided on their page.
+    """
     return (
         Gate.objects.filter(~Exists(Approval.objects.filter(gate=OuterRef("pk"))))
+        .exclude(run__provenance__origin__queue_approval=False)
         .select_related("run__release__system", "run__dataset")
         .order_by("-decided_at", "-id")
     )

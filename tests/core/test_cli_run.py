@@ -72,7 +72,7 @@ def test_json_to_stdout(project, capsys):
         (
             "system: support_bot:answer\ndataset: data/example.jsonl\nevaluators:\n"
             "  - ExactMatch: {fields: label}\n",
-            "unexpected keyword argument 'fields'",
+            "has no parameter 'fields' (did you mean 'field'?)",
         ),
         (
             "system: support_bot:answer\ndataset: data/example.jsonl\nevaluators: [ExactMatch]\n"

@@ -34,7 +34,7 @@ def test_serve_and_submit_wait_run_a_config_end_to_end_without_a_broker_server(
         assert table["exact_label"][5] == "2"  # missing: cases 5 and 22 raise
         assert table["short_label"][4] == str(N_CASES - 2)  # observed
         assert f"succeeded {N_CASES}/{N_CASES} cases" in done.stderr
-        queued = re.search(r"run (\d+) queued", done.stderr)
+        queued = re.search(r"run #(\d+) queued", done.stderr)
         assert queued is not None, done.stderr
         run_id = int(queued.group(1))
         assert "hostname" not in done.stderr  # no broker chatter in the output

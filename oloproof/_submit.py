@@ -1,0 +1,164 @@
+"""`submit(config, wait=...)`: queue a run for the workers, as `oloproof run --submit` does.
+
+The config (a run-config file, or a mapping of the same keys with `base_dir`) is
+checked here first: its system and evaluators import and its dataset loads, so a
+mistake shows at once rather than in a worker's log. The dataset is recorded with
+the run, so the workers read its cases from the database; they load the system and
+evaluators from the config's folder, as recorded.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, overload
+
+from oloproof._platform import outside_event_loop
+from oloproof._store import run_url
+from oloproof_core import (
+    ConfigError,
+    OloproofError,
+    Result,
+    load_dataset,
+    load_run_config,
+    run_config_from_mapping,
+)
+
+_POLL_INTERVAL_S = 0.5
+NO_WORKER_HINT_AFTER_S = 10.0
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """A queued run: its id, its dashboard page, and a way to follow it to its Result."""
+
+    run_id: int
+    n_cases: int
+
+    @property
+    def url(self) -> str | None:
+        return run_url(self.run_id)
+
+    def progress(self) -> dict[str, Any]:
+        """Status and counts: `status`, `cases_done`, `cases_total`, `finished`, `error`."""
+        from runs.selectors.runs import run_progress
+
+        return outside_event_loop(lambda: run_progress(run_id=self.run_id))
+
+    def wait(self, *, timeout: float | None = None, log: Log | None = None) -> Result:
+        """Follow the run until it finishes and return its Result (with its gate)."""
+        return _wait(self, timeout=timeout, log=log)
+
+
+def _loaded(config: str | os.PathLike[str] | Mapping[str, Any], base_dir: str | None) -> Any:
+    if isinstance(config, Mapping):
+        folder = os.path.abspath(base_dir or os.getcwd())
+        raw = {key: value for key, value in config.items() if key != "base_dir"}
+        return run_config_from_mapping(raw, base_dir=folder, label="config"), folder
+    path = os.fspath(config)
+    return load_run_config(path), os.path.dirname(os.path.abspath(path))
+
+
+@overload
+def submit(
+    config: str | os.PathLike[str] | Mapping[str, Any],
+    *,
+    wait: Literal[True],
+    base_dir: str | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    log: Log | None = None,
+) -> Result: ...
+@overload
+def submit(
+    config: str | os.PathLike[str] | Mapping[str, Any],
+    *,
+    wait: Literal[False] = False,
+    base_dir: str | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    log: Log | None = None,
+) -> Submission: ...
+def submit(
+    config: str | os.PathLike[str] | Mapping[str, Any],
+    *,
+    wait: bool = False,
+    base_dir: str | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    log: Log | None = None,
+) -> Submission | Result:
+    """Queue a run for the workers (`oloproof worker`, or the one `oloproof serve` starts).
+
+    `config` is a run-config file (oloproof.yaml) or a mapping of its keys, whose
+    relative paths resolve from `base_dir` (default: the working directory). Returns
+    a `Submission`; with `wait=True`, follows the run and returns its `Result`
+    (`timeout` seconds at most).
+    """
+    loaded, folder = _loaded(config, base_dir)
+    dataset = load_dataset(loaded.dataset, split=loaded.split)
+    raw: dict[str, Any] = dict(loaded.raw)
+    if concurrency:
+        raw["concurrency"] = concurrency
+    run_id = outside_event_loop(lambda: _queue(raw, folder, dataset))
+    submission = Submission(run_id=run_id, n_cases=len(dataset))
+    if log is not None:
+        log(f"run #{run_id} queued ({len(dataset):,} cases)")
+    return submission.wait(timeout=timeout, log=log) if wait else submission
+
+
+def _queue(raw: dict[str, Any], folder: str, dataset: Any) -> int:
+    from oloproof.cli._django import django_ready
+
+    django_ready()
+    from runs.errors import DomainError
+    from runs.services import run_submit
+
+    try:
+        return int(run_submit(config=raw, base_dir=folder, dataset=dataset).pk)
+    except DomainError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _wait(submission: Submission, *, timeout: float | None, log: Log | None) -> Result:
+    started = time.monotonic()
+    hinted = False
+    shown: tuple[Any, Any] = (None, None)
+    while True:
+        progress = submission.progress()
+        if log is not None and (progress["status"], progress["cases_done"]) != shown:
+            shown = (progress["status"], progress["cases_done"])
+            log(
+                f"run #{submission.run_id}: {progress['status']} {progress['cases_done']:,}/"
+                f"{progress['cases_total']:,} cases"
+            )
+        if progress["finished"]:
+            break
+        waited = time.monotonic() - started
+        if timeout is not None and waited > timeout:
+            raise OloproofError(
+                f"run #{submission.run_id} is still {progress['status']} after {timeout:g} s"
+            )
+        idle = progress["status"] == "queued" and waited > NO_WORKER_HINT_AFTER_S
+        if log is not None and not hinted and idle:
+            hinted = True
+            log(
+                "no worker has taken the run yet: start one with `oloproof worker` "
+                "(or `oloproof serve`), using the same data folder or DATABASE_URL and broker"
+            )
+        time.sleep(_POLL_INTERVAL_S)
+    if progress["status"] == "failed":
+        raise OloproofError(f"run #{submission.run_id} failed: {progress['error']}")
+    from oloproof._results import load
+
+    return load(submission.run_id, store=_project_store())
+
+
+def _project_store() -> Any:
+    from runs.store import DjangoStore
+
+    return DjangoStore()

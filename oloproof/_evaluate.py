@@ -41,8 +41,8 @@ def evaluate(
     (`isolation="process"`, each capped at `memory_limit_mb`, 4096 MiB by default) or,
     for trusted code, in this one (`isolation="thread"`); see docs/isolation.md.
     """
-    # Imported here, not at the top: the engine brings the statistics (scipy), and a
-    # system's own process imports the system's module, which often imports `evaluate`.
+    # Imported here: the engine brings the statistics, and a system's own process
+    # imports the system's module, which often imports `evaluate`.
     from oloproof._results import load
     from oloproof_core import run_evaluation
 
@@ -63,12 +63,10 @@ def evaluate(
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
     )
-    if record:
-        _record(result, chosen)
-    return result
+    return _record(result, chosen) if record else result
 
 
-def _record(result: Result, store: Store) -> None:
+def _record(result: Result, store: Store) -> Result:
     """Record the finished run, marked with its origin, and note its dashboard page."""
     origin = run_origin()
     if origin is not None:
@@ -77,3 +75,4 @@ def _record(result: Result, store: Store) -> None:
     link = run_url(result.run_id) if is_local_store(store) else None
     if link is not None:
         result.extras["run_url"] = link
+    return result

@@ -32,7 +32,7 @@ from oloproof_core.evaluation import (
     run_evaluation,
 )
 from oloproof_core.execution import ProgressCallback
-from oloproof_core.imports import load_object
+from oloproof_core.imports import load_object, namespace_for, path_within
 from oloproof_core.judging import JudgingTally
 from oloproof_core.measurement import observation, service_cost
 from oloproof_core.result import Result
@@ -45,7 +45,10 @@ from oloproof_core.run_config import (
     check_run_config,
     load_run_config,
     run_config_from_mapping,
+    run_config_paths,
+    run_config_paths_check,
 )
+from oloproof_core.safe_yaml import yaml_load
 from oloproof_core.store import CacheEntry, InMemoryStore, Store
 from oloproof_core.system import System, system
 from oloproof_core.verdict import Verdict
@@ -92,13 +95,18 @@ __all__ = [
     "load_object",
     "load_result",
     "load_run_config",
+    "namespace_for",
     "observation",
+    "path_within",
     "plan_run",
     "process_rows",
     "result_from_dict",
     "reward",
     "run_config_from_mapping",
+    "run_config_paths",
+    "run_config_paths_check",
     "run_evaluation",
     "service_cost",
     "system",
+    "yaml_load",
 ]

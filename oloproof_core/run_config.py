@@ -7,7 +7,7 @@ Relative paths and `file.py:name` references resolve from the config file's fold
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -15,7 +15,8 @@ import yaml
 
 from oloproof_core.errors import ConfigError, OloproofError
 from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator, MetricFile
-from oloproof_core.imports import load_object
+from oloproof_core.imports import load_object, path_within
+from oloproof_core.safe_yaml import yaml_compose
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,24 +29,29 @@ class RunConfigField:
 
     name: str
     meaning: str
-    kind: Literal["import", "path", "evaluators", "string", "positive_int", "positive_number",
-                  "confidence"]
+    kind: Literal[
+        "import", "path", "evaluators", "string", "positive_int", "positive_number", "confidence"
+    ]
     required: bool = False
 
 
 RUN_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
-    RunConfigField("system", "import path of the system, e.g. support_bot:answer or bot.py:answer",
-                   "import", required=True),
+    RunConfigField(
+        "system",
+        "import path of the system, e.g. support_bot:answer or bot.py:answer",
+        "import",
+        required=True,
+    ),
     RunConfigField("dataset", "path to a .jsonl, .json or .csv dataset", "path", required=True),
     RunConfigField("evaluators", "list of evaluators", "evaluators", required=True),
     RunConfigField("split", "only the rows of this split", "string"),
     RunConfigField("policy", "path to a release policy (release.yaml)", "path"),
     RunConfigField("baseline", "the baseline run for paired rules (a result JSON file)", "path"),
-    RunConfigField("concurrency", "how many cases run at once (positive integer)",
-                   "positive_int"),
+    RunConfigField("concurrency", "how many cases run at once (positive integer)", "positive_int"),
     RunConfigField("timeout", "per-case timeout in seconds (positive number)", "positive_number"),
-    RunConfigField("confidence", "confidence level of the intervals, between 0 and 1",
-                   "confidence"),
+    RunConfigField(
+        "confidence", "confidence level of the intervals, between 0 and 1", "confidence"
+    ),
 )
 KEYS: dict[str, str] = {item.name: item.meaning for item in RUN_CONFIG_FIELDS}
 REQUIRED = tuple(item.name for item in RUN_CONFIG_FIELDS if item.required)
@@ -69,21 +75,22 @@ class RunConfig:
 def load_run_config(path: str) -> RunConfig:
     if not os.path.exists(path):
         raise ConfigError(f"{path}: file not found")
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    if not os.path.isfile(path):
+        raise ConfigError(f"{path}: not a file")
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f"{path}:{mark.line + 1}" if mark is not None else path
-        raise ConfigError(f"{at}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
-    return run_config_from_mapping(data, base_dir=os.path.dirname(os.path.abspath(path)),
-                                   label=path, lines=_key_lines(node))
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    data, node = yaml_compose(text, source=path)
+    return run_config_from_mapping(
+        data, base_dir=os.path.dirname(os.path.abspath(path)), label=path, lines=_key_lines(node)
+    )
 
 
-def check_run_config(data: Mapping[str, Any], *, label: str,
-                     lines: Mapping[str, int] | None = None) -> dict[str, Any]:
+def check_run_config(
+    data: Mapping[str, Any], *, label: str, lines: Mapping[str, int] | None = None
+) -> dict[str, Any]:
     """Check a config's shape without importing or reading anything it names.
 
     Unknown and missing keys and values of the wrong kind are errors naming `label`
@@ -105,32 +112,92 @@ def check_run_config(data: Mapping[str, Any], *, label: str,
     return dict(data)
 
 
-def run_config_from_mapping(data: Mapping[str, Any], *, base_dir: str, label: str,
-                            lines: Mapping[str, int] | None = None) -> RunConfig:
+def run_config_from_mapping(
+    data: Mapping[str, Any],
+    *,
+    base_dir: str,
+    label: str,
+    lines: Mapping[str, int] | None = None,
+    roots: Sequence[str] | None = None,
+) -> RunConfig:
     """Validate and resolve a config already parsed (a submitted run's recorded config).
 
-    `base_dir` plays the config file's folder; `label` names the config in errors.
+    `base_dir` plays the config file's folder; `label` names the config in errors. With
+    `roots` (a project's registered code roots), every file the config names, and the
+    code it imports, must resolve inside one of them.
     """
     data = check_run_config(data, label=label, lines=lines)
     where = _Locator(label, dict(lines or {}))
     base = os.path.abspath(base_dir)
+    run_config_paths_check(data, base_dir=base, roots=roots, label=label, lines=lines)
 
     def local_path(key: str) -> str | None:
         value = data.get(key)
         return None if value is None else os.path.join(base, value)
 
     try:
-        system = load_object(data["system"], base_dir=base, what="system")
+        system = load_object(data["system"], base_dir=base, what="system", roots=roots)
     except OloproofError as exc:
         raise ConfigError(f"{where('system')}: {exc}") from None
-    evaluators = [_evaluator_from_entry(entry, index, base, where)
-                  for index, entry in enumerate(data["evaluators"])]
+    evaluators = [
+        _evaluator_from_entry(entry, index, base, where, roots)
+        for index, entry in enumerate(data["evaluators"])
+    ]
     return RunConfig(
-        path=label, system=system, dataset=local_path("dataset") or "", evaluators=evaluators,
-        split=data.get("split"), policy=local_path("policy"), baseline=local_path("baseline"),
-        concurrency=data.get("concurrency"), timeout=data.get("timeout"),
-        confidence=float(data.get("confidence", 0.95)), raw=data,
+        path=label,
+        system=system,
+        dataset=local_path("dataset") or "",
+        evaluators=evaluators,
+        split=data.get("split"),
+        policy=local_path("policy"),
+        baseline=local_path("baseline"),
+        concurrency=data.get("concurrency"),
+        timeout=data.get("timeout"),
+        confidence=float(data.get("confidence", 0.95)),
+        raw=data,
     )
+
+
+def run_config_paths(data: Mapping[str, Any], *, base_dir: str) -> list[tuple[str, str]]:
+    """(key, absolute path) of the folder and every file a checked config names, unresolved.
+
+    Read without importing anything: the web process checks these against a project's
+    code roots before a run is queued; the workers check them again, links resolved.
+    """
+    base = os.path.abspath(base_dir)
+    found = [("base_dir", base)]
+    for key in ("dataset", "policy", "baseline"):
+        if isinstance(data.get(key), str):
+            found.append((key, os.path.join(base, data[key])))
+    references = [("system", data.get("system"))]
+    references += [
+        (f"evaluators[{index}]", entry) for index, entry in enumerate(data.get("evaluators") or [])
+    ]
+    for key, reference in references:
+        if isinstance(reference, str) and ".py" in reference:
+            found.append((key, os.path.join(base, reference.partition(":")[0])))
+    return found
+
+
+def run_config_paths_check(
+    data: Mapping[str, Any],
+    *,
+    base_dir: str,
+    roots: Sequence[str] | None,
+    label: str,
+    lines: Mapping[str, int] | None = None,
+) -> None:
+    """A ConfigError naming the key of the first path outside `roots` (links resolved)."""
+    if roots is None:
+        return
+    where = _Locator(label, dict(lines or {}))
+    for key, path in run_config_paths(data, base_dir=base_dir):
+        if not path_within(path, roots):
+            shown = ", ".join(roots) or "none are registered"
+            raise ConfigError(
+                f"{where(key.split('[')[0])}: {key} {path} is outside the "
+                f"project's registered code roots ({shown})"
+            )
 
 
 class _Locator:
@@ -146,8 +213,11 @@ class _Locator:
 def _key_lines(node: Any) -> dict[str, int]:
     if not isinstance(node, yaml.MappingNode):
         return {}
-    return {key.value: key.start_mark.line + 1 for key, _ in node.value
-            if isinstance(key, yaml.ScalarNode)}
+    return {
+        key.value: key.start_mark.line + 1
+        for key, _ in node.value
+        if isinstance(key, yaml.ScalarNode)
+    }
 
 
 def _string(data: Mapping[str, Any], key: str, where: _Locator) -> None:
@@ -166,16 +236,19 @@ def _positive(data: Mapping[str, Any], key: str, where: _Locator, *, integer: bo
 def _confidence(data: Mapping[str, Any], key: str, where: _Locator) -> None:
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-        raise ConfigError(f"{where(key)}: 'confidence' must be between 0 and 1 "
-                          f"(e.g. 0.95), got {value!r}")
+        raise ConfigError(
+            f"{where(key)}: 'confidence' must be between 0 and 1 (e.g. 0.95), got {value!r}"
+        )
 
 
 def _evaluator_list(data: Mapping[str, Any], key: str, where: _Locator) -> None:
     entries = data[key]
     if not isinstance(entries, list) or not entries:
-        raise ConfigError(f"{where(key)}: 'evaluators' must be a non-empty list, e.g.\n"
-                          "  evaluators:\n    - ExactMatch: {criterion: exact_label, "
-                          "field: label}\n    - my_checks:known_label")
+        raise ConfigError(
+            f"{where(key)}: 'evaluators' must be a non-empty list, e.g.\n"
+            "  evaluators:\n    - ExactMatch: {criterion: exact_label, "
+            "field: label}\n    - my_checks:known_label"
+        )
 
 
 _CHECKS: dict[str, Callable[[Mapping[str, Any], str, _Locator], None]] = {
@@ -189,14 +262,18 @@ _CHECKS: dict[str, Callable[[Mapping[str, Any], str, _Locator], None]] = {
 }
 
 
-def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) -> Evaluator:
+def _evaluator_from_entry(
+    entry: Any, index: int, base: str, where: _Locator, roots: Sequence[str] | None = None
+) -> Evaluator:
     label = f"{where('evaluators')}: evaluators[{index}]"
     builtin_names = ", ".join(BUILTIN_EVALUATORS)
     if isinstance(entry, Mapping) and len(entry) == 1:
-        (name, params), = entry.items()
+        ((name, params),) = entry.items()
         if name not in BUILTIN_EVALUATORS:
-            raise ConfigError(f"{label}: unknown evaluator {name!r}; built-in evaluators are "
-                              f"{builtin_names}, or give an import path 'module:name'")
+            raise ConfigError(
+                f"{label}: unknown evaluator {name!r}; built-in evaluators are "
+                f"{builtin_names}, or give an import path 'module:name'"
+            )
         if params is not None and not isinstance(params, Mapping):
             raise ConfigError(f"{label}: parameters of {name} must be a mapping")
         try:
@@ -214,14 +291,18 @@ def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) ->
             raise ConfigError(f"{label}: {exc}") from None
     if isinstance(entry, str) and ":" in entry:
         try:
-            found = load_object(entry, base_dir=base, what="evaluator")
+            found = load_object(entry, base_dir=base, what="evaluator", roots=roots)
         except OloproofError as exc:
             raise ConfigError(f"{label}: {exc}") from None
         if not isinstance(found, Evaluator):
-            raise ConfigError(f"{label}: {entry!r} is a {type(found).__name__}, not an "
-                              "evaluator; decorate it with @evaluator(criterion=...)")
+            raise ConfigError(
+                f"{label}: {entry!r} is a {type(found).__name__}, not an "
+                "evaluator; decorate it with @evaluator(criterion=...)"
+            )
         return found
-    raise ConfigError(f"{label}: cannot read {entry!r}; write a built-in evaluator with its "
-                      f"parameters ({builtin_names}), e.g. '- ExactMatch: {{criterion: "
-                      "exact_label, field: label}', an import path '- module:name', or a "
-                      "metric file '- metric.py'")
+    raise ConfigError(
+        f"{label}: cannot read {entry!r}; write a built-in evaluator with its "
+        f"parameters ({builtin_names}), e.g. '- ExactMatch: {{criterion: "
+        "exact_label, field: label}', an import path '- module:name', or a "
+        "metric file '- metric.py'"
+    )

@@ -24,7 +24,8 @@ import oloproof_core as engine
 from metrics.batching import batches
 from metrics.services import case_verdicts_create, evaluators_ensure, metric_estimates_create
 from runs.errors import InvalidRequestError
-from runs.models import CaseResult, Dataset, DatasetCase, Gate, Release, Run, System
+from runs.models import CaseResult, Dataset, DatasetCase, Gate, Project, Release, Run, System
+from runs.projects import project_default_ensure
 
 logger = logging.getLogger(__name__)
 
@@ -33,8 +34,8 @@ def batch_size_or_default(batch_size: int | None) -> int:
     return batch_size or int(getattr(settings, "OLOPROOF_RECORD_CHUNK_SIZE", 2000))
 
 
-def release_get_or_create(*, system_name: str, version: str | None) -> Release:
-    system, _ = System.objects.get_or_create(name=system_name)
+def release_get_or_create(*, project: Project, system_name: str, version: str | None) -> Release:
+    system, _ = System.objects.get_or_create(project=project, name=system_name)
     release, _ = Release.objects.get_or_create(system=system, version=version or "")
     return release
 
@@ -190,17 +191,21 @@ def run_record(
     result: engine.Result,
     created_by: Account | None = None,
     batch_size: int | None = None,
+    project: Project | None = None,
 ) -> Run:
     """Keep a finished run: release, dataset (once), cases, verdicts, metrics and gate.
 
-    One transaction; each table is written in batches of `batch_size` cases.
+    One transaction; each table is written in batches of `batch_size` cases. The run
+    lands in `project`, by default the `default` project.
     """
     provenance = result.provenance
     system_info = provenance.get("system") or {}
     dataset_info = provenance.get("dataset") or {}
     size = batch_size_or_default(batch_size)
     with transaction.atomic():
+        project = project or project_default_ensure()
         release = release_get_or_create(
+            project=project,
             system_name=str(system_info.get("name") or "unnamed"),
             version=system_info.get("version"),
         )
@@ -213,27 +218,35 @@ def run_record(
         )
         finished_at = _parse_time(provenance.get("finished_at"))
         run = Run.objects.create(
+            project=project,
             release=release,
             dataset=dataset,
-            status=Run.Status.SUCCEEDED,
-            split=dataset_info.get("split"),
-            cases_total=len(result.cases),
-            cases_done=len(result.cases),
-            cases_failed=sum(1 for case in result.cases if case.error is not None),
-            config={"system": system_info.get("import_path")},
-            provenance=provenance,
-            confidence=float(provenance.get("confidence") or 0.95),
             created_by=created_by,
-            started_at=_parse_time(provenance.get("started_at")),
-            finished_at=finished_at or timezone.now(),
-            duration_s=provenance.get("duration_s"),
-            **policy_fields(provenance.get("policy")),
+            **_finished_run_fields(result, finished_at),
         )
         pass_fail = pass_fail_criteria(provenance.get("evaluators") or [])
         case_results_create(run_id=run.pk, cases=result.cases, pass_fail=pass_fail, batch_size=size)
         case_verdicts_create(run_id=run.pk, cases=result.cases, batch_size=size)
         _metrics_and_gate_record(run, result, _gate_dict(result), decided_at=finished_at)
     return run
+
+
+def _finished_run_fields(result: engine.Result, finished_at: datetime | None) -> dict[str, Any]:
+    provenance = result.provenance
+    return {
+        "status": Run.Status.SUCCEEDED,
+        "split": (provenance.get("dataset") or {}).get("split"),
+        "cases_total": len(result.cases),
+        "cases_done": len(result.cases),
+        "cases_failed": sum(1 for case in result.cases if case.error is not None),
+        "config": {"system": (provenance.get("system") or {}).get("import_path")},
+        "provenance": provenance,
+        "confidence": float(provenance.get("confidence") or 0.95),
+        "started_at": _parse_time(provenance.get("started_at")),
+        "finished_at": finished_at or timezone.now(),
+        "duration_s": provenance.get("duration_s"),
+        **policy_fields(provenance.get("policy")),
+    }
 
 
 def _metrics_and_gate_record(
@@ -277,6 +290,7 @@ def _cases_digest(cases: Sequence[engine.CaseResult]) -> str:
 
 def run_queued_create(
     *,
+    project: Project,
     config: Mapping[str, Any],
     confidence: float,
     created_by: Account | None = None,
@@ -284,6 +298,7 @@ def run_queued_create(
 ) -> Run:
     """A run waiting for the workers, with its config (and its dataset, when recorded here)."""
     return Run.objects.create(
+        project=project,
         status=Run.Status.QUEUED,
         split=config.get("split"),
         config=dict(config),

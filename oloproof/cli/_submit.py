@@ -47,6 +47,7 @@ def handle_submit(args: argparse.Namespace) -> int:
 
 
 def _wait(run_id: int, args: argparse.Namespace, log: TextIO) -> int:
+    from runs.access import LOCAL
     from runs.selectors.results import run_result
     from runs.selectors.runs import run_get, run_progress
 
@@ -54,7 +55,7 @@ def _wait(run_id: int, args: argparse.Namespace, log: TextIO) -> int:
     hinted = False
     shown: tuple[str | None, int] = (None, -1)
     while True:
-        progress = run_progress(run_id=run_id)
+        progress = run_progress(user=LOCAL, run_id=run_id)
         if (progress["status"], progress["cases_done"]) != shown:
             shown = (progress["status"], progress["cases_done"])
             print(
@@ -77,7 +78,7 @@ def _wait(run_id: int, args: argparse.Namespace, log: TextIO) -> int:
     if progress["status"] == "failed":
         print(f"oloproof: run {run_id} failed: {progress['error']}", file=sys.stderr)
         return _exit_codes.BAD_INPUT
-    return _print_result(run_result(run=run_get(run_id=run_id)), args)
+    return _print_result(run_result(run=run_get(user=LOCAL, run_id=run_id)), args)
 
 
 def _print_result(result: Any, args: argparse.Namespace) -> int:

@@ -29,6 +29,7 @@ from oloproof_core._canonical import digest_bytes
 from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
+from oloproof_core.imports import project_imports
 from oloproof_core.measurement import judging_with
 from oloproof_core.models import ROLES, model_identity
 from oloproof_core.verdict import Verdict
@@ -223,14 +224,13 @@ def _load(path: str, content: bytes) -> _LoadedMetric:
     if spec is None or spec.loader is None:
         raise DeclarationError(f"metric file {path} cannot be imported (is it a .py file?)")
     module = importlib.util.module_from_spec(spec)
-    folder = os.path.dirname(path)
-    if folder not in sys.path:  # so the metric can import helpers next to it
-        sys.path.insert(0, folder)
     previous = sys.modules.get(module_name)
     sys.modules[module_name] = module
     try:
-        exec(compile(content, path, "exec"), module.__dict__)
-    except Exception as exc:
+        # The metric imports helpers next to it from its own folder's namespace.
+        with project_imports(os.path.dirname(path)):
+            exec(compile(content, path, "exec"), module.__dict__)
+    except (Exception, SystemExit) as exc:
         if previous is None:
             sys.modules.pop(module_name, None)
         else:

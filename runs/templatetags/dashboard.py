@@ -1,7 +1,8 @@
 """Formatting filters for the dashboard: numbers, intervals, JSON values, status badges.
 
-Every filter returns plain text, so Django's autoescaping still applies to it:
-nothing here marks user data safe.
+Every filter returns plain text, so Django's autoescaping still applies to it, except
+`isolated` (user text escaped, then wrapped in `<bdi>`) and `nonced` (our own chart
+fragments given the response's CSP nonce): nothing here marks user data safe unescaped.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import math
 from typing import Any
 
 from django import template
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
 
@@ -108,3 +111,33 @@ def milliseconds(value: Any) -> str:
     if not isinstance(value, int | float) or isinstance(value, bool):
         return "—"
     return f"{value:.1f} ms" if value < 100 else f"{value:,.0f} ms"
+
+
+@register.filter
+def nonced(fragment: Any, nonce: Any) -> str:
+    """A chart fragment (built by `metrics.charts`) whose inline scripts carry the CSP nonce.
+
+    Only a fragment already marked safe by our own code is changed; anything else is
+    escaped as usual.
+    """
+    if not isinstance(fragment, SafeString):
+        return conditional_escape(fragment)
+    attribute = format_html(' nonce="{}"', str(nonce or ""))
+    return mark_safe(fragment.replace("<script", "<script" + attribute))
+
+
+@register.filter
+def isolated(value: Any) -> str:
+    """A user-given string (a name, an id) escaped and bidi-isolated in a `<bdi>`.
+
+    Right-to-left and override characters inside it cannot reorder the text around it,
+    and the invisible direction controls are shown as their code points.
+    """
+    text = "" if value is None else str(value)
+    shown = "".join(f"⟨U+{ord(char):04X}⟩" if char in _BIDI_CONTROLS else char for char in text)
+    return format_html("<bdi>{}</bdi>", shown)
+
+
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)

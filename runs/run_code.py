@@ -1,8 +1,9 @@
 """Loading a submitted run's code on a worker: its config, system, evaluators and plan.
 
 Workers import the system and evaluators from the folder recorded with the run, only
-if it lies inside one of the run's project's registered code roots, first dropping that folder's modules from the import cache if their files changed
-(`runs.user_code`), so a long-lived worker never judges with stale code.
+if it lies inside one of the run's project's registered code roots, first dropping
+that folder's modules from the import cache if their files changed (`runs.user_code`),
+so a long-lived worker never judges with stale code.
 """
 
 from __future__ import annotations

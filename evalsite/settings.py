@@ -80,6 +80,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Direction controls in user strings are shown, never obeyed (names cannot be spoofed).
+    "runs.bidi.BidiControlsMiddleware",
     # The Content-Security-Policy header, with a fresh nonce per response for the
     # inline chart scripts (`request.csp_nonce`).
     "csp.middleware.CSPMiddleware",

@@ -15,6 +15,8 @@ from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from runs.bidi import bidi_controls_shown
+
 register = template.Library()
 
 
@@ -122,7 +124,8 @@ def nonced(fragment: Any, nonce: Any) -> str:
     """
     if not isinstance(fragment, SafeString):
         return conditional_escape(fragment)
-    attribute = format_html(' nonce="{}"', str(nonce or ""))
+    # str(), not truthiness: django-csp's lazy nonce is falsy until it is first read.
+    attribute = format_html(' nonce="{}"', "" if nonce is None else str(nonce))
     return mark_safe(fragment.replace("<script", "<script" + attribute))
 
 
@@ -134,10 +137,4 @@ def isolated(value: Any) -> str:
     and the invisible direction controls are shown as their code points.
     """
     text = "" if value is None else str(value)
-    shown = "".join(f"⟨U+{ord(char):04X}⟩" if char in _BIDI_CONTROLS else char for char in text)
-    return format_html("<bdi>{}</bdi>", shown)
-
-
-_BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
+    return format_html("<bdi>{}</bdi>", bidi_controls_shown(text))

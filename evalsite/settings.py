@@ -74,6 +74,8 @@ MIDDLEWARE = [
     # Serves /static/ from the WSGI process itself, compressed and cacheable, so the
     # dashboard needs no CDN and no separate file server.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Text no supported database can store (NUL, lone surrogates) is a 400, never a 500.
+    "runs.input_guard.UnstorableInputMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

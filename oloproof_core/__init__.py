@@ -34,6 +34,7 @@ from oloproof_core.evaluation import (
 from oloproof_core.execution import ProgressCallback
 from oloproof_core.imports import load_object, namespace_for, path_within
 from oloproof_core.judging import JudgingTally
+from oloproof_core.limits import storable_text, value_problem
 from oloproof_core.measurement import observation, service_cost
 from oloproof_core.result import Result
 from oloproof_core.result_io import load_result, result_from_dict
@@ -107,6 +108,8 @@ __all__ = [
     "run_config_paths_check",
     "run_evaluation",
     "service_cost",
+    "storable_text",
     "system",
+    "value_problem",
     "yaml_load",
 ]

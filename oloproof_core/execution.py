@@ -9,7 +9,9 @@ call itself; nothing the system does can change the figure it records.
 from __future__ import annotations
 
 import asyncio
+import copy
 import itertools
+import json
 import threading
 import time
 import traceback
@@ -19,6 +21,7 @@ from typing import Any
 from oloproof_core._canonical import canonical_json
 from oloproof_core.case import CaseError, CaseResult
 from oloproof_core.context import enter_case, leave_case
+from oloproof_core.limits import value_problem
 from oloproof_core.system import System
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -28,8 +31,14 @@ DEFAULT_CONCURRENCY = 16
 _PROGRESS_INTERVAL_S = 0.2
 
 
-def run_system(system: System, cases: Sequence[CaseResult], *, concurrency: int,
-               timeout: float | None, progress: ProgressCallback | None = None) -> None:
+def run_system(
+    system: System,
+    cases: Sequence[CaseResult],
+    *,
+    concurrency: int,
+    timeout: float | None,
+    progress: ProgressCallback | None = None,
+) -> None:
     """Fill every case's output (or error) and latency, in place."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -42,21 +51,31 @@ def run_system(system: System, cases: Sequence[CaseResult], *, concurrency: int,
 
 
 def error_from(exc: BaseException) -> CaseError:
-    return CaseError(type=type(exc).__name__, message=str(exc),
-                     traceback="".join(traceback.format_exception(exc)))
+    return CaseError(
+        type=type(exc).__name__,
+        message=str(exc),
+        traceback="".join(traceback.format_exception(exc)),
+    )
 
 
 def _keep_output(record: CaseResult, output: Any) -> None:
-    try:
-        record.output_json = canonical_json(output)
-    except (TypeError, ValueError, RecursionError) as exc:
+    problem = value_problem(output, "output")
+    text = None
+    if problem is None:
+        try:
+            text = canonical_json(output)
+        except (TypeError, ValueError, RecursionError) as exc:
+            problem = str(exc)
+    if text is None:
         record.error = CaseError(
             type="OutputNotSerializable",
-            message=f"the system returned {type(output).__name__}, which is not JSON data "
-                    f"({exc}); return dicts, lists, strings, numbers, booleans or None",
+            message=f"the system returned {type(output).__name__}, which cannot be recorded "
+            f"({problem}); return dicts, lists, strings, numbers, booleans or None",
         )
         return
-    record.output = output
+    # The recorded value is a copy: the system cannot change it after returning it.
+    record.output_json = text
+    record.output = json.loads(text)
 
 
 def _timed_out(record: CaseResult, timeout: float) -> None:
@@ -65,7 +84,7 @@ def _timed_out(record: CaseResult, timeout: float) -> None:
     record.error = CaseError(
         type="TimeoutError",
         message=f"the system took longer than the {timeout:g} s per-case timeout "
-                "(raise it with timeout=...)",
+        "(raise it with timeout=...)",
     )
 
 
@@ -73,8 +92,9 @@ def _call_sync(system: System, record: CaseResult, timeout: float | None) -> Non
     token = enter_case(record, "system")
     started = time.perf_counter()
     try:
-        output = system.fn(record.input)
-    except Exception as exc:
+        output = system.fn(copy.deepcopy(record.input))
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:
+        # SystemExit in a system's thread is its failure (a missing case), not the run's.
         elapsed = time.perf_counter() - started
         record.error = error_from(exc)
     else:
@@ -89,8 +109,13 @@ def _call_sync(system: System, record: CaseResult, timeout: float | None) -> Non
         _timed_out(record, timeout)
 
 
-def _run_threads(system: System, cases: Sequence[CaseResult], concurrency: int,
-                 timeout: float | None, progress: ProgressCallback | None) -> None:
+def _run_threads(
+    system: System,
+    cases: Sequence[CaseResult],
+    concurrency: int,
+    timeout: float | None,
+    progress: ProgressCallback | None,
+) -> None:
     total = len(cases)
     workers = min(concurrency, total)
     if workers <= 1:
@@ -109,8 +134,10 @@ def _run_threads(system: System, cases: Sequence[CaseResult], concurrency: int,
             _call_sync(system, cases[index], timeout)
             done_per_worker[slot] += 1
 
-    threads = [threading.Thread(target=work, args=(slot,), daemon=True,
-                                name=f"oloproof-system-{slot}") for slot in range(workers)]
+    threads = [
+        threading.Thread(target=work, args=(slot,), daemon=True, name=f"oloproof-system-{slot}")
+        for slot in range(workers)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -124,12 +151,12 @@ async def _call_async(system: System, record: CaseResult, timeout: float | None)
     token = enter_case(record, "system")
     started = time.perf_counter()
     try:
-        output = await asyncio.wait_for(system.fn(record.input), timeout)
+        output = await asyncio.wait_for(system.fn(copy.deepcopy(record.input)), timeout)
     except TimeoutError:
         record.measurements.latency_ms = (time.perf_counter() - started) * 1000.0
         _timed_out(record, timeout or 0.0)
         return
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         record.error = error_from(exc)
     else:
         _keep_output(record, output)
@@ -138,8 +165,13 @@ async def _call_async(system: System, record: CaseResult, timeout: float | None)
     record.measurements.latency_ms = (time.perf_counter() - started) * 1000.0
 
 
-async def _run_async(system: System, cases: Sequence[CaseResult], concurrency: int,
-                     timeout: float | None, progress: ProgressCallback | None) -> None:
+async def _run_async(
+    system: System,
+    cases: Sequence[CaseResult],
+    concurrency: int,
+    timeout: float | None,
+    progress: ProgressCallback | None,
+) -> None:
     pending = iter(cases)
     done = 0
     last_report = time.monotonic()

@@ -16,6 +16,7 @@ import yaml
 from oloproof_core.errors import ConfigError, OloproofError
 from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator, MetricFile
 from oloproof_core.imports import load_object, path_within
+from oloproof_core.limits import value_problem
 from oloproof_core.safe_yaml import yaml_compose
 
 
@@ -109,6 +110,9 @@ def check_run_config(
     for item in RUN_CONFIG_FIELDS:
         if data.get(item.name) is not None:
             _CHECKS[item.kind](data, item.name, where)
+        problem = value_problem(data.get(item.name), item.name)
+        if problem:
+            raise ConfigError(f"{where(item.name)}: {problem}")
     return dict(data)
 
 

@@ -49,8 +49,9 @@ class _StrictLoader(yaml.SafeLoader):
 
 def yaml_compose(text: str, *, source: str) -> tuple[Any, yaml.Node | None]:
     """(data, root node) of a YAML text; a ConfigError naming `source` and the line if bad."""
-    loader = _StrictLoader(text)
+    loader = None
     try:
+        loader = _StrictLoader(text)
         node = loader.get_single_node()
         data = None if node is None else loader.construct_document(node)
     except yaml.YAMLError as exc:
@@ -61,7 +62,8 @@ def yaml_compose(text: str, *, source: str) -> tuple[Any, yaml.Node | None]:
     except (RecursionError, ValueError, OverflowError) as exc:
         raise ConfigError(f"{source}: invalid YAML: {exc}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return data, node
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from oloproof_core.errors import DeclarationError
 from oloproof_core.imports import plain_module_name
+from oloproof_core.limits import label_problem
 
 _WORKING_FORM = """\
     @system(name="support-bot", version="1")
@@ -32,6 +33,10 @@ class System:
         import_path: str | None = None,
     ) -> None:
         _check_signature(fn)
+        for what, label in (("system name", name), ("version", version)):
+            problem = None if label is None else label_problem(str(label), what)
+            if problem:
+                raise DeclarationError(f"the {what} {str(label)[:60]!r}… {problem}")
         self.fn = fn
         self.name = name
         self.version = version

@@ -26,6 +26,7 @@ from metrics.services import case_verdicts_create, evaluators_ensure, metric_est
 from runs.errors import InvalidRequestError
 from runs.models import CaseResult, Dataset, DatasetCase, Gate, Project, Release, Run, System
 from runs.projects import project_default_ensure
+from runs.run_fields import finished_run_fields, parse_time, policy_fields
 
 logger = logging.getLogger(__name__)
 
@@ -122,9 +123,15 @@ def case_results_create(
                 case_id=case.id,
                 position=first_position + offset + index,
                 output=case.output if case.error is None else None,
-                error_type=case.error.type if case.error is not None else "",
-                error_message=case.error.message if case.error is not None else "",
-                error_traceback=case.error.traceback if case.error is not None else "",
+                error_type=engine.storable_text(case.error.type)[:200]
+                if case.error is not None
+                else "",
+                error_message=engine.storable_text(case.error.message)
+                if case.error is not None
+                else "",
+                error_traceback=engine.storable_text(case.error.traceback)
+                if case.error is not None
+                else "",
                 latency_ms=case.latency_ms,
                 cost_usd=case.cost_usd,
                 artifacts=case.artifacts,
@@ -154,30 +161,6 @@ def gate_record(*, run: Run, gate: Mapping[str, Any], decided_at: datetime | Non
         },
     )
     return record
-
-
-def policy_fields(policy: Any) -> dict[str, str]:
-    """The policy columns of a run from the policy its provenance names."""
-    if policy is None:
-        return {"policy_digest": "", "policy_text": ""}
-    if isinstance(policy, Mapping):
-        text = policy.get("text")
-        text = text if isinstance(text, str) else engine.canonical_json(policy)
-        digest = policy.get("digest")
-        digest = digest if isinstance(digest, str) else engine.digest_text(text)
-    else:
-        text = str(policy)
-        digest = engine.digest_text(text)
-    return {"policy_digest": digest[:64], "policy_text": text}
-
-
-def _parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
 
 
 def pass_fail_criteria(descriptions: Iterable[Mapping[str, Any]]) -> frozenset[str]:
@@ -216,37 +199,19 @@ def run_record(
             cases=result.cases,
             batch_size=size,
         )
-        finished_at = _parse_time(provenance.get("finished_at"))
+        finished_at = parse_time(provenance.get("finished_at"))
         run = Run.objects.create(
             project=project,
             release=release,
             dataset=dataset,
             created_by=created_by,
-            **_finished_run_fields(result, finished_at),
+            **finished_run_fields(result, finished_at),
         )
         pass_fail = pass_fail_criteria(provenance.get("evaluators") or [])
         case_results_create(run_id=run.pk, cases=result.cases, pass_fail=pass_fail, batch_size=size)
         case_verdicts_create(run_id=run.pk, cases=result.cases, batch_size=size)
         _metrics_and_gate_record(run, result, _gate_dict(result), decided_at=finished_at)
     return run
-
-
-def _finished_run_fields(result: engine.Result, finished_at: datetime | None) -> dict[str, Any]:
-    provenance = result.provenance
-    return {
-        "status": Run.Status.SUCCEEDED,
-        "split": (provenance.get("dataset") or {}).get("split"),
-        "cases_total": len(result.cases),
-        "cases_done": len(result.cases),
-        "cases_failed": sum(1 for case in result.cases if case.error is not None),
-        "config": {"system": (provenance.get("system") or {}).get("import_path")},
-        "provenance": provenance,
-        "confidence": float(provenance.get("confidence") or 0.95),
-        "started_at": _parse_time(provenance.get("started_at")),
-        "finished_at": finished_at or timezone.now(),
-        "duration_s": provenance.get("duration_s"),
-        **policy_fields(provenance.get("policy")),
-    }
 
 
 def _metrics_and_gate_record(

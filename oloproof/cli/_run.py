@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from typing import Any
 
 from oloproof._evaluate import evaluate
 from oloproof.cli import _exit_codes
@@ -62,9 +64,25 @@ def handle(args: argparse.Namespace) -> int:
         from oloproof.cli._submit import handle_submit
 
         return handle_submit(args)
+    # User code (systems, evaluators, metric files) may print; with --json - its output
+    # goes to stderr, so stdout carries only the JSON document.
+    quiet = contextlib.redirect_stdout(sys.stderr) if args.json_path == "-" else None
+    with quiet or contextlib.nullcontext():
+        result = _evaluate(args)
+    if args.json_path == "-":
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(result)
+        if args.json_path:
+            result.to_json(args.json_path)
+            print(f"\nresult written to {args.json_path}", file=sys.stderr)
+    return _exit_codes.for_gate_outcome(None if result.gate is None else result.gate.outcome)
+
+
+def _evaluate(args: argparse.Namespace) -> Any:
     config = load_run_config(args.config)
     baseline = load_result(config.baseline) if config.baseline else None
-    result = evaluate(
+    return evaluate(
         config.system,
         config.dataset,
         config.evaluators,
@@ -77,11 +95,3 @@ def handle(args: argparse.Namespace) -> int:
         progress=ProgressBar(enabled=args.progress),
         record=args.record,
     )
-    if args.json_path == "-":
-        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
-    else:
-        print(result)
-        if args.json_path:
-            result.to_json(args.json_path)
-            print(f"\nresult written to {args.json_path}", file=sys.stderr)
-    return _exit_codes.for_gate_outcome(None if result.gate is None else result.gate.outcome)

@@ -30,6 +30,7 @@ from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
 from oloproof_core.imports import project_imports
+from oloproof_core.limits import text_problem
 from oloproof_core.measurement import judging_with
 from oloproof_core.models import ROLES, model_identity
 from oloproof_core.verdict import Verdict
@@ -184,6 +185,12 @@ class MetricFile(Evaluator):
                 f"(strings) to numbers, got {_shown(scores)}.\n"
                 f"{REQUIRED_SHAPE}"
             )
+        unstorable = text_problem(feedback) or next(
+            (f"score name {name!r} {text_problem(name)}" for name in scores if text_problem(name)),
+            None,
+        )
+        if unstorable:
+            raise ContractError(f'{where} returned a "feedback" or score name that {unstorable}')
         checked = {name: self.check_score(sub, name) for name, sub in scores.items()}
         return Verdict(value=self.check_score(value), feedback=feedback, scores=checked)
 

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
+
+from csp.constants import NONCE, NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 from evalsite._env import (
     env_bool,
@@ -65,6 +69,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "ninja",
+    "axes",
     "runs",
     "metrics",
 ]
@@ -74,12 +79,21 @@ MIDDLEWARE = [
     # Serves /static/ from the WSGI process itself, compressed and cacheable, so the
     # dashboard needs no CDN and no separate file server.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Text no supported database can store (NUL, lone surrogates) is a 400, never a 500.
+    "runs.input_guard.UnstorableInputMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Direction controls in user strings are shown, never obeyed (names cannot be spoofed).
+    "runs.bidi.BidiControlsMiddleware",
+    # The Content-Security-Policy header, with a fresh nonce per response for the
+    # inline chart scripts (`request.csp_nonce`).
+    "csp.middleware.CSPMiddleware",
+    # Locks out repeated failed sign-ins; last, as django-axes asks.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "evalsite.urls"
@@ -122,8 +136,41 @@ else:
 DATABASES = {"default": _database}
 EMBEDDED_DATABASE = not _DATABASE_URL
 """True when the database is the SQLite file in the data folder (migrated automatically)."""
+PRODUCTION = not DEBUG and not EMBEDDED_DATABASE
+"""A served deployment (a database server, no debug): secrets and transport are enforced."""
+
+PLACEHOLDER_SECRET_KEYS = frozenset({"change-me-to-50-random-characters", "change-me", "secret"})
+"""Keys that appear in examples; a production site refuses them."""
+if PRODUCTION and (
+    SECRET_KEY in PLACEHOLDER_SECRET_KEYS
+    or SECRET_KEY.startswith(("change-me", "django-insecure-"))
+    or len(SECRET_KEY) < 32
+):
+    raise ImproperlyConfigured(
+        "DJANGO_SECRET_KEY is a placeholder or shorter than 32 characters; set it to a long "
+        "random value, e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTHENTICATION_BACKENDS = [
+    # Refuses a locked-out sign-in before the password is even checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = env_bool("OLOPROOF_LOGIN_LOCKOUT", True)
+AXES_FAILURE_LIMIT = env_int("OLOPROOF_LOGIN_FAILURES", 5)
+"""Wrong passwords for one username from one address before sign-in is locked."""
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("OLOPROOF_LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_IPWARE_PROXY_COUNT = 1 if env_bool("DJANGO_BEHIND_PROXY", False) else None
+
+OLOPROOF_TOKEN_DAYS = env_int("OLOPROOF_TOKEN_DAYS", 90)
+"""Days a new API token is valid."""
+OLOPROOF_TOKEN_FAILURES = env_int("OLOPROOF_TOKEN_FAILURES", 20)
+"""Wrong API tokens from one address, within the window, before its token calls answer 429."""
+OLOPROOF_TOKEN_FAILURE_WINDOW = env_int("OLOPROOF_TOKEN_FAILURE_WINDOW", 300)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -173,12 +220,30 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 if env_bool("DJANGO_BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", False)
-SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0)
+# One year of HSTS by default in production (sent on HTTPS responses only).
+SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000 if PRODUCTION else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Scripts only from this site, plus the inline chart scripts carrying the response's
+# nonce; styles may be inline (Plotly styles its figures, progress bars set a width).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, "'unsafe-inline'"],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 # Celery: the embedded default is kombu's file-system transport in the data folder,
 # which needs no server; production points CELERY_BROKER_URL at Redis.

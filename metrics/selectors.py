@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from typing import Any
 
 from django.db.models import QuerySet
 
@@ -39,6 +40,8 @@ def case_verdicts_by_case(*, run_id: int, case_ids: Iterable[str]) -> dict[str, 
     return grouped
 
 
-def evaluators_list(*, criterion: str | None = None) -> QuerySet[Evaluator]:
-    query = Evaluator.objects.all()
+def evaluators_list(*, criterion: str | None = None, runs: QuerySet[Any]) -> QuerySet[Evaluator]:
+    """Evaluators that judged any of `runs` (the caller's visible runs), by criterion."""
+    used = MetricEstimate.objects.filter(run__in=runs).values("evaluator_id")
+    query = Evaluator.objects.filter(pk__in=used)
     return query.filter(criterion=criterion) if criterion else query

@@ -45,9 +45,10 @@ class Submission:
 
     def progress(self) -> dict[str, Any]:
         """Status and counts: `status`, `cases_done`, `cases_total`, `finished`, `error`."""
+        from runs.access import LOCAL
         from runs.selectors.runs import run_progress
 
-        return outside_event_loop(lambda: run_progress(run_id=self.run_id))
+        return outside_event_loop(lambda: run_progress(user=LOCAL, run_id=self.run_id))
 
     def wait(self, *, timeout: float | None = None, log: Log | None = None) -> Result:
         """Follow the run until it finishes and return its Result (with its gate)."""

@@ -51,8 +51,10 @@ _EXPORTS: dict[str, str] = {
     "load_run_config": "oloproof_core.run_config",
     "Measurements": "oloproof_core.context",
     "MetricEstimate": "oloproof_core.aggregate",
+    "namespace_for": "oloproof_core.imports",
     "observation": "oloproof_core.measurement",
     "OloproofError": "oloproof_core.errors",
+    "path_within": "oloproof_core.imports",
     "plan_run": "oloproof_core.evaluation",
     "process_rows": "oloproof_core.evaluation",
     "ProgressCallback": "oloproof_core.execution",
@@ -61,14 +63,19 @@ _EXPORTS: dict[str, str] = {
     "Row": "oloproof_core.dataset",
     "RUN_CONFIG_FIELDS": "oloproof_core.run_config",
     "run_config_from_mapping": "oloproof_core.run_config",
+    "run_config_paths": "oloproof_core.run_config",
+    "run_config_paths_check": "oloproof_core.run_config",
     "run_evaluation": "oloproof_core.evaluation",
     "RunConfig": "oloproof_core.run_config",
     "RunConfigField": "oloproof_core.run_config",
     "RunPlan": "oloproof_core.evaluation",
     "service_cost": "oloproof_core.measurement",
+    "storable_text": "oloproof_core.limits",
     "Store": "oloproof_core.store",
     "UndeclaredReadError": "oloproof_core.errors",
+    "value_problem": "oloproof_core.limits",
     "Verdict": "oloproof_core.verdict",
+    "yaml_load": "oloproof_core.safe_yaml",
 }
 
 if TYPE_CHECKING:
@@ -159,8 +166,20 @@ if TYPE_CHECKING:
     from oloproof_core.imports import (
         load_object as load_object,
     )
+    from oloproof_core.imports import (
+        namespace_for as namespace_for,
+    )
+    from oloproof_core.imports import (
+        path_within as path_within,
+    )
     from oloproof_core.judging import (
         JudgingTally as JudgingTally,
+    )
+    from oloproof_core.limits import (
+        storable_text as storable_text,
+    )
+    from oloproof_core.limits import (
+        value_problem as value_problem,
     )
     from oloproof_core.measurement import (
         observation as observation,
@@ -194,6 +213,15 @@ if TYPE_CHECKING:
     )
     from oloproof_core.run_config import (
         run_config_from_mapping as run_config_from_mapping,
+    )
+    from oloproof_core.run_config import (
+        run_config_paths as run_config_paths,
+    )
+    from oloproof_core.run_config import (
+        run_config_paths_check as run_config_paths_check,
+    )
+    from oloproof_core.safe_yaml import (
+        yaml_load as yaml_load,
     )
     from oloproof_core.store import (
         CacheEntry as CacheEntry,
@@ -249,15 +277,22 @@ __all__ = [
     "load_object",
     "load_result",
     "load_run_config",
+    "namespace_for",
     "observation",
+    "path_within",
     "plan_run",
     "process_rows",
     "result_from_dict",
     "reward",
     "run_config_from_mapping",
+    "run_config_paths",
+    "run_config_paths_check",
     "run_evaluation",
     "service_cost",
+    "storable_text",
     "system",
+    "value_problem",
+    "yaml_load",
 ]
 
 

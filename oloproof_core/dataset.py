@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oloproof_core._canonical import canonical_json
+from oloproof_core.dataset_checks import check_row_limits, json_constant_refused
 from oloproof_core.errors import DatasetError
 
 ROW_KEYS = frozenset({"id", "input", "expected", "split", "cluster"})
@@ -80,6 +81,8 @@ def _read_path(path: str) -> Iterator[tuple[int, Any]]:
             None,
             f"file not found (paths are relative to the working directory {os.getcwd()})",
         )
+    if not os.path.isfile(path):
+        raise DatasetError(path, None, "not a file (a dataset is one .jsonl, .json or .csv file)")
     lowered = path.lower()
     if lowered.endswith((".jsonl", ".ndjson")):
         return _read_jsonl(path)
@@ -95,32 +98,54 @@ def _read_path(path: str) -> Iterator[tuple[int, Any]]:
     )
 
 
-def _read_jsonl(path: str) -> Iterator[tuple[int, Any]]:
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
+def _lines(path: str) -> Iterator[tuple[int, str]]:
+    """The file's lines, numbered; bytes that are not UTF-8 are an error naming the line."""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
             try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as exc:
+                yield number, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
                 raise DatasetError(
-                    path,
-                    number,
-                    f"invalid JSON at column {exc.colno}: "
-                    f"{exc.msg}; each line must be one JSON "
-                    "object",
+                    path, number, f"not UTF-8 text (byte {exc.start + 1} of the line)"
                 ) from None
 
 
+def _json(text: str) -> Any:
+    return json.loads(text, parse_constant=json_constant_refused)
+
+
+def _read_jsonl(path: str) -> Iterator[tuple[int, Any]]:
+    for number, line in _lines(path):
+        if not line.strip():
+            continue
+        try:
+            yield number, _json(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(
+                path,
+                number,
+                f"invalid JSON at column {exc.colno}: {exc.msg}; each line must be one JSON object",
+            ) from None
+        except (ValueError, RecursionError) as exc:
+            raise DatasetError(path, number, f"cannot read this JSON: {_reason(exc)}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)
+
+
 def _read_json_array(path: str) -> Iterator[tuple[int, Any]]:
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    text = "".join(line for _, line in _lines(path))
     try:
-        data = json.loads(text)
+        data = _json(text)
     except json.JSONDecodeError as exc:
         raise DatasetError(
             path, exc.lineno, f"invalid JSON at column {exc.colno}: {exc.msg}"
         ) from None
+    except (ValueError, RecursionError) as exc:
+        raise DatasetError(path, None, f"cannot read this JSON: {_reason(exc)}") from None
     if not isinstance(data, list):
         raise DatasetError(
             path, 1, f"a .json dataset must be an array of row objects, found {type(data).__name__}"
@@ -144,27 +169,56 @@ def _object_start_lines(text: str, count: int) -> list[int]:
 
 
 def _read_csv(path: str) -> Iterator[tuple[int, Any]]:
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        columns = reader.fieldnames or []
-        for column in columns:
-            top = column.split(".", 1)[0]
-            if top not in ROW_KEYS or (top in {"input", "expected"} and "." not in column):
-                raise DatasetError(
-                    path,
-                    1,
-                    f"unknown column {column!r}; columns are id, "
-                    "split, cluster, input.<name> and expected.<name>",
-                )
-        for row in reader:
-            item: dict[str, Any] = {}
-            for column, value in row.items():
-                if "." in column:
-                    part, name = column.split(".", 1)
-                    item.setdefault(part, {})[name] = value
-                elif value != "" or column == "id":
-                    item[column] = value
-            yield reader.line_num, item
+    """Strict CSV: every row as wide as the header, no duplicate column, balanced quotes."""
+    with open(path, encoding="utf-8", errors="strict", newline="") as handle:
+        reader = csv.reader(handle, strict=True)
+        try:
+            yield from _csv_rows(path, reader)
+        except csv.Error as exc:
+            raise DatasetError(path, reader.line_num, f"invalid CSV: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise DatasetError(
+                path, reader.line_num + 1, f"not UTF-8 text (byte {exc.start + 1})"
+            ) from None
+
+
+def _csv_rows(path: str, reader: Any) -> Iterator[tuple[int, Any]]:
+    columns = next(reader, None) or []
+    _check_csv_columns(path, columns)
+    for cells in reader:
+        if not cells:
+            continue
+        if len(cells) != len(columns):
+            raise DatasetError(
+                path,
+                reader.line_num,
+                f"{len(cells)} fields where the header has {len(columns)}; every row needs "
+                "one field per column (quote fields that contain commas)",
+            )
+        item: dict[str, Any] = {}
+        for column, value in zip(columns, cells, strict=True):
+            if "." in column:
+                part, name = column.split(".", 1)
+                item.setdefault(part, {})[name] = value
+            elif value != "" or column == "id":
+                item[column] = value
+        yield reader.line_num, item
+
+
+def _check_csv_columns(path: str, columns: list[str]) -> None:
+    seen: set[str] = set()
+    for column in columns:
+        top = column.split(".", 1)[0]
+        if top not in ROW_KEYS or (top in {"input", "expected"} and "." not in column):
+            raise DatasetError(
+                path,
+                1,
+                f"unknown column {column!r}; columns are id, "
+                "split, cluster, input.<name> and expected.<name>",
+            )
+        if column in seen:
+            raise DatasetError(path, 1, f"column {column!r} appears twice")
+        seen.add(column)
 
 
 def _canonical_part(source: str, line: int, part: str, value: Any) -> bytes:
@@ -192,6 +246,7 @@ def _build(source: str, records: Iterable[tuple[int, Any]]) -> Dataset:
     hasher = hashlib.sha256()
     for line, item in records:
         row = _validate(source, line, item)
+        check_row_limits(source, line, row)
         if row.id in first_line:
             raise DatasetError(
                 source,

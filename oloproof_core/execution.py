@@ -9,7 +9,9 @@ call itself; nothing the system does can change the figure it records.
 from __future__ import annotations
 
 import asyncio
+import copy
 import itertools
+import json
 import threading
 import time
 import traceback
@@ -19,6 +21,7 @@ from typing import Any
 from oloproof_core._canonical import canonical_json
 from oloproof_core.case import CaseError, CaseResult
 from oloproof_core.context import enter_case, leave_case
+from oloproof_core.limits import value_problem
 from oloproof_core.system import System
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -55,23 +58,30 @@ def error_from(exc: BaseException) -> CaseError:
     )
 
 
-def not_json_error(output: Any, exc: BaseException) -> CaseError:
-    """Why an output that is not JSON data makes its case missing."""
+def not_json_error(output: Any, problem: object) -> CaseError:
+    """Why an output that cannot be recorded makes its case missing."""
     return CaseError(
         type="OutputNotSerializable",
-        message=f"the system returned {type(output).__name__}, which is not JSON data "
-        f"({exc}); return dicts, lists, strings, numbers, booleans or None",
+        message=f"the system returned {type(output).__name__}, which cannot be recorded "
+        f"({problem}); return dicts, lists, strings, numbers, booleans or None",
     )
 
 
 def keep_output(record: CaseResult, output: Any) -> None:
-    """Keep the output with its canonical text, or make the case missing if it is not JSON."""
+    """Keep the output with its canonical text, or make the case missing if it is not JSON
+    data every database can store (NUL, lone surrogates, NaN, too deep...)."""
+    problem = value_problem(output, "output")
+    if problem is not None:
+        record.error = not_json_error(output, problem)
+        return
     try:
-        record.output_json = canonical_json(output)
+        text = canonical_json(output)
     except (TypeError, ValueError, RecursionError) as exc:
         record.error = not_json_error(output, exc)
         return
-    record.output = output
+    # The recorded value is a copy: the system cannot change it after returning it.
+    record.output_json = text
+    record.output = json.loads(text)
 
 
 def timed_out(record: CaseResult, timeout: float) -> None:
@@ -89,8 +99,9 @@ def _call_sync(system: System, record: CaseResult, timeout: float | None) -> Non
     token = enter_case(record, "system")
     started = time.perf_counter()
     try:
-        output = system.fn(record.input)
-    except Exception as exc:
+        output = system.fn(copy.deepcopy(record.input))
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:
+        # SystemExit in a system's thread is its failure (a missing case), not the run's.
         elapsed = time.perf_counter() - started
         record.error = error_from(exc)
     else:
@@ -147,12 +158,12 @@ async def _call_async(system: System, record: CaseResult, timeout: float | None)
     token = enter_case(record, "system")
     started = time.perf_counter()
     try:
-        output = await asyncio.wait_for(system.fn(record.input), timeout)
+        output = await asyncio.wait_for(system.fn(copy.deepcopy(record.input)), timeout)
     except TimeoutError:
         record.measurements.latency_ms = (time.perf_counter() - started) * 1000.0
         timed_out(record, timeout or 0.0)
         return
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         record.error = error_from(exc)
     else:
         keep_output(record, output)

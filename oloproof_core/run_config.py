@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -17,7 +17,9 @@ import yaml
 
 from oloproof_core.errors import ConfigError, OloproofError
 from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator, MetricFile
-from oloproof_core.imports import load_object
+from oloproof_core.imports import load_object, path_within
+from oloproof_core.limits import value_problem
+from oloproof_core.safe_yaml import yaml_compose
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,15 +99,14 @@ class RunConfig:
 def load_run_config(path: str) -> RunConfig:
     if not os.path.exists(path):
         raise ConfigError(f"{path}: file not found")
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    if not os.path.isfile(path):
+        raise ConfigError(f"{path}: not a file")
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f"{path}:{mark.line + 1}" if mark is not None else path
-        raise ConfigError(f"{at}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    data, node = yaml_compose(text, source=path)
     return run_config_from_mapping(
         data, base_dir=os.path.dirname(os.path.abspath(path)), label=path, lines=_key_lines(node)
     )
@@ -132,30 +133,41 @@ def check_run_config(
     for item in RUN_CONFIG_FIELDS:
         if data.get(item.name) is not None:
             _CHECKS[item.kind](data, item.name, where)
+        problem = value_problem(data.get(item.name), item.name)
+        if problem:
+            raise ConfigError(f"{where(item.name)}: {problem}")
     return dict(data)
 
 
 def run_config_from_mapping(
-    data: Mapping[str, Any], *, base_dir: str, label: str, lines: Mapping[str, int] | None = None
+    data: Mapping[str, Any],
+    *,
+    base_dir: str,
+    label: str,
+    lines: Mapping[str, int] | None = None,
+    roots: Sequence[str] | None = None,
 ) -> RunConfig:
     """Validate and resolve a config already parsed (a submitted run's recorded config).
 
-    `base_dir` plays the config file's folder; `label` names the config in errors.
+    `base_dir` plays the config file's folder; `label` names the config in errors. With
+    `roots` (a project's registered code roots), every file the config names, and the
+    code it imports, must resolve inside one of them.
     """
     data = check_run_config(data, label=label, lines=lines)
     where = _Locator(label, dict(lines or {}))
     base = os.path.abspath(base_dir)
+    run_config_paths_check(data, base_dir=base, roots=roots, label=label, lines=lines)
 
     def local_path(key: str) -> str | None:
         value = data.get(key)
         return None if value is None else os.path.join(base, value)
 
     try:
-        system = load_object(data["system"], base_dir=base, what="system")
+        system = load_object(data["system"], base_dir=base, what="system", roots=roots)
     except OloproofError as exc:
         raise ConfigError(f"{where('system')}: {exc}") from None
     evaluators = [
-        _evaluator_from_entry(entry, index, base, where)
+        _evaluator_from_entry(entry, index, base, where, roots)
         for index, entry in enumerate(data["evaluators"])
     ]
     return RunConfig(
@@ -173,6 +185,48 @@ def run_config_from_mapping(
         memory_limit_mb=data.get("memory_limit_mb"),
         raw=data,
     )
+
+
+def run_config_paths(data: Mapping[str, Any], *, base_dir: str) -> list[tuple[str, str]]:
+    """(key, absolute path) of the folder and every file a checked config names, unresolved.
+
+    Read without importing anything: the web process checks these against a project's
+    code roots before a run is queued; the workers check them again, links resolved.
+    """
+    base = os.path.abspath(base_dir)
+    found = [("base_dir", base)]
+    for key in ("dataset", "policy", "baseline"):
+        if isinstance(data.get(key), str):
+            found.append((key, os.path.join(base, data[key])))
+    references = [("system", data.get("system"))]
+    references += [
+        (f"evaluators[{index}]", entry) for index, entry in enumerate(data.get("evaluators") or [])
+    ]
+    for key, reference in references:
+        if isinstance(reference, str) and ".py" in reference:
+            found.append((key, os.path.join(base, reference.partition(":")[0])))
+    return found
+
+
+def run_config_paths_check(
+    data: Mapping[str, Any],
+    *,
+    base_dir: str,
+    roots: Sequence[str] | None,
+    label: str,
+    lines: Mapping[str, int] | None = None,
+) -> None:
+    """A ConfigError naming the key of the first path outside `roots` (links resolved)."""
+    if roots is None:
+        return
+    where = _Locator(label, dict(lines or {}))
+    for key, path in run_config_paths(data, base_dir=base_dir):
+        if not path_within(path, roots):
+            shown = ", ".join(roots) or "none are registered"
+            raise ConfigError(
+                f"{where(key.split('[')[0])}: {key} {path} is outside the "
+                f"project's registered code roots ({shown})"
+            )
 
 
 class _Locator:
@@ -246,7 +300,9 @@ _CHECKS: dict[str, Callable[[Mapping[str, Any], str, _Locator], None]] = {
 }
 
 
-def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) -> Evaluator:
+def _evaluator_from_entry(
+    entry: Any, index: int, base: str, where: _Locator, roots: Sequence[str] | None = None
+) -> Evaluator:
     label = f"{where('evaluators')}: evaluators[{index}]"
     builtin_names = ", ".join(BUILTIN_EVALUATORS)
     if isinstance(entry, Mapping) and len(entry) == 1:
@@ -274,7 +330,7 @@ def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) ->
             raise ConfigError(f"{label}: {exc}") from None
     if isinstance(entry, str) and ":" in entry:
         try:
-            found = load_object(entry, base_dir=base, what="evaluator")
+            found = load_object(entry, base_dir=base, what="evaluator", roots=roots)
         except OloproofError as exc:
             raise ConfigError(f"{label}: {exc}") from None
         if not isinstance(found, Evaluator):

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from oloproof_core.errors import DeclarationError
+from oloproof_core.imports import plain_module_name
+from oloproof_core.limits import label_problem
 
 _WORKING_FORM = """\
     @system(name="support-bot", version="1")
@@ -32,6 +34,10 @@ class System:
         warmup: Callable[[], Any] | None = None,
     ) -> None:
         _check_signature(fn)
+        for what, label in (("system name", name), ("version", version)):
+            problem = None if label is None else label_problem(str(label), what)
+            if problem:
+                raise DeclarationError(f"the {what} {str(label)[:60]!r}… {problem}")
         self.fn = fn
         self.warmup = warmup
         self.name = name
@@ -117,4 +123,4 @@ def _import_path(fn: Callable[..., Any]) -> str | None:
     qualname = getattr(fn, "__qualname__", None)
     if not module or not qualname or "<locals>" in qualname:
         return None
-    return f"{module}:{qualname}"
+    return f"{plain_module_name(module)}:{qualname}"

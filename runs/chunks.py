@@ -139,7 +139,9 @@ def _chunk_process(chunk: RunChunk, token: str, plan: engine.RunPlan) -> str:
     try:
         rows = _chunk_rows(chunk)
         with _Heartbeat(chunk.pk, token) as heartbeat:
-            cases = engine.process_rows(plan, rows, DjangoStore(), progress=heartbeat.progress)
+            cases = engine.process_rows(
+                plan, rows, DjangoStore(project=chunk.run.project.slug), progress=heartbeat.progress
+            )
         return "done" if _chunk_complete(chunk, token, plan, cases) else "lost"
     except DatabaseError:
         # Likely passing (a lock timeout, a restarted server): hand the chunk back at

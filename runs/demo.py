@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+from django.contrib.auth.models import User as Account
 from django.utils import timezone
 
 import oloproof_core as engine
+from runs.access import LOCAL
 from runs.models import Gate, Run
+from runs.projects import code_root_register, membership_set, project_default_ensure
 from runs.recording import run_config_replace, run_redate
 from runs.selectors.runs import runs_of_release_on_dataset
 from runs.services import account_ensure, approval_create
@@ -46,18 +49,27 @@ RELEASES = (
 class DemoUser:
     username: str
     password: str
-    permissions: tuple[str, ...]
+    project_role: str
+    """The account's role in the default project."""
     role: str
+    """What the role means, as the demo command prints it."""
 
 
-APPROVER = DemoUser("demo", "oloproof-demo", ("approve_gate", "add_run"), "may approve gates")
-VIEWER = DemoUser("viewer", "oloproof-viewer", (), "read-only")
+APPROVER = DemoUser("demo", "oloproof-demo", "approver", "may run and approve gates")
+VIEWER = DemoUser("viewer", "oloproof-viewer", "viewer", "read-only")
 DEMO_USERS = (APPROVER, VIEWER)
 
 
-def demo_users_ensure() -> None:
+def demo_users_ensure() -> Account:
+    """The demo accounts, members of the default project; returns the approver."""
+    project = project_default_ensure()
+    code_root_register(by=LOCAL, project=project, path=str(EXAMPLE_DIR))
+    accounts = {}
     for spec in DEMO_USERS:
-        account_ensure(username=spec.username, password=spec.password, permissions=spec.permissions)
+        account = account_ensure(username=spec.username, password=spec.password)
+        membership_set(by=LOCAL, project=project, user=account, role=spec.project_role)
+        accounts[spec.username] = account
+    return accounts[APPROVER.username]
 
 
 def demo_record(*, log: Callable[[str], None] | None = None) -> int:
@@ -70,15 +82,15 @@ def demo_record(*, log: Callable[[str], None] | None = None) -> int:
         )
     config = engine.load_run_config(str(config_path))
     dataset_source = os.path.abspath(config.dataset)
-    approver = account_ensure(
-        username=APPROVER.username, password=APPROVER.password, permissions=APPROVER.permissions
-    )
-    store = DjangoStore(created_by=approver)
+    approver = demo_users_ensure()
+    # Recorded by the demo itself, not by the approver: four eyes let them approve it.
+    store = DjangoStore()
     recorded = 0
     for index, release in enumerate(RELEASES):  # the first is the approved baseline
         system = engine.load_object(release.system, base_dir=str(EXAMPLE_DIR), what="system")
         run_config = {**config.raw, "system": release.system, "base_dir": str(EXAMPLE_DIR)}
         existing = runs_of_release_on_dataset(
+            user=LOCAL,
             system_name=getattr(system, "name", ""),
             version=getattr(system, "version", None) or "",
             dataset_source=dataset_source,

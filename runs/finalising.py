@@ -21,7 +21,11 @@ from runs.store import DjangoStore
 
 def run_finalise(*, run_id: int) -> str:
     """Aggregate every recorded case, decide the gate and mark the run succeeded, once."""
-    run = Run.objects.select_related("dataset", "release__system").filter(pk=run_id).first()
+    run = (
+        Run.objects.select_related("dataset", "release__system", "project")
+        .filter(pk=run_id)
+        .first()
+    )
     if run is None or run.status != Run.Status.RUNNING or not all_chunks_done(run_id):
         return "skipped"
     try:
@@ -44,7 +48,7 @@ def run_finalise(*, run_id: int) -> str:
         plan,
         run_result(run=run).cases,
         dataset,
-        DjangoStore(),
+        DjangoStore(project=run.project.slug),
         started_at=started_at,
         duration_s=(finished_at - started_at).total_seconds(),
         baseline=baseline,

@@ -72,10 +72,14 @@ class RunFilterForm(forms.Form):
 
 
 def _day_start(day: Any, *, days_after: int = 0) -> datetime | None:
+    """The start of `day` (plus days); None when that is past the calendar's end (no bound)."""
     if day is None:
         return None
-    start = timezone.make_aware(datetime.combine(day, time.min))
-    return start + timedelta(days=days_after)
+    try:
+        start = timezone.make_aware(datetime.combine(day, time.min))
+        return start + timedelta(days=days_after)
+    except (OverflowError, ValueError):
+        return None
 
 
 class CaseFilterForm(forms.Form):
@@ -107,6 +111,10 @@ class ApprovalForm(forms.Form):
         required=False,
         label="Override: approve although the gate did not pass (say why in the comment)",
     )
+
+
+class RevocationForm(forms.Form):
+    reason = forms.CharField(max_length=10_000, widget=forms.Textarea(attrs={"rows": 2}))
 
 
 class CompareForm(forms.Form):
@@ -143,13 +151,16 @@ class RunSubmitForm(forms.Form):
     the command line and the API accept the same keys; the engine checks the result.
     """
 
+    project = forms.ChoiceField(help_text="the project the run belongs to")
     base_dir = forms.CharField(
         max_length=1000,
-        help_text="absolute folder on the workers that relative paths resolve from",
+        help_text="absolute folder on the workers that relative paths resolve from; it "
+        "must lie inside one of the project's registered code roots",
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, projects: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        _choice_field(self, "project").choices = [(slug, slug) for slug in projects]
         for item in engine.RUN_CONFIG_FIELDS:
             field = _FORM_FIELD_KINDS[item.kind]()
             field.required = False  # missing keys are reported by the engine's check
@@ -186,10 +197,10 @@ class RunSubmitForm(forms.Form):
         for number, line in enumerate(lines, start=1):
             text = line.strip().removeprefix("- ").strip()
             try:
-                item = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
+                item = engine.yaml_load(text, source=f"evaluators line {number}")
+            except engine.ConfigError as exc:
                 raise forms.ValidationError(
-                    f"line {number}: not valid YAML ({getattr(exc, 'problem', exc)}); "
+                    f"line {number}: not valid YAML ({exc}); "
                     "write `Name: {key: value}` or `module:evaluator`"
                 ) from None
             if not isinstance(item, str | dict):

@@ -17,7 +17,7 @@ from runs.run_code import RunCodeError, run_dataset_load, run_plan_load
 
 def run_start(*, run_id: int) -> str:
     """Plan a queued run: load its code and dataset, record the dataset, create its chunks."""
-    run = Run.objects.filter(pk=run_id).first()
+    run = Run.objects.select_related("project").filter(pk=run_id).first()
     if run is None or run.status != Run.Status.QUEUED:
         return "skipped"
     try:
@@ -26,7 +26,9 @@ def run_start(*, run_id: int) -> str:
     except RunCodeError as exc:
         run_fail(run_id=run_id, reason=str(exc))
         return "failed"
-    release = release_get_or_create(system_name=plan.release.name, version=plan.release.version)
+    release = release_get_or_create(
+        project=run.project, system_name=plan.release.name, version=plan.release.version
+    )
     with transaction.atomic():
         if not run_started(run_id=run_id, release=release, dataset=dataset):
             return "skipped"

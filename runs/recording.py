@@ -25,7 +25,9 @@ import oloproof_core as engine
 from metrics.batching import batches
 from metrics.services import case_verdicts_create, evaluators_ensure, metric_estimates_create
 from runs.errors import InvalidRequestError
-from runs.models import CaseResult, Dataset, DatasetCase, Gate, Release, Run, System
+from runs.models import CaseResult, Dataset, DatasetCase, Gate, Project, Release, Run, System
+from runs.projects import project_default_ensure
+from runs.run_fields import finished_run_fields, parse_time, policy_fields
 
 logger = logging.getLogger(__name__)
 
@@ -34,8 +36,8 @@ def batch_size_or_default(batch_size: int | None) -> int:
     return batch_size or int(getattr(settings, "OLOPROOF_RECORD_CHUNK_SIZE", 2000))
 
 
-def release_get_or_create(*, system_name: str, version: str | None) -> Release:
-    system, _ = System.objects.get_or_create(name=system_name)
+def release_get_or_create(*, project: Project, system_name: str, version: str | None) -> Release:
+    system, _ = System.objects.get_or_create(project=project, name=system_name)
     release, _ = Release.objects.get_or_create(system=system, version=version or "")
     return release
 
@@ -122,9 +124,15 @@ def case_results_create(
                 case_id=case.id,
                 position=first_position + offset + index,
                 output=case.output if case.error is None else None,
-                error_type=case.error.type if case.error is not None else "",
-                error_message=case.error.message if case.error is not None else "",
-                error_traceback=case.error.traceback if case.error is not None else "",
+                error_type=engine.storable_text(case.error.type)[:200]
+                if case.error is not None
+                else "",
+                error_message=engine.storable_text(case.error.message)
+                if case.error is not None
+                else "",
+                error_traceback=engine.storable_text(case.error.traceback)
+                if case.error is not None
+                else "",
                 latency_ms=case.latency_ms,
                 cost_usd=case.cost_usd,
                 artifacts=case.artifacts,
@@ -157,30 +165,6 @@ def gate_record(*, run: Run, gate: Mapping[str, Any], decided_at: datetime | Non
     return record
 
 
-def policy_fields(policy: Any) -> dict[str, str]:
-    """The policy columns of a run from the policy its provenance names."""
-    if policy is None:
-        return {"policy_digest": "", "policy_text": ""}
-    if isinstance(policy, Mapping):
-        text = policy.get("text")
-        text = text if isinstance(text, str) else engine.canonical_json(policy)
-        digest = policy.get("digest")
-        digest = digest if isinstance(digest, str) else engine.digest_text(text)
-    else:
-        text = str(policy)
-        digest = engine.digest_text(text)
-    return {"policy_digest": digest[:64], "policy_text": text}
-
-
-def _parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
-
-
 def pass_fail_criteria(descriptions: Iterable[Mapping[str, Any]]) -> frozenset[str]:
     return frozenset(
         item["criterion"] for item in descriptions if item.get("value_type") == "pass_fail"
@@ -192,17 +176,21 @@ def run_record(
     result: engine.Result,
     created_by: Account | None = None,
     batch_size: int | None = None,
+    project: Project | None = None,
 ) -> Run:
     """Keep a finished run: release, dataset (once), cases, verdicts, metrics and gate.
 
-    One transaction; each table is written in batches of `batch_size` cases.
+    One transaction; each table is written in batches of `batch_size` cases. The run
+    lands in `project`, by default the `default` project.
     """
     provenance = result.provenance
     system_info = provenance.get("system") or {}
     dataset_info = provenance.get("dataset") or {}
     size = batch_size_or_default(batch_size)
     with transaction.atomic():
+        project = project or project_default_ensure()
         release = release_get_or_create(
+            project=project,
             system_name=str(system_info.get("name") or "unnamed"),
             version=system_info.get("version"),
         )
@@ -213,23 +201,13 @@ def run_record(
             cases=result.cases,
             batch_size=size,
         )
-        finished_at = _parse_time(provenance.get("finished_at"))
+        finished_at = parse_time(provenance.get("finished_at"))
         run = Run.objects.create(
+            project=project,
             release=release,
             dataset=dataset,
-            status=Run.Status.SUCCEEDED,
-            split=dataset_info.get("split"),
-            cases_total=len(result.cases),
-            cases_done=len(result.cases),
-            cases_failed=sum(1 for case in result.cases if case.error is not None),
-            config={"system": system_info.get("import_path")},
-            provenance=provenance,
-            confidence=float(provenance.get("confidence") or 0.95),
             created_by=created_by,
-            started_at=_parse_time(provenance.get("started_at")),
-            finished_at=finished_at or timezone.now(),
-            duration_s=provenance.get("duration_s"),
-            **policy_fields(provenance.get("policy")),
+            **finished_run_fields(result, finished_at),
         )
         pass_fail = pass_fail_criteria(provenance.get("evaluators") or [])
         case_results_create(run_id=run.pk, cases=result.cases, pass_fail=pass_fail, batch_size=size)
@@ -279,6 +257,7 @@ def _cases_digest(cases: Sequence[engine.CaseResult]) -> str:
 
 def run_queued_create(
     *,
+    project: Project,
     config: Mapping[str, Any],
     confidence: float,
     created_by: Account | None = None,
@@ -286,6 +265,7 @@ def run_queued_create(
 ) -> Run:
     """A run waiting for the workers, with its config (and its dataset, when recorded here)."""
     return Run.objects.create(
+        project=project,
         status=Run.Status.QUEUED,
         split=config.get("split"),
         config=dict(config),

@@ -1,8 +1,9 @@
 """Loading a submitted run's code on a worker: its config, system, evaluators and plan.
 
-Workers import the system and evaluators from the folder recorded with the run,
-first dropping that folder's modules from the import cache if their files changed
-(`runs.user_code`), so a long-lived worker never judges with stale code.
+Workers import the system and evaluators from the folder recorded with the run, only
+if it lies inside one of the run's project's registered code roots, first dropping
+that folder's modules from the import cache if their files changed (`runs.user_code`),
+so a long-lived worker never judges with stale code.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import traceback
 import oloproof_core as engine
 from runs.dispatch import worker_name
 from runs.models import Run
+from runs.selectors.projects import project_code_roots
 from runs.user_code import forget_changed_project_code, remember_project_code
 
 
@@ -21,13 +23,18 @@ class RunCodeError(Exception):
 
 
 def run_config_load(*, run: Run) -> engine.RunConfig:
-    """The run's recorded config, with its system and evaluators imported in this process."""
+    """The run's recorded config, with its system and evaluators imported in this process.
+
+    Only from inside the project's registered code roots (checked again here, links
+    resolved: a root may have been removed, or a link changed, since the run was queued).
+    """
     config = dict(run.config)
     base_dir = str(config.pop("base_dir", "") or os.getcwd())
+    roots = project_code_roots(project_id=run.project_id)
     forget_changed_project_code(base_dir)
     try:
         loaded = engine.run_config_from_mapping(
-            config, base_dir=base_dir, label=f"run {run.pk} config"
+            config, base_dir=base_dir, label=f"run {run.pk} config", roots=roots
         )
     except Exception as exc:
         raise RunCodeError(load_failure(run, exc, base_dir)) from exc

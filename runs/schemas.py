@@ -9,11 +9,12 @@ from ninja import Field, Schema
 
 import oloproof_core as engine
 from metrics.schemas import CaseVerdictOut
-from runs.models import Approval, CaseResult, Gate, Run
+from runs.models import Approval, ApprovalRevocation, CaseResult, Gate, Run
 
 
 class RunOut(Schema):
     id: int
+    project: str
     status: str
     system: str | None
     version: str | None
@@ -54,8 +55,23 @@ class RunOut(Schema):
         return None if gate is None else gate.outcome
 
     @staticmethod
+    def resolve_project(run: Run) -> str:
+        return run.project.slug
+
+    @staticmethod
     def resolve_created_by(run: Run) -> str | None:
         return None if run.created_by is None else run.created_by.get_username()
+
+
+class RevocationOut(Schema):
+    approval_id: int
+    user: str | None
+    reason: str
+    created_at: datetime
+
+    @staticmethod
+    def resolve_user(revocation: ApprovalRevocation) -> str | None:
+        return None if revocation.user is None else revocation.user.get_username()
 
 
 class ApprovalOut(Schema):
@@ -66,10 +82,24 @@ class ApprovalOut(Schema):
     gate_outcome: str
     user: str
     created_at: datetime
+    standing: bool
+    revocation: RevocationOut | None
 
     @staticmethod
     def resolve_user(approval: Approval) -> str:
         return approval.user.get_username()
+
+    @staticmethod
+    def resolve_revocation(approval: Approval) -> ApprovalRevocation | None:
+        return getattr(approval, "revocation", None)
+
+    @staticmethod
+    def resolve_standing(approval: Approval) -> bool:
+        return getattr(approval, "revocation", None) is None
+
+
+class RevocationIn(Schema):
+    reason: str = Field(..., min_length=1, max_length=10_000)
 
 
 class GateOut(Schema):
@@ -82,7 +112,9 @@ class GateOut(Schema):
 
     @staticmethod
     def resolve_approvals(gate: Gate) -> list[Approval]:
-        return list(gate.approvals.select_related("user").order_by("created_at", "id"))
+        return list(
+            gate.approvals.select_related("user", "revocation__user").order_by("sequence", "id")
+        )
 
 
 class RunDetailOut(RunOut):
@@ -103,8 +135,14 @@ class RunSubmitIn(Schema):
     )
     base_dir: str = Field(
         ...,
+        max_length=1000,
         description="absolute folder on the workers that relative paths and file.py:name "
-        "references resolve from",
+        "references resolve from; it must lie inside a registered code root of the project",
+    )
+    project: str | None = Field(
+        None,
+        max_length=100,
+        description="the project's slug; may be left out by a runner of only one project",
     )
 
 

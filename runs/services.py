@@ -1,53 +1,50 @@
 """Actions on the runs app, one function per action, keyword-only (`<entity>_<action>`).
 
-Queueing a run, deciding a gate, API tokens and accounts. The rows of a run itself
-are written by `runs.recording`, which these actions call.
+Queueing a run, deciding a gate and revoking a decision, accounts. The rows of a run
+itself are written by `runs.recording`, projects and code roots by `runs.projects`,
+API tokens by `runs.tokens`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import secrets
 from collections.abc import Iterable, Mapping
-from datetime import timedelta
 from typing import Any
 
-from django.contrib.auth.models import AnonymousUser, Permission
+from django.contrib.auth.models import Permission
 from django.contrib.auth.models import User as Account
-from django.db import transaction
-from django.db.models import Q
-from django.utils import timezone
+from django.db import IntegrityError, transaction
 
 import oloproof_core as engine
+from runs.access import LOCAL, Actor, Role, account_of, role_require, submit_project_pick
 from runs.dispatch import Enqueue, send_work_on_commit
-from runs.errors import InvalidRequestError, NotPermittedError
-from runs.models import ApiToken, Approval, Gate, Run
+from runs.errors import ConflictError, InvalidRequestError, NotPermittedError
+from runs.models import Approval, ApprovalRevocation, Gate, Project, Run
+from runs.projects import code_root_register, membership_set, project_default_ensure
 from runs.recording import dataset_record, run_queued_create
-
-# Whoever made a request: a signed-in account, or nobody.
-User = Account | AnonymousUser
-APPROVE_PERMISSION = "runs.approve_gate"
-SUBMIT_PERMISSION = "runs.add_run"
-TOKEN_PREFIX = "olo_"
-_TOKEN_TOUCH_EVERY = timedelta(minutes=1)
-"""`last_used_at` is refreshed at most this often, so reads do not each cost a write."""
+from runs.selectors.projects import project_code_roots
 
 
 def run_submit(
     *,
     config: Mapping[str, Any],
     base_dir: str,
+    project: Project | None = None,
     created_by: Account | None = None,
     dataset: engine.Dataset | None = None,
+    by: Actor = LOCAL,
 ) -> Run:
-    """Queue a run described by a run config (the keys of oloproof.yaml).
+    """Queue a run described by a run config (the keys of oloproof.yaml) in `project`.
 
     `base_dir` is the folder relative paths and `file.py:name` references resolve
-    from, as the config file's folder does on the command line. With `dataset`
-    (loaded by the caller) its cases are recorded with the run, so the workers read
-    them from the database. The run is handed to the workers once the transaction
-    commits, so a worker never looks for a run that is not there yet.
+    from, as the config file's folder does on the command line. The folder and every
+    file the config names must lie inside one of the project's registered code roots
+    (links resolved); the process itself (`by=LOCAL`: the command line, which already
+    holds the database's credentials) registers the folder it submits from. With
+    `dataset` (loaded by the caller) its cases are recorded with the run, so the
+    workers read them from the database. The run is handed to the workers once the
+    transaction commits, so a worker never looks for a run that is not there yet.
     """
     try:
         checked = engine.check_run_config(config, label="config")
@@ -57,8 +54,21 @@ def run_submit(
         raise InvalidRequestError(
             f"base_dir must be an absolute folder on the workers' machines, got {base_dir!r}"
         )
+    project = project or project_default_ensure()
     with transaction.atomic():
+        if by is LOCAL and not project_code_roots(project_id=project.pk):
+            code_root_register(by=LOCAL, project=project, path=base_dir)
+        try:
+            engine.run_config_paths_check(
+                checked,
+                base_dir=base_dir,
+                roots=project_code_roots(project_id=project.pk),
+                label="config",
+            )
+        except engine.ConfigError as exc:
+            raise NotPermittedError(str(exc)) from None
         run = run_queued_create(
+            project=project,
             config={**checked, "base_dir": base_dir},
             confidence=float(checked.get("confidence", 0.95)),
             created_by=created_by,
@@ -68,98 +78,127 @@ def run_submit(
     return run
 
 
-def run_submit_by(*, user: User, config: Mapping[str, Any], base_dir: str) -> Run:
-    """`run_submit` on behalf of a signed-in account, which needs `runs.add_run`."""
-    if not user.is_authenticated or not user.has_perm(SUBMIT_PERMISSION):
-        raise NotPermittedError(f"submitting a run needs the {SUBMIT_PERMISSION} permission")
-    account = user if isinstance(user, Account) else None
-    return run_submit(config=config, base_dir=base_dir, created_by=account)
+def run_submit_by(
+    *, user: Actor, config: Mapping[str, Any], base_dir: str, project: str | None = None
+) -> Run:
+    """`run_submit` on behalf of a signed-in account, which needs the runner role there."""
+    if not user.is_authenticated:
+        raise NotPermittedError("submitting a run needs a signed-in account")
+    target = submit_project_pick(user=user, slug=project)
+    return run_submit(
+        config=config, base_dir=base_dir, project=target, created_by=account_of(user), by=user
+    )
 
 
 def approval_create(
     *,
     run: Run,
-    user: User,
+    user: Actor,
     decision: str,
     comment: str = "",
     override: bool = False,
 ) -> Approval:
-    """Approve or reject a run's gate; the record is immutable once written.
+    """Approve or reject a run's gate: its one final decision, immutable once written.
 
-    Needs the `runs.approve_gate` permission. Approving a gate that did not pass
-    (fail or inconclusive) is an override: it needs `override=True` and a reason.
+    Needs the approver role in the run's project; a run's own submitter may not
+    decide it unless the project allows it (four-eyes). A gate that has a standing
+    decision takes no other until that one is revoked (`approval_revoke`). Approving
+    a gate that did not pass (fail or inconclusive) is an override: it needs
+    `override=True` and a reason.
     """
-    if not user.is_authenticated or not user.has_perm(APPROVE_PERMISSION):
-        raise NotPermittedError(
-            "approving or rejecting a gate needs the runs.approve_gate permission"
-        )
+    if not user.is_authenticated:
+        raise NotPermittedError("deciding a gate needs a signed-in account with the approver role")
+    role_require(user=user, project=run.project, role=Role.APPROVER, action="deciding a gate")
+    account = account_of(user)
+    if account is None:
+        raise NotPermittedError("a gate is decided by a person, not by the process")
+    _decision_check(run=run, user=account, decision=decision, override=override, comment=comment)
+    with transaction.atomic():
+        gate = Gate.objects.select_for_update().filter(run=run).first()
+        if gate is None:
+            raise InvalidRequestError(
+                f"run {run.pk} has no gate to approve: evaluate it with a policy first"
+            )
+        _decision_outcome_check(run=run, gate=gate, decision=decision, override=override)
+        decisions = list(Approval.objects.filter(gate=gate).select_related("revocation"))
+        standing = [item for item in decisions if not hasattr(item, "revocation")]
+        if standing:
+            raise ConflictError(
+                f"the gate of run {run.pk} already has its decision ({standing[0].decision} "
+                f"by {standing[0].user}); revoke it with a reason to decide again"
+            )
+        try:
+            with transaction.atomic():
+                return Approval.objects.create(
+                    gate=gate,
+                    sequence=len(decisions),
+                    user=account,
+                    decision=decision,
+                    override=override,
+                    comment=comment.strip(),
+                    gate_outcome=gate.outcome,
+                )
+        except IntegrityError:
+            raise ConflictError(f"the gate of run {run.pk} was decided meanwhile") from None
+
+
+def _decision_check(
+    *, run: Run, user: Account, decision: str, override: bool, comment: str
+) -> None:
     if decision not in Approval.Decision.values:
         raise InvalidRequestError(
             f"decision must be one of {', '.join(Approval.Decision.values)}, got {decision!r}"
         )
-    gate = Gate.objects.filter(run=run).first()
-    if gate is None:
-        raise InvalidRequestError(
-            f"run {run.pk} has no gate to approve: evaluate it with a policy first"
+    if run.created_by_id == user.pk and not run.project.allow_self_approval:
+        raise NotPermittedError(
+            f"run {run.pk} was submitted by you; another approver must decide it "
+            f"(project {run.project.slug!r} requires four eyes)"
         )
-    comment = comment.strip()
+    if override and not comment.strip():
+        raise InvalidRequestError("an override needs a reason: say why in comment")
+
+
+def _decision_outcome_check(*, run: Run, gate: Gate, decision: str, override: bool) -> None:
     approving_unpassed = decision == Approval.Decision.APPROVE and gate.outcome != Gate.Outcome.PASS
     if approving_unpassed and not override:
         raise InvalidRequestError(
             f"the gate of run {run.pk} is {gate.outcome}; approving it is an override: "
             "send override=true with the reason in comment"
         )
-    if override and not comment:
-        raise InvalidRequestError("an override needs a reason: say why in comment")
-    return Approval.objects.create(
-        gate=gate,
-        user=user,
-        decision=decision,
-        override=override,
-        comment=comment,
-        gate_outcome=gate.outcome,
-    )
 
 
-def token_digest(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+def approval_revoke(*, run: Run, user: Actor, reason: str) -> ApprovalRevocation:
+    """Withdraw the standing decision on a run's gate, naming why (an audit record).
 
-
-def api_token_create(*, user: Account, name: str = "") -> tuple[ApiToken, str]:
-    """A new API token for `user`; returns the record and the token, shown only this once."""
-    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    record = ApiToken.objects.create(
-        user=user, name=name, prefix=token[:12], digest=token_digest(token)
-    )
-    return record, token
-
-
-def api_token_authenticate(*, token: str) -> Account | None:
-    """The active account a token belongs to, or None; notes when the token was last used."""
-    record = (
-        ApiToken.objects.select_related("user")
-        .filter(digest=token_digest(token.strip()), revoked_at__isnull=True)
-        .first()
-    )
-    if record is None or not record.user.is_active:
-        return None
-    now = timezone.now()
-    if record.last_used_at is None or now - record.last_used_at > _TOKEN_TOUCH_EVERY:
-        ApiToken.objects.filter(pk=record.pk).filter(
-            Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - _TOKEN_TOUCH_EVERY)
-        ).update(last_used_at=now)
-    return record.user
-
-
-def api_token_revoke(*, token: ApiToken) -> ApiToken:
-    if token.revoked_at is None:
-        token.revoked_at = timezone.now()
-        token.save(update_fields=["revoked_at"])
-    return token
+    Needs the approver role in the run's project. The gate is then undecided: its
+    run stops being a baseline if it was approved, and may be decided again.
+    """
+    role_require(user=user, project=run.project, role=Role.APPROVER, action="revoking a decision")
+    account = account_of(user)
+    if account is None:
+        raise NotPermittedError("a decision is revoked by a person, not by the process")
+    if not reason.strip():
+        raise InvalidRequestError("a revocation needs a reason: say why in reason")
+    with transaction.atomic():
+        gate = Gate.objects.select_for_update().filter(run=run).first()
+        standing = (
+            None
+            if gate is None
+            else Approval.objects.filter(gate=gate, revocation__isnull=True).first()
+        )
+        if standing is None:
+            raise InvalidRequestError(f"the gate of run {run.pk} has no decision to revoke")
+        return ApprovalRevocation.objects.create(
+            approval=standing, user=account, reason=reason.strip()
+        )
 
 
 def account_ensure(*, username: str, password: str, permissions: Iterable[str] = ()) -> Account:
-    """The account with exactly these `runs` permissions and this password (made if new)."""
+    """The account with this password (made if new) and exactly these `runs` permissions.
+
+    What an account may do in a project comes from its membership (`runs.projects`);
+    the Django permissions only open the admin site to staff.
+    """
     user, _ = Account.objects.get_or_create(username=username)
     user.set_password(password)
     user.is_active = True
@@ -170,18 +209,10 @@ def account_ensure(*, username: str, password: str, permissions: Iterable[str] =
     return user
 
 
-ROLE_PERMISSIONS = {
-    "approver": ("approve_gate", "add_run"),
-    "runner": ("add_run",),
-    "viewer": (),
-}
-"""What each kind of account may do: approvers decide gates, runners queue runs, viewers read."""
-
-
 def account_create(
     *, username: str, password: str | None = None, role: str = "runner"
 ) -> tuple[Account, str]:
-    """A new account with the role's permissions; returns it and its password.
+    """A new account, a member of the default project in `role`; returns it and its password.
 
     Without `password` one is generated (shown to the caller this once). A given
     password must pass the site's password rules.
@@ -192,8 +223,8 @@ def account_create(
     username = username.strip()
     if not username:
         raise InvalidRequestError("an account needs a name")
-    if role not in ROLE_PERMISSIONS:
-        raise InvalidRequestError(f"role must be one of {', '.join(ROLE_PERMISSIONS)}")
+    if role not in Role.values:
+        raise InvalidRequestError(f"role must be one of {', '.join(Role.values)}")
     if Account.objects.filter(username=username).exists():
         raise InvalidRequestError(f"an account named {username!r} already exists")
     chosen = password if password is not None else secrets.token_urlsafe(12)
@@ -201,7 +232,9 @@ def account_create(
         validate_password(chosen, Account(username=username))
     except ValidationError as exc:
         raise InvalidRequestError(f"password refused: {' '.join(exc.messages)}") from None
-    account = account_ensure(username=username, password=chosen, permissions=ROLE_PERMISSIONS[role])
+    with transaction.atomic():
+        account = account_ensure(username=username, password=chosen)
+        membership_set(by=LOCAL, project=project_default_ensure(), user=account, role=role)
     return account, chosen
 
 
@@ -213,4 +246,4 @@ def account_first_create() -> tuple[Account, str] | None:
     with transaction.atomic():
         if Account.objects.exists():
             return None
-        return account_create(username="admin", role="approver")
+        return account_create(username="admin", role="admin")

@@ -18,7 +18,10 @@ from django.db import close_old_connections
 from metrics.selectors import cached_verdicts_get
 from metrics.services import cached_verdicts_put
 from oloproof_core import CacheEntry, OloproofError, Result, Verdict
+from runs.access import LOCAL
 from runs.errors import NotFoundError
+from runs.models import Project
+from runs.projects import project_default_ensure, project_ensure
 from runs.recording import run_record
 from runs.selectors.gates import baseline_run_find
 from runs.selectors.results import run_result
@@ -49,11 +52,27 @@ def _outside_event_loop(work: Callable[[], T]) -> T:
 
 
 class DjangoStore:
-    """The engine's Store over the Django ORM (SQLite or PostgreSQL)."""
+    """The engine's Store over the Django ORM (SQLite or PostgreSQL).
 
-    def __init__(self, *, created_by: User | None = None, batch_size: int | None = None) -> None:
+    Runs are recorded in `project` (by slug; the `default` project when not given),
+    and baselines are looked for there only.
+    """
+
+    def __init__(
+        self,
+        *,
+        created_by: User | None = None,
+        batch_size: int | None = None,
+        project: str | None = None,
+    ) -> None:
         self.created_by = created_by
         self.batch_size = batch_size
+        self.project_slug = project
+
+    def _project(self) -> Project:
+        if self.project_slug is None:
+            return project_default_ensure()
+        return project_ensure(slug=self.project_slug)
 
     def get_verdicts(self, keys: Collection[str]) -> Mapping[str, Verdict]:
         return _outside_event_loop(lambda: cached_verdicts_get(keys=keys))
@@ -64,7 +83,10 @@ class DjangoStore:
     def record_run(self, result: Result) -> str | None:
         run = _outside_event_loop(
             lambda: run_record(
-                result=result, created_by=self.created_by, batch_size=self.batch_size
+                result=result,
+                created_by=self.created_by,
+                batch_size=self.batch_size,
+                project=self._project(),
             )
         )
         return str(run.pk)
@@ -73,7 +95,9 @@ class DjangoStore:
         """The latest successful run of `release`; without one, the last approved run."""
 
         def find() -> Result | None:
-            run = baseline_run_find(system_name=system_name, release=release)
+            run = baseline_run_find(
+                project_id=self._project().pk, system_name=system_name, release=release
+            )
             return None if run is None else run_result(run=run)
 
         return _outside_event_loop(find)
@@ -83,7 +107,7 @@ class DjangoStore:
 
         def load() -> Result:
             try:
-                run = run_get(run_id=int(run_id))
+                run = run_get(user=LOCAL, run_id=int(run_id))
             except (NotFoundError, ValueError):
                 raise OloproofError(f"no run #{run_id} in this store") from None
             if run.status != run.Status.SUCCEEDED:

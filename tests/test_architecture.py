@@ -39,7 +39,9 @@ WRITERS: dict[str, frozenset[str]] = {
     ),
     "RunChunk": frozenset({"runs.chunks"}),
     "Approval": frozenset({"runs.services"}),
-    "ApiToken": frozenset({"runs.services"}),
+    "ApprovalRevocation": frozenset({"runs.services"}),
+    "ApiToken": frozenset({"runs.tokens"}),
+    **dict.fromkeys(("Project", "Membership", "CodeRoot"), frozenset({"runs.projects"})),
     **dict.fromkeys(
         ("CachedVerdict", "CaseVerdict", "Evaluator", "MetricEstimate"),
         frozenset({"metrics.services"}),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
@@ -63,8 +64,28 @@ def handle(args: argparse.Namespace) -> int:
         from oloproof.cli._submit import handle_submit
 
         return handle_submit(args)
+    # User code (systems, evaluators, metric files) may print; with --json - its output
+    # goes to stderr, so stdout carries only the JSON document.
+    quiet = contextlib.redirect_stdout(sys.stderr) if args.json_path == "-" else None
+    with quiet or contextlib.nullcontext():
+        result = _evaluate(args)
+    if args.json_path == "-":
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(result)
+        if args.json_path:
+            result.to_json(args.json_path)
+            print(f"\nresult written to {args.json_path}", file=sys.stderr)
+    code = _exit_codes.for_gate_outcome(None if result.gate is None else result.gate.outcome)
+    if report_unobserved(result):
+        code = _exit_codes.NOTHING_OBSERVED
+    say_where_recorded(result)
+    return code
+
+
+def _evaluate(args: argparse.Namespace) -> Result:
     config = load_run_config(args.config)
-    result = evaluate(
+    return evaluate(
         config.system,
         config.dataset,
         config.evaluators,
@@ -79,18 +100,6 @@ def handle(args: argparse.Namespace) -> int:
         isolation=config.isolation,
         memory_limit_mb=config.memory_limit_mb,
     )
-    if args.json_path == "-":
-        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
-    else:
-        print(result)
-        if args.json_path:
-            result.to_json(args.json_path)
-            print(f"\nresult written to {args.json_path}", file=sys.stderr)
-    code = _exit_codes.for_gate_outcome(None if result.gate is None else result.gate.outcome)
-    if report_unobserved(result):
-        code = _exit_codes.NOTHING_OBSERVED
-    say_where_recorded(result)
-    return code
 
 
 def report_unobserved(result: Result) -> bool:

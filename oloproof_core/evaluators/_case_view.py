@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,9 +36,11 @@ class CaseView:
                 f"evaluator {self._criterion!r} read case.{part} but declared "
                 f"reads={self._reads!r}; declare it: reads=({declared})"
             )
+        # A copy: an evaluator that changes what it reads changes neither the record nor
+        # what the next evaluator sees.
         if part == "output":
-            return self._record.output
-        return getattr(self._record, part)
+            return copy.deepcopy(self._record.output)
+        return copy.deepcopy(getattr(self._record, part))
 
     @property
     def output(self) -> Any:

@@ -29,6 +29,8 @@ from oloproof_core._canonical import digest_bytes
 from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
+from oloproof_core.imports import project_imports
+from oloproof_core.limits import text_problem
 from oloproof_core.measurement import judging_with
 from oloproof_core.models import ROLES, model_identity
 from oloproof_core.verdict import Verdict
@@ -183,6 +185,12 @@ class MetricFile(Evaluator):
                 f"(strings) to numbers, got {_shown(scores)}.\n"
                 f"{REQUIRED_SHAPE}"
             )
+        unstorable = text_problem(feedback) or next(
+            (f"score name {name!r} {text_problem(name)}" for name in scores if text_problem(name)),
+            None,
+        )
+        if unstorable:
+            raise ContractError(f'{where} returned a "feedback" or score name that {unstorable}')
         checked = {name: self.check_score(sub, name) for name, sub in scores.items()}
         return Verdict(value=self.check_score(value), feedback=feedback, scores=checked)
 
@@ -223,14 +231,13 @@ def _load(path: str, content: bytes) -> _LoadedMetric:
     if spec is None or spec.loader is None:
         raise DeclarationError(f"metric file {path} cannot be imported (is it a .py file?)")
     module = importlib.util.module_from_spec(spec)
-    folder = os.path.dirname(path)
-    if folder not in sys.path:  # so the metric can import helpers next to it; last, so
-        sys.path.append(folder)  # that a folder of the user's shadows no installed module
     previous = sys.modules.get(module_name)
     sys.modules[module_name] = module
     try:
-        exec(compile(content, path, "exec"), module.__dict__)
-    except Exception as exc:
+        # The metric imports helpers next to it from its own folder's namespace.
+        with project_imports(os.path.dirname(path)):
+            exec(compile(content, path, "exec"), module.__dict__)
+    except (Exception, SystemExit) as exc:
         if previous is None:
             sys.modules.pop(module_name, None)
         else:

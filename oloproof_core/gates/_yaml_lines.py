@@ -1,7 +1,8 @@
 """YAML with line numbers: the parsed data plus the line of every key and list item.
 
-Policy errors point at `file:line`; `yaml.safe_load` forgets where things were, so
-the node tree from `yaml.compose` is walked alongside it to recover the lines.
+Policy errors point at `file:line`; the data forgets where things were, so the node
+tree (composed once, without aliases: `oloproof_core.safe_yaml`) is walked to recover
+the lines.
 """
 
 from __future__ import annotations
@@ -10,20 +11,23 @@ from typing import Any
 
 import yaml
 
+from oloproof_core.errors import ConfigError
 from oloproof_core.gates._errors import PolicyError
+from oloproof_core.limits import value_problem
+from oloproof_core.safe_yaml import yaml_compose
 
 Path = tuple[str | int, ...]
 
 
 def load_yaml_with_lines(text: str, source: str) -> tuple[Any, dict[Path, int]]:
+    """The data and the line of every key; aliases and deep nesting are refused first."""
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark is not None else source
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise PolicyError(f"{where}: invalid YAML: {problem}") from None
+        data, node = yaml_compose(text, source=source)
+    except ConfigError as exc:
+        raise PolicyError(str(exc)) from None
+    problem = value_problem(_plain(data), numbers=False)
+    if problem:
+        raise PolicyError(f"{source}: {problem}")
     lines: dict[Path, int] = {}
     if node is not None:
         _walk(node, (), lines)
@@ -41,3 +45,14 @@ def _walk(node: yaml.Node, path: Path, lines: dict[Path, int]) -> None:
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _walk(item, (*path, index), lines)
+
+
+def _plain(data: Any) -> Any:
+    """YAML scalars JSON has no word for (dates) become text; NaN and NUL are kept to refuse."""
+    if isinstance(data, dict):
+        return {str(key): _plain(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_plain(item) for item in data]
+    if isinstance(data, (str, int, float, bool)) or data is None:
+        return data
+    return str(data)

@@ -22,6 +22,8 @@ from runs.schemas import (
     CaseOut,
     ComparisonOut,
     GateOut,
+    RevocationIn,
+    RevocationOut,
     RunDetailOut,
     RunOut,
     RunSubmitIn,
@@ -29,7 +31,7 @@ from runs.schemas import (
 from runs.selectors.cases import CasePages
 from runs.selectors.comparison import runs_compare
 from runs.selectors.runs import RunFilters, run_get, runs_list
-from runs.services import approval_create, run_submit_by
+from runs.services import approval_create, approval_revoke, run_submit_by
 
 router = Router(tags=["runs"])
 
@@ -52,6 +54,7 @@ class CaseListQuery(Schema):
 @paginate(Paging, default_limit=50)
 def list_runs(request: HttpRequest, query: Query[RunListQuery]) -> Any:
     return runs_list(
+        user=request.user,
         filters=RunFilters(
             system=query.system,
             release=query.release,
@@ -60,25 +63,31 @@ def list_runs(request: HttpRequest, query: Query[RunListQuery]) -> Any:
             gate_outcome=query.gate,
             created_after=query.created_after,
             created_before=query.created_before,
-        )
+        ),
     )
 
 
 @router.post("/runs", response={201: RunOut}, summary="Submit a run to the workers")
 def submit_run(request: AuthenticatedRequest, payload: RunSubmitIn) -> Status[Any]:
-    run = run_submit_by(user=request.user, config=payload.config, base_dir=payload.base_dir)
-    return Status(201, run_get(run_id=run.pk))
+    run = run_submit_by(
+        user=request.user,
+        config=payload.config,
+        base_dir=payload.base_dir,
+        project=payload.project,
+    )
+    # The run as queued: a fast worker may already have moved it on.
+    return Status(201, run)
 
 
 @router.get("/runs/{run_id}", response=RunDetailOut, summary="One run with its provenance")
 def get_run(request: HttpRequest, run_id: int) -> Run:
-    return run_get(run_id=run_id)
+    return run_get(user=request.user, run_id=run_id)
 
 
 @router.get("/runs/{run_id}/cases", response=list[CaseOut], summary="A run's cases, in order")
 @paginate(Paging, default_limit=100)
 def list_cases(request: HttpRequest, run_id: int, query: Query[CaseListQuery]) -> CasePages:
-    return CasePages(run=run_get(run_id=run_id), outcome=query.outcome)
+    return CasePages(run=run_get(user=request.user, run_id=run_id), outcome=query.outcome)
 
 
 @router.get(
@@ -88,14 +97,15 @@ def list_cases(request: HttpRequest, run_id: int, query: Query[CaseListQuery]) -
 )
 def compare(request: HttpRequest, baseline: int, candidate: int) -> dict[str, Any]:
     comparison = runs_compare(
-        baseline=run_get(run_id=baseline), candidate=run_get(run_id=candidate)
+        baseline=run_get(user=request.user, run_id=baseline),
+        candidate=run_get(user=request.user, run_id=candidate),
     )
     return {"baseline_run": baseline, "candidate_run": candidate, **comparison.to_dict()}
 
 
 @router.get("/runs/{run_id}/gate", response=GateOut, summary="A run's gate and its approvals")
 def get_gate(request: HttpRequest, run_id: int) -> Gate:
-    gate = getattr(run_get(run_id=run_id), "gate", None)
+    gate = getattr(run_get(user=request.user, run_id=run_id), "gate", None)
     if gate is None:
         raise NotFoundError(f"run {run_id} has no gate: it was evaluated without a policy")
     return gate
@@ -104,14 +114,26 @@ def get_gate(request: HttpRequest, run_id: int) -> Gate:
 @router.post(
     "/runs/{run_id}/approvals",
     response={201: ApprovalOut},
-    summary="Approve or reject a run's gate (needs runs.approve_gate)",
+    summary="Approve or reject a run's gate: its one final decision (approver role)",
 )
 def approve(request: HttpRequest, run_id: int, payload: ApprovalIn) -> Status[Any]:
     approval = approval_create(
-        run=run_get(run_id=run_id),
+        run=run_get(user=request.user, run_id=run_id),
         user=request.user,
         decision=payload.decision,
         comment=payload.comment,
         override=payload.override,
     )
     return Status(201, approval)
+
+
+@router.post(
+    "/runs/{run_id}/revocations",
+    response={201: RevocationOut},
+    summary="Revoke the standing decision on a run's gate, with a reason (approver role)",
+)
+def revoke(request: HttpRequest, run_id: int, payload: RevocationIn) -> Status[Any]:
+    revocation = approval_revoke(
+        run=run_get(user=request.user, run_id=run_id), user=request.user, reason=payload.reason
+    )
+    return Status(201, revocation)

@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 
 import oloproof_core as engine
 from oloproof_core.compare import Comparison, compare_runs
+from runs.access import Actor, runs_visible
 from runs.errors import InvalidRequestError
 from runs.models import Run
 from runs.selectors.results import run_result
@@ -14,9 +15,13 @@ from runs.selectors.results import run_result
 COMPARISON_CACHE_S = 3600
 
 
-def comparable_runs(*, dataset_id: int | None, limit: int = 200) -> QuerySet[Run]:
-    """Finished runs on a dataset (all finished runs without one), newest first."""
-    query = Run.objects.filter(status=Run.Status.SUCCEEDED).select_related("release__system")
+def comparable_runs(*, user: Actor, dataset_id: int | None, limit: int = 200) -> QuerySet[Run]:
+    """Finished runs `user` may see on a dataset (all of them without one), newest first."""
+    query = (
+        runs_visible(user=user)
+        .filter(status=Run.Status.SUCCEEDED)
+        .select_related("release__system")
+    )
     if dataset_id is not None:
         query = query.filter(dataset_id=dataset_id)
     return query.order_by("-created_at", "-id")[:limit]

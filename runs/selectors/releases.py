@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from django.db.models import Count, OuterRef, QuerySet, Subquery
 
 from metrics.models import MetricEstimate
+from runs.access import Actor, systems_visible
 from runs.errors import NotFoundError
 from runs.models import Approval, Gate, Release, Run, System
 
 
-def system_get(*, system_id: int) -> System:
-    system = System.objects.filter(pk=system_id).first()
+def system_get(*, user: Actor, system_id: int) -> System:
+    system = systems_visible(user=user).select_related("project").filter(pk=system_id).first()
     if system is None:
         raise NotFoundError(f"no system with id {system_id}")
     return system
@@ -68,7 +69,10 @@ def system_release_history(*, system: System) -> list[ReleasePoint]:
     return points
 
 
-def systems_overview() -> QuerySet[System]:
-    return System.objects.annotate(
-        release_count=Count("releases", distinct=True), run_count=Count("releases__runs")
-    ).order_by("name")
+def systems_overview(*, user: Actor) -> QuerySet[System]:
+    return (
+        systems_visible(user=user)
+        .select_related("project")
+        .annotate(release_count=Count("releases", distinct=True), run_count=Count("releases__runs"))
+        .order_by("name")
+    )

@@ -11,8 +11,9 @@ from typing import Any
 from django.db.models import F, QuerySet
 
 from metrics.models import MetricEstimate
+from runs.access import Actor, datasets_visible, run_for, runs_visible, systems_visible
 from runs.errors import NotFoundError
-from runs.models import Dataset, Release, Run, System
+from runs.models import Dataset, Release, Run
 
 LIVE_STATUSES = (Run.Status.QUEUED, Run.Status.RUNNING, Run.Status.FINALISING)
 
@@ -28,9 +29,11 @@ class RunFilters:
     created_before: datetime | None = None
 
 
-def runs_list(*, filters: RunFilters | None = None) -> QuerySet[Run]:
-    """Runs newest first, with release, system, dataset and gate joined in the same query."""
-    query = Run.objects.select_related("release__system", "dataset", "gate", "created_by")
+def runs_list(*, user: Actor, filters: RunFilters | None = None) -> QuerySet[Run]:
+    """Runs `user` may see, newest first, with release, system, dataset and gate joined."""
+    query = runs_visible(user=user).select_related(
+        "project", "release__system", "dataset", "gate", "created_by"
+    )
     if filters is None:
         return query
     if filters.system:
@@ -53,20 +56,18 @@ def runs_list(*, filters: RunFilters | None = None) -> QuerySet[Run]:
     return query
 
 
-def run_get(*, run_id: int) -> Run:
-    run = runs_list().filter(pk=run_id).first()
-    if run is None:
-        raise NotFoundError(f"no run with id {run_id}")
-    return run
+def run_get(*, user: Actor, run_id: int) -> Run:
+    """One run `user` may see; any other id is a NotFoundError."""
+    return run_for(user=user, run_id=run_id)
 
 
-def runs_in_order(*, run_ids: Sequence[int]) -> list[Run]:
+def runs_in_order(*, user: Actor, run_ids: Sequence[int]) -> list[Run]:
     """These runs with release, system, dataset and gate, in the order of `run_ids`.
 
     The history is paged over bare ids (an index scan however deep the page) and
     only the page's own runs are then read with their joins.
     """
-    found = runs_list().in_bulk(list(run_ids))
+    found = runs_list(user=user).in_bulk(list(run_ids))
     return [found[run_id] for run_id in run_ids if run_id in found]
 
 
@@ -86,27 +87,38 @@ class FilterChoices:
     datasets: list[Dataset]
 
 
-def run_filter_choices() -> FilterChoices:
-    """What the run history can be filtered by: known systems, versions and datasets."""
-    versions = Release.objects.order_by("version").values_list("version", flat=True).distinct()
+def run_filter_choices(*, user: Actor) -> FilterChoices:
+    """What `user`'s run history can be filtered by: their systems, versions and datasets."""
+    systems = systems_visible(user=user)
+    versions = (
+        Release.objects.filter(system__in=systems)
+        .order_by("version")
+        .values_list("version", flat=True)
+        .distinct()
+    )
+    names = systems.order_by("name").values_list("name", flat=True).distinct()
     return FilterChoices(
-        systems=list(System.objects.order_by("name").values_list("name", flat=True)),
+        systems=list(names),
         releases=[version for version in versions if version],
-        datasets=list(Dataset.objects.order_by("-created_at").only("digest", "source")[:200]),
+        datasets=list(
+            datasets_visible(user=user).order_by("-created_at").only("digest", "source")[:200]
+        ),
     )
 
 
-def runs_live_status(*, run_ids: Iterable[int]) -> list[dict[str, Any]]:
+def runs_live_status(*, user: Actor, run_ids: Iterable[int]) -> list[dict[str, Any]]:
     """Status and progress of some runs, for pages and commands that follow live runs."""
-    rows = Run.objects.filter(pk__in=list(run_ids)[:200]).values(
-        "id", "status", "cases_done", "cases_total", "cases_failed", "error"
+    rows = (
+        runs_visible(user=user)
+        .filter(pk__in=list(run_ids)[:200])
+        .values("id", "status", "cases_done", "cases_total", "cases_failed", "error")
     )
     return [dict(row) for row in rows]
 
 
-def run_progress(*, run_id: int) -> dict[str, Any]:
+def run_progress(*, user: Actor, run_id: int) -> dict[str, Any]:
     """One run's status and progress; a missing run is a NotFoundError."""
-    found = runs_live_status(run_ids=[run_id])
+    found = runs_live_status(user=user, run_ids=[run_id])
     if not found:
         raise NotFoundError(f"no run with id {run_id}")
     progress = found[0]
@@ -114,13 +126,14 @@ def run_progress(*, run_id: int) -> dict[str, Any]:
     return progress
 
 
-def recorded_configs(*, limit: int = 20) -> list[Run]:
-    """Recent runs submitted with a full config, one per distinct config, newest first."""
+def recorded_configs(*, user: Actor, limit: int = 20) -> list[Run]:
+    """Recent runs `user` may start again (runner role), one per distinct config, newest first."""
     seen: set[str] = set()
     picked: list[Run] = []
     query = (
-        Run.objects.filter(config__has_key="evaluators")
-        .select_related("release__system")
+        runs_visible(user=user, role="runner")
+        .filter(config__has_key="evaluators")
+        .select_related("release__system", "project")
         .order_by("-created_at", "-id")
     )
     for run in query[: limit * 5]:
@@ -133,13 +146,17 @@ def recorded_configs(*, limit: int = 20) -> list[Run]:
     return picked
 
 
-def runs_of_release_on_dataset(*, system_name: str, version: str, dataset_source: str) -> list[int]:
+def runs_of_release_on_dataset(
+    *, user: Actor, system_name: str, version: str, dataset_source: str
+) -> list[int]:
     """Successful runs of a release on a dataset (by source), for idempotent recording."""
     return list(
-        Run.objects.filter(
+        runs_visible(user=user)
+        .filter(
             release__system__name=system_name,
             release__version=version,
             dataset__source=dataset_source,
             status=Run.Status.SUCCEEDED,
-        ).values_list("pk", flat=True)
+        )
+        .values_list("pk", flat=True)
     )

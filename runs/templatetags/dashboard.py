@@ -1,7 +1,8 @@
 """Formatting filters for the dashboard: numbers, intervals, JSON values, status badges.
 
-Every filter returns plain text, so Django's autoescaping still applies to it:
-nothing here marks user data safe.
+Every filter returns plain text, so Django's autoescaping still applies to it, except
+`isolated` (user text escaped, then wrapped in `<bdi>`) and `nonced` (our own chart
+fragments given the response's CSP nonce): nothing here marks user data safe unescaped.
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ import math
 from typing import Any
 
 from django import template
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from runs.bidi import bidi_controls_shown
 
 register = template.Library()
 
@@ -108,3 +113,28 @@ def milliseconds(value: Any) -> str:
     if not isinstance(value, int | float) or isinstance(value, bool):
         return "—"
     return f"{value:.1f} ms" if value < 100 else f"{value:,.0f} ms"
+
+
+@register.filter
+def nonced(fragment: Any, nonce: Any) -> str:
+    """A chart fragment (built by `metrics.charts`) whose inline scripts carry the CSP nonce.
+
+    Only a fragment already marked safe by our own code is changed; anything else is
+    escaped as usual.
+    """
+    if not isinstance(fragment, SafeString):
+        return conditional_escape(fragment)
+    # str(), not truthiness: django-csp's lazy nonce is falsy until it is first read.
+    attribute = format_html(' nonce="{}"', "" if nonce is None else str(nonce))
+    return mark_safe(fragment.replace("<script", "<script" + attribute))
+
+
+@register.filter
+def isolated(value: Any) -> str:
+    """A user-given string (a name, an id) escaped and bidi-isolated in a `<bdi>`.
+
+    Right-to-left and override characters inside it cannot reorder the text around it,
+    and the invisible direction controls are shown as their code points.
+    """
+    text = "" if value is None else str(value)
+    return format_html("<bdi>{}</bdi>", bidi_controls_shown(text))

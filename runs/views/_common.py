@@ -29,9 +29,10 @@ def domain_errors() -> Iterator[None]:
         raise PermissionDenied(str(exc)) from None
 
 
-def get_run_or_404(run_id: int) -> Run:
+def get_run_or_404(request: HttpRequest, run_id: int) -> Run:
+    """The run if the signed-in user may see it; every other id is a 404."""
     with domain_errors():
-        return run_get(run_id=run_id)
+        return run_get(user=request.user, run_id=run_id)
 
 
 def page_of(

@@ -30,14 +30,14 @@ def compare_page(request: HttpRequest) -> HttpResponse:
     form = CompareForm(request.GET or None)
     context: dict[str, Any] = {"form": form, "cases_listed": CASES_LISTED}
     if not form.is_valid():
-        context["choices"] = list(comparable_runs(dataset_id=None))
+        context["choices"] = list(comparable_runs(user=request.user, dataset_id=None))
         return render(request, "runs/compare.html", context)
-    baseline = get_run_or_404(form.cleaned_data["baseline"])
-    candidate = get_run_or_404(form.cleaned_data["candidate"])
+    baseline = get_run_or_404(request, form.cleaned_data["baseline"])
+    candidate = get_run_or_404(request, form.cleaned_data["candidate"])
     context.update(
         baseline=baseline,
         candidate=candidate,
-        choices=list(comparable_runs(dataset_id=candidate.dataset_id)),
+        choices=list(comparable_runs(user=request.user, dataset_id=candidate.dataset_id)),
     )
     try:
         comparison = runs_compare(baseline=baseline, candidate=candidate)

@@ -8,10 +8,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from runs.errors import InvalidRequestError
-from runs.forms import ApprovalForm
+from runs.access import Role, projects_visible
+from runs.errors import ConflictError, InvalidRequestError
+from runs.forms import ApprovalForm, RevocationForm
 from runs.selectors.gates import approvals_audit, gates_pending
-from runs.services import APPROVE_PERMISSION, approval_create
+from runs.services import approval_create, approval_revoke
 from runs.views._common import domain_errors, get_run_or_404, page_of, query_without_page
 
 AUDIT_PAGE = 50
@@ -25,9 +26,13 @@ def gates_page(request: HttpRequest) -> HttpResponse:
         request,
         "runs/gates.html",
         {
-            "pending": page_of(request, gates_pending(), per_page=PENDING_PAGE, name="pending"),
-            "audit": page_of(request, approvals_audit(), per_page=AUDIT_PAGE, name="audit"),
-            "can_decide": request.user.has_perm(APPROVE_PERMISSION),
+            "pending": page_of(
+                request, gates_pending(user=request.user), per_page=PENDING_PAGE, name="pending"
+            ),
+            "audit": page_of(
+                request, approvals_audit(user=request.user), per_page=AUDIT_PAGE, name="audit"
+            ),
+            "can_decide": projects_visible(user=request.user, role=Role.APPROVER).exists(),
             "pending_query": query_without_page(request, "pending"),
             "audit_query": query_without_page(request, "audit"),
         },
@@ -38,7 +43,7 @@ def gates_page(request: HttpRequest) -> HttpResponse:
 @require_POST
 def decide_page(request: HttpRequest, run_id: int) -> HttpResponse:
     """Record an approval or rejection of the run's gate, bound to this exact run."""
-    run = get_run_or_404(run_id)
+    run = get_run_or_404(request, run_id)
     form = ApprovalForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose approve or reject.")
@@ -52,9 +57,28 @@ def decide_page(request: HttpRequest, run_id: int) -> HttpResponse:
                 comment=form.cleaned_data["comment"],
                 override=form.cleaned_data["override"],
             )
-    except InvalidRequestError as exc:
+    except (InvalidRequestError, ConflictError) as exc:
         messages.error(request, str(exc))
         return redirect("runs:detail", run_id=run.pk)
     verb = "Approved" if approval.decision == "approve" else "Rejected"
     messages.success(request, f"{verb} the gate of run {run.pk}.")
+    return redirect("runs:detail", run_id=run.pk)
+
+
+@login_required
+@require_POST
+def revoke_page(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Revoke the standing decision on the run's gate, with the reason given."""
+    run = get_run_or_404(request, run_id)
+    form = RevocationForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Say why the decision is revoked.")
+        return redirect("runs:detail", run_id=run.pk)
+    try:
+        with domain_errors():
+            approval_revoke(run=run, user=request.user, reason=form.cleaned_data["reason"])
+    except InvalidRequestError as exc:
+        messages.error(request, str(exc))
+        return redirect("runs:detail", run_id=run.pk)
+    messages.success(request, f"Revoked the decision on the gate of run {run.pk}.")
     return redirect("runs:detail", run_id=run.pk)

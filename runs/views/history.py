@@ -9,9 +9,10 @@ from django.views.decorators.http import require_GET
 
 from metrics.charts import run_interval_chart
 from metrics.selectors import run_metric_estimates
+from runs.access import Role, role_allows
 from runs.forms import ApprovalForm, CaseFilterForm, RunFilterForm
 from runs.selectors.cases import case_detail, run_case_table, run_criteria, run_outcome_counts
-from runs.selectors.gates import run_approvals
+from runs.selectors.gates import run_approvals, standing_decision
 from runs.selectors.runs import (
     LIVE_STATUSES,
     run_filter_choices,
@@ -20,7 +21,6 @@ from runs.selectors.runs import (
     runs_list,
     runs_live_status,
 )
-from runs.services import APPROVE_PERMISSION
 from runs.views._common import call, get_run_or_404, page_of, query_without_page
 
 HEADLINE_METRICS = 3
@@ -30,15 +30,16 @@ HEADLINE_METRICS = 3
 @login_required
 @require_GET
 def runs_page(request: HttpRequest) -> HttpResponse:
-    choices = run_filter_choices()
+    choices = run_filter_choices(user=request.user)
     form = RunFilterForm(
         request.GET or None,
         systems=choices.systems,
         releases=choices.releases,
         datasets=choices.datasets,
     )
-    page = page_of(request, runs_list(filters=form.run_filters()).values_list("pk", flat=True))
-    runs = runs_in_order(run_ids=list(page.object_list))
+    listed = runs_list(user=request.user, filters=form.run_filters())
+    page = page_of(request, listed.values_list("pk", flat=True))
+    runs = runs_in_order(user=request.user, run_ids=list(page.object_list))
     headline = runs_headline_metrics(run_ids=[run.pk for run in runs])
     rows = [
         {
@@ -61,16 +62,22 @@ def runs_page(request: HttpRequest) -> HttpResponse:
 @require_GET
 def runs_status(request: HttpRequest) -> JsonResponse:
     """`?ids=1,2,3` → each run's status and progress (polled by pages with live runs)."""
-    ids = [int(part) for part in request.GET.get("ids", "").split(",") if part.strip().isdigit()]
-    return JsonResponse({"runs": runs_live_status(run_ids=ids)})
+    ids = [
+        int(part)
+        for part in request.GET.get("ids", "").split(",")[:200]
+        if part.strip().isascii() and part.strip().isdecimal() and len(part.strip()) < 19
+    ]
+    return JsonResponse({"runs": runs_live_status(user=request.user, run_ids=ids)})
 
 
 @login_required
 @require_GET
 def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = get_run_or_404(run_id)
+    run = get_run_or_404(request, run_id)
     estimates = list(run_metric_estimates(run_id=run.pk))
     gate = getattr(run, "gate", None)
+    standing = standing_decision(run=run) if gate is not None else None
+    may_approve = role_allows(user=request.user, project=run.project, role=Role.APPROVER)
     evaluators = (run.provenance or {}).get("evaluators") or []
     return render(
         request,
@@ -81,7 +88,9 @@ def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
             "chart": run_interval_chart(estimates) if estimates else "",
             "gate": gate,
             "approvals": list(run_approvals(run=run)) if gate is not None else [],
-            "can_decide": request.user.has_perm(APPROVE_PERMISSION),
+            "standing": standing,
+            "can_decide": may_approve and standing is None,
+            "can_revoke": may_approve and standing is not None,
             "approval_form": ApprovalForm(),
             "counts": run_outcome_counts(run=run),
             "evaluators": evaluators,
@@ -93,7 +102,7 @@ def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = get_run_or_404(run_id)
+    run = get_run_or_404(request, run_id)
     criteria = run_criteria(run=run)
     form = CaseFilterForm(request.GET or None, criteria=[item.metric for item in criteria])
     filters = form.case_filters()
@@ -115,6 +124,6 @@ def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def case_page(request: HttpRequest, run_id: int, case_id: str) -> HttpResponse:
-    run = get_run_or_404(run_id)
+    run = get_run_or_404(request, run_id)
     detail = call(case_detail, run=run, case_id=case_id)
     return render(request, "runs/case.html", {"run": run, "detail": detail})

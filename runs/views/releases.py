@@ -15,13 +15,15 @@ from runs.views._common import call
 @login_required
 @require_GET
 def systems_page(request: HttpRequest) -> HttpResponse:
-    return render(request, "runs/systems.html", {"systems": list(systems_overview())})
+    return render(
+        request, "runs/systems.html", {"systems": list(systems_overview(user=request.user))}
+    )
 
 
 @login_required
 @require_GET
 def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
-    system = call(system_get, system_id=system_id)
+    system = call(system_get, user=request.user, system_id=system_id)
     points = system_release_history(system=system)
     charted = [
         (str(point.release.version or "—"), point.metrics) for point in points if point.metrics

@@ -3,44 +3,56 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required, permission_required
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from runs.access import Role
 from runs.auth import AuthenticatedRequest
-from runs.errors import InvalidRequestError
+from runs.errors import DomainError
 from runs.forms import RunSubmitForm
 from runs.models import Run
+from runs.selectors.projects import code_roots_list, projects_list
 from runs.selectors.runs import recorded_configs
-from runs.services import SUBMIT_PERMISSION, run_submit_by
+from runs.services import run_submit_by
 
 
 @login_required
-@permission_required(SUBMIT_PERMISSION, raise_exception=True)
 def new_run_page(request: AuthenticatedRequest) -> HttpResponse:
-    recorded = recorded_configs()
+    projects = list(
+        projects_list(user=request.user, role=Role.RUNNER).values_list("slug", flat=True)
+    )
+    if not projects:
+        raise PermissionDenied("submitting a run needs the runner role in a project")
+    recorded = recorded_configs(user=request.user)
     if request.method == "POST":
-        form = RunSubmitForm(request.POST)
+        form = RunSubmitForm(request.POST, projects=projects)
         if form.is_valid():
             try:
                 run = run_submit_by(
                     user=request.user,
                     config=form.config(),
                     base_dir=form.cleaned_data["base_dir"],
+                    project=form.cleaned_data["project"],
                 )
-            except InvalidRequestError as exc:
+            except DomainError as exc:
                 form.add_error(None, str(exc))
             else:
                 messages.success(request, f"Run {run.pk} is queued; this page follows it live.")
                 return redirect("runs:detail", run_id=run.pk)
     else:
-        form = RunSubmitForm(initial=_initial(request, recorded))
-    return render(request, "runs/new_run.html", {"form": form, "recorded": recorded})
+        form = RunSubmitForm(initial=_initial(request, recorded), projects=projects)
+    return render(
+        request,
+        "runs/new_run.html",
+        {"form": form, "recorded": recorded, "roots": list(code_roots_list(user=request.user))},
+    )
 
 
 def _initial(request: HttpRequest, recorded: list[Run]) -> dict[str, object]:
     source = request.GET.get("from", "")
     for run in recorded:
         if str(run.pk) == source:
-            return RunSubmitForm.initial_from(run.config)
+            return {**RunSubmitForm.initial_from(run.config), "project": run.project.slug}
     return {}

@@ -6,21 +6,20 @@ import re
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import User
 
 from runs.models import Approval, Run
-from tests.browser.conftest import PASSWORD, Visit
-from tests.runs.conftest import record_evaluation
+from tests.browser.conftest import Visit
+from tests.runs.conftest import member, record_evaluation
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 POLICY: dict[str, Any] = {"version": 1, "rules": [{"metric": "exact_label", "min": 0.9}]}
 
 
-def make_user(username: str, *codenames: str) -> User:
-    user = User.objects.create_user(username=username, password=PASSWORD)
-    user.user_permissions.set(Permission.objects.filter(codename__in=codenames))
-    return user
+def make_user(username: str, role: str = "viewer") -> User:
+    """A member of the default project with `role`."""
+    return member(username, role)
 
 
 def recorded(version: str, **kwargs: Any) -> Run:
@@ -78,7 +77,7 @@ def test_compare_two_releases(visit: Visit, releases) -> None:
 
 def test_an_approver_approves_a_gate_with_an_override(visit: Visit, releases) -> None:
     _, failing = releases
-    make_user("alice", "approve_gate")
+    make_user("alice", "approver")
     visit.login("alice")
     visit.go("/gates/")
     page = visit.page
@@ -106,12 +105,12 @@ def test_an_approver_approves_a_gate_with_an_override(visit: Visit, releases) ->
 
 def test_a_non_approver_is_refused(visit: Visit, releases) -> None:
     first, _ = releases
-    make_user("bob", "add_run")
+    make_user("bob", "runner")
     visit.login("bob")
     visit.go(f"/runs/{first.pk}/")
     page = visit.page
     assert page.locator("text=Record decision").count() == 0
-    assert page.locator("text=needs the approval permission").is_visible()
+    assert page.locator("text=needs the approver role").is_visible()
     # Posting the form anyway (with a valid CSRF token from this session) is refused.
     token = page.context.cookies()
     csrf = next(cookie["value"] for cookie in token if cookie["name"] == "csrftoken")

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission, User
 
 from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch, MetricFile
 from runs.models import Run
 from runs.services import approval_create
 from runs.store import DjangoStore
-from tests.browser.conftest import PASSWORD, Visit
+from tests.browser.conftest import Visit
+from tests.runs.conftest import member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -54,8 +54,7 @@ def record_hostile_run(tmp_path: Any) -> Run:
 
 def test_hostile_strings_render_as_text_on_every_page(visit: Visit, tmp_path) -> None:
     run = record_hostile_run(tmp_path)
-    approver = User.objects.create_user(username="alice", password=PASSWORD)
-    approver.user_permissions.set(Permission.objects.filter(codename="approve_gate"))
+    approver = member("alice", "approver")
     approval_create(run=run, user=approver, decision="reject", comment=PAYLOAD)
     visit.login("alice")
     pages = [
@@ -86,7 +85,7 @@ def test_hostile_strings_render_as_text_on_every_page(visit: Visit, tmp_path) ->
     assert PAYLOAD in page.locator(".error-text").first.inner_text()
     # The hostile case id is a working link, shown as text.
     visit.go(f"/runs/{run.pk}/cases/")
-    page.click(f"table.cases-table a:text-is('{HOSTILE_ID}')")
+    page.click(f"table.cases-table a bdi:text-is('{HOSTILE_ID}')")
     page.wait_for_load_state("load")
     assert page.locator("h1.case-title").inner_text() == HOSTILE_ID
     visit.go(f"/systems/{run.release.system_id}/")

@@ -140,7 +140,7 @@ def test_evaluator_version_tracks_its_file_and_parameters(tmp_path):
         "@evaluator(criterion='c', reads=('output',))\n"
         "def c(case):\n    return True\n"
     )
-    from oloproof_core.imports import load_object, user_module_name
+    from oloproof_core.imports import load_object
 
     first = load_object("checks_v.py:c", base_dir=str(tmp_path)).version
     assert ExactMatch(field="a").version != ExactMatch(field="b").version
@@ -148,7 +148,9 @@ def test_evaluator_version_tracks_its_file_and_parameters(tmp_path):
     module.write_text(module.read_text() + "# an edit\n")
     import sys
 
-    del sys.modules[user_module_name(str(module))]
+    from oloproof_core.imports import namespace_for
+
+    del sys.modules[f"{namespace_for(str(tmp_path))}.checks_v"]
     second = load_object("checks_v.py:c", base_dir=str(tmp_path)).version
     assert first != second
 

@@ -6,7 +6,7 @@ import sys
 
 from oloproof import evaluate, system
 from oloproof.evaluators import evaluator
-from oloproof_core.imports import load_object, user_module_name
+from oloproof_core.imports import load_object, namespace_for
 
 ROWS = [{"id": f"c{i}", "input": {"n": i}, "expected": {"even": i % 2 == 0}} for i in range(10)]
 
@@ -25,7 +25,7 @@ def make_counting_evaluators(tmp_path):
 
 
 def load_parity(tmp_path):
-    sys.modules.pop(user_module_name(str(tmp_path / "counted_checks.py")), None)
+    sys.modules.pop(f"{namespace_for(str(tmp_path))}.counted_checks", None)
     return load_object("counted_checks.py:parity", base_dir=str(tmp_path))
 
 
@@ -37,7 +37,7 @@ def parity_bot(case):
 def test_unchanged_evaluator_on_unchanged_outputs_is_not_called_again(tmp_path, store):
     make_counting_evaluators(tmp_path)
     parity = load_parity(tmp_path)
-    calls = sys.modules[user_module_name(str(tmp_path / "counted_checks.py"))].CALLS
+    calls = sys.modules[f"{namespace_for(str(tmp_path))}.counted_checks"].CALLS
 
     first = evaluate(parity_bot, ROWS, [parity], store=store)
     assert len(calls) == 10

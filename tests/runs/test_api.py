@@ -8,9 +8,11 @@ import pytest
 from django.test import Client
 
 from evalsite.api import api
+from runs.access import LOCAL
 from runs.models import ApiToken, Approval, Run
+from runs.projects import code_root_register, project_default_ensure
 from runs.recording import gate_record
-from runs.services import api_token_revoke
+from runs.tokens import api_token_revoke
 from tests.runs.conftest import record_evaluation
 
 pytestmark = pytest.mark.django_db
@@ -44,7 +46,7 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     routes = every_route()
     assert ("GET", "/api/runs") in routes
     assert ("POST", "/api/runs/1/approvals") in routes
-    assert len(routes) == 10
+    assert len(routes) == 11
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])
@@ -80,18 +82,18 @@ def test_docs_and_schema_need_a_login_and_work_offline(outsider) -> None:
     assert client.get("/api/openapi.json").json()["info"]["title"] == "oloproof API"
 
 
-def test_runs_list_filters_and_pages(outsider, token_for) -> None:
+def test_runs_list_filters_and_pages(viewer, token_for) -> None:
     first = record_evaluation(6, version="1")
     second = record_evaluation(6, version="2", broken_every=3)
     gate_record(run=Run.objects.get(pk=int(second.run_id)), gate={"outcome": "fail"})
-    headers = bearer(token_for(outsider))
+    headers = bearer(token_for(viewer))
     client = Client()
 
     everything = client.get("/api/runs", **headers).json()
     assert everything["count"] == 2
     assert [item["id"] for item in everything["items"]] == [int(second.run_id), int(first.run_id)]
     assert set(everything["items"][0]) == {
-        "id", "status", "system", "version", "dataset_digest", "dataset_source", "split",
+        "id", "project", "status", "system", "version", "dataset_digest", "dataset_source", "split",
         "cases_total", "cases_done", "cases_failed", "gate_outcome", "error", "created_by",
         "created_at", "started_at", "finished_at", "duration_s",
     }  # fmt: skip
@@ -113,10 +115,10 @@ def test_runs_list_filters_and_pages(outsider, token_for) -> None:
     assert client.get("/api/runs?status=finished", **headers).status_code == 422
 
 
-def test_run_detail_metrics_cases_and_verdicts(outsider, token_for) -> None:
+def test_run_detail_metrics_cases_and_verdicts(viewer, token_for) -> None:
     result = record_evaluation(9, broken_every=4)
     run_id = int(result.run_id)
-    headers = bearer(token_for(outsider))
+    headers = bearer(token_for(viewer))
     client = Client()
 
     detail = client.get(f"/api/runs/{run_id}", **headers).json()
@@ -157,13 +159,13 @@ def test_run_detail_metrics_cases_and_verdicts(outsider, token_for) -> None:
     assert client.get("/api/runs/99999/metrics", **headers).status_code == 404
 
 
-def test_compare_two_runs_on_the_same_cases(outsider, token_for) -> None:
+def test_compare_two_runs_on_the_same_cases(viewer, token_for) -> None:
     baseline = record_evaluation(20, version="1")
     candidate = record_evaluation(20, version="2", wrong_every=5)
     client = Client()
     response = client.get(
         f"/api/compare?baseline={baseline.run_id}&candidate={candidate.run_id}",
-        **bearer(token_for(outsider)),
+        **bearer(token_for(viewer)),
     )
     assert response.status_code == 200, response.content
     body = response.json()
@@ -173,9 +175,10 @@ def test_compare_two_runs_on_the_same_cases(outsider, token_for) -> None:
     assert exact["regressed"] == ["case_00001", "case_00006", "case_00011", "case_00016"]
 
 
-def test_submitting_needs_the_add_run_permission_and_queues_after_commit(
-    outsider, teammate, token_for, django_capture_on_commit_callbacks
+def test_submitting_needs_the_runner_role_and_a_code_root_and_queues_after_commit(
+    outsider, viewer, teammate, token_for, django_capture_on_commit_callbacks
 ) -> None:
+    code_root_register(by=LOCAL, project=project_default_ensure(), path="/srv/evals")
     client = Client()
     payload = {
         "config": {
@@ -185,10 +188,19 @@ def test_submitting_needs_the_add_run_permission_and_queues_after_commit(
         },
         "base_dir": "/srv/evals/support_bot",
     }
-    refused = client.post(
-        "/api/runs", payload, content_type="application/json", **bearer(token_for(outsider))
+    for user in (outsider, viewer):
+        refused = client.post(
+            "/api/runs", payload, content_type="application/json", **bearer(token_for(user))
+        )
+        assert refused.status_code == 403, refused.content
+    outside = client.post(
+        "/api/runs",
+        {**payload, "base_dir": "/srv/elsewhere"},
+        content_type="application/json",
+        **bearer(token_for(teammate)),
     )
-    assert refused.status_code == 403
+    assert outside.status_code == 403
+    assert "outside the project's registered code roots" in outside.json()["detail"]
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = client.post(
             "/api/runs", payload, content_type="application/json", **bearer(token_for(teammate))
@@ -219,10 +231,11 @@ def test_approval_permission_matrix(approver, teammate, outsider, token_for) -> 
     def post(user: Any, body: dict[str, Any]) -> Any:
         return client.post(url, body, content_type="application/json", **bearer(token_for(user)))
 
-    for user in (teammate, outsider):
-        response = post(user, {"decision": "approve", "override": True, "comment": "because"})
-        assert response.status_code == 403, response.content
-        assert "runs.approve_gate" in response.json()["detail"]
+    response = post(teammate, {"decision": "approve", "override": True, "comment": "because"})
+    assert response.status_code == 403, response.content
+    assert "approver role" in response.json()["detail"]
+    hidden = post(outsider, {"decision": "approve", "override": True, "comment": "because"})
+    assert hidden.status_code == 404, hidden.content
     without_override = post(approver, {"decision": "approve", "comment": "fine"})
     assert without_override.status_code == 400
     assert "override" in without_override.json()["detail"]
@@ -247,8 +260,8 @@ def test_session_login_is_accepted_for_the_dashboard(approver) -> None:
     assert client.get("/api/runs").json()["count"] == 1
 
 
-def test_token_use_is_recorded(outsider, token_for) -> None:
-    token = token_for(outsider)
-    Client().get("/api/runs", **bearer(token))
-    assert ApiToken.objects.get(user=outsider).last_used_at is not None
-    assert ApiToken.objects.get(user=outsider).digest != token
+def test_token_use_is_recorded(viewer, token_for) -> None:
+    token = token_for(viewer)
+    assert Client().get("/api/runs", **bearer(token)).status_code == 200
+    assert ApiToken.objects.get(user=viewer).last_used_at is not None
+    assert ApiToken.objects.get(user=viewer).digest != token

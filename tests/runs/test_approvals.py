@@ -5,10 +5,15 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from runs.errors import ImmutableRecordError, InvalidRequestError, NotPermittedError
+from runs.errors import (
+    ImmutableRecordError,
+    InvalidRequestError,
+    NotFoundError,
+    NotPermittedError,
+)
 from runs.models import Approval, Run
 from runs.recording import gate_record
-from runs.services import approval_create
+from runs.services import approval_create, approval_revoke
 from tests.runs.conftest import record_evaluation
 
 pytestmark = pytest.mark.django_db
@@ -31,10 +36,11 @@ def test_an_approver_approves_a_passed_gate(approver) -> None:
 
 
 @pytest.mark.parametrize("user_fixture", ["teammate", "outsider"])
-def test_users_without_the_permission_cannot_decide(request, user_fixture) -> None:
+def test_users_without_the_approver_role_cannot_decide(request, user_fixture) -> None:
     run = gated_run("pass")
     user = request.getfixturevalue(user_fixture)
-    with pytest.raises(NotPermittedError, match=r"runs\.approve_gate"):
+    refused = NotPermittedError if user_fixture == "teammate" else NotFoundError
+    with pytest.raises(refused, match=r"approver role|no project"):
         approval_create(run=run, user=user, decision="approve")
     with pytest.raises(NotPermittedError):
         approval_create(run=run, user=AnonymousUser(), decision="reject")
@@ -53,7 +59,8 @@ def test_approving_an_unpassed_gate_is_an_override_with_a_reason(approver, outco
     )
     assert approval.override
     assert approval.gate_outcome == outcome
-    # Rejecting never needs an override.
+    # Rejecting never needs an override (once the approval is revoked: one decision stands).
+    approval_revoke(run=run, user=approver, reason="approved too early")
     approval_create(run=run, user=approver, decision="reject")
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
+from runs.access import role_allows, role_of
 from runs.demo import APPROVER, VIEWER, demo_record, demo_users_ensure
-from runs.models import Approval, Run
+from runs.models import Approval, Membership, Run
+from runs.projects import project_default_ensure
 
 pytestmark = pytest.mark.django_db
 
@@ -24,14 +26,15 @@ def test_the_demo_is_recorded_once_with_gates_failures_and_missing_cases() -> No
     assert all("evaluators" in run.config for run in runs)
 
 
-def test_the_demo_users_have_exactly_their_permissions() -> None:
+def test_the_demo_users_have_exactly_their_roles_in_the_default_project() -> None:
     demo_users_ensure()
     demo_users_ensure()
     approver = User.objects.get(username=APPROVER.username)
     viewer = User.objects.get(username=VIEWER.username)
+    project = project_default_ensure()
     assert approver.check_password(APPROVER.password)
-    assert approver.has_perm("runs.approve_gate")
-    assert approver.has_perm("runs.add_run")
+    assert role_of(user=approver, project=project) == "approver"
     assert viewer.check_password(VIEWER.password)
-    assert not viewer.has_perm("runs.approve_gate")
-    assert not viewer.has_perm("runs.add_run")
+    assert role_of(user=viewer, project=project) == "viewer"
+    assert not role_allows(user=viewer, project=project, role="runner")
+    assert Membership.objects.count() == 2

@@ -30,11 +30,17 @@ N_CASES = 45
 SETUP = """
 from django.contrib.auth.models import User
 from django.core.management import call_command
-from runs.services import api_token_create
+from runs.tokens import api_token_create
 
 call_command("migrate", interactive=False, verbosity=0)
 user = User.objects.create_superuser("ops", "ops@example.com", "a-long-test-password")
 print(api_token_create(user=user, name="tests")[1])
+"""
+REGISTER = """
+from runs.access import LOCAL
+from runs.projects import code_root_register, project_default_ensure
+
+code_root_register(by=LOCAL, project=project_default_ensure(), path={folder!r})
 """
 
 
@@ -45,6 +51,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Platform, A
     write_project(root / "project", n_cases=N_CASES)
     with platform(root, broker_url=redis_url(REDIS_PORT, REDIS_DB), chunk_size=20) as running:
         token = running.python(SETUP).strip().splitlines()[-1]
+        running.python(REGISTER.format(folder=str(root / "project")))
         port = free_port()
         running.start(["serve", "--no-worker", f"--port={port}"], name="serve")
         running.worker(concurrency=2)

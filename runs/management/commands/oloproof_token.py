@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from runs.models import ApiToken
-from runs.services import api_token_create, api_token_revoke
+from runs.tokens import api_token_create, api_token_revoke
 
 
 class Command(BaseCommand):

@@ -185,5 +185,5 @@ def test_json_on_stdout_stays_clean_when_the_system_prints(tmp_path, monkeypatch
     assert code == 0
     printed = json.loads(captured.out)
     assert printed["provenance"]["execution"]["isolation"] == "process"
-    assert printed["provenance"]["execution"]["reference"].endswith("noisy.py:answer")
+    assert printed["provenance"]["execution"]["reference"].endswith("noisy:answer")
     assert "noise from the system" in captured.err

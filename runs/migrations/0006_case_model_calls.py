@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('runs', '0002_run_chunks'),
+        ('runs', '0005_projects_required'),
     ]
 
     operations = [

@@ -1,0 +1,28 @@
+"""The runs app's tables, one module per concept, all importable from `runs.models`."""
+
+from runs.models.chunks import RunChunk
+from runs.models.datasets import Dataset, DatasetCase
+from runs.models.gates import Approval, ApprovalRevocation, Gate
+from runs.models.projects import DEFAULT_PROJECT_SLUG, ROLE_RANK, CodeRoot, Membership, Project
+from runs.models.runs import CaseResult, Run
+from runs.models.systems import Release, System
+from runs.models.tokens import ApiToken
+
+__all__ = [
+    "DEFAULT_PROJECT_SLUG",
+    "ROLE_RANK",
+    "ApiToken",
+    "Approval",
+    "ApprovalRevocation",
+    "CaseResult",
+    "CodeRoot",
+    "Dataset",
+    "DatasetCase",
+    "Gate",
+    "Membership",
+    "Project",
+    "Release",
+    "Run",
+    "RunChunk",
+    "System",
+]

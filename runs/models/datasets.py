@@ -1,0 +1,46 @@
+"""Datasets, stored once per content digest, and their rows."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Dataset(models.Model):
+    """A dataset known by the digest of its content; its cases are stored once per digest."""
+
+    digest = models.CharField(max_length=64, unique=True)
+    source = models.CharField(max_length=1000)
+    n_cases = models.PositiveIntegerField()
+    splits = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+
+    def __str__(self) -> str:
+        return f"{self.source} ({self.digest[:12]})"
+
+
+class DatasetCase(models.Model):
+    """One row of a dataset: its id, input, expected value, split and cluster."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="cases")
+    case_id = models.CharField(max_length=500)
+    position = models.PositiveIntegerField()
+    input = models.JSONField()
+    expected = models.JSONField(null=True, blank=True)
+    split = models.CharField(max_length=200, null=True, blank=True)
+    cluster = models.CharField(max_length=200, null=True, blank=True)
+
+    class Meta:
+        ordering = (
+            "dataset",
+            "position",
+        )
+        constraints = (
+            models.UniqueConstraint(fields=["dataset", "case_id"], name="dataset_case_unique_id"),
+        )
+        indexes = (models.Index(fields=["dataset", "position"], name="dataset_case_position"),)
+
+    def __str__(self) -> str:
+        return self.case_id

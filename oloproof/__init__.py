@@ -1,11 +1,12 @@
 """oloproof: evaluate AI systems against datasets and decide, with honest statistics,
 whether a release may ship.
 
-    from oloproof import evaluate, system, current_case
+    from oloproof import evaluate, optimize, system, component, current_case
     from oloproof.evaluators import ExactMatch, Contains, JsonSchema, Regex, RubricJudge, evaluator
 """
 
 from oloproof._evaluate import evaluate
+from oloproof._optimize import optimize
 from oloproof_core import (
     ConfigError,
     ContractError,
@@ -16,6 +17,7 @@ from oloproof_core import (
     System,
     UndeclaredReadError,
     __version__,
+    component,
     current_case,
     system,
 )
@@ -32,7 +34,9 @@ __all__ = [
     "UndeclaredReadError",
     "__version__",
     "compare",
+    "component",
     "current_case",
     "evaluate",
+    "optimize",
     "system",
 ]

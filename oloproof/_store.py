@@ -13,9 +13,12 @@ import os
 import threading
 
 from oloproof_core import ConfigError, InMemoryStore, OloproofError, Store
+from oloproof_core.optimize import InMemoryLedger, Ledger
 
 _process_store = InMemoryStore()
+_process_ledger = InMemoryLedger()
 _local_store: Store | None = None
+_local_ledger: Ledger | None = None
 _lock = threading.Lock()
 
 _ON = frozenset({"1", "true", "yes", "on", ""})
@@ -73,3 +76,17 @@ def _open_local_store() -> Store:
     except DomainError as exc:
         raise OloproofError(str(exc)) from None
     return DjangoStore()
+
+
+def default_ledger() -> Ledger:
+    """Where `optimize()` records when no ledger is given: beside the default store."""
+    if not recording_enabled():
+        return _process_ledger
+    global _local_ledger
+    default_store()
+    with _lock:
+        if _local_ledger is None:
+            from runs.optimization_ledger import DjangoLedger
+
+            _local_ledger = DjangoLedger()
+        return _local_ledger

@@ -4,14 +4,15 @@ Everything here is internal to oloproof; the public surface for users is the
 `oloproof` package, which re-exports what they need. The platform (`runs`,
 `metrics`, `evalsite`) and the `oloproof` package import the engine through this
 module and through its subpackages (`evaluators`, `stats`, `compare`, `gates`,
-`models`) only, never through one of its plain modules: what is listed here is
-the engine's contract with them (`tests/test_architecture.py` checks it).
+`models`, `gateway`, `optimize`) only, never through one of its plain modules:
+what is listed here is the engine's contract with them (`tests/test_architecture.py` checks it).
 """
 
 from oloproof_core._canonical import canonical_json, digest_text
 from oloproof_core._version import __version__
 from oloproof_core.aggregate import MetricEstimate, aggregate, estimate_metric
 from oloproof_core.case import CaseError, CaseResult
+from oloproof_core.components import component
 from oloproof_core.context import Measurements, current_case
 from oloproof_core.dataset import Dataset, Row, load_dataset
 from oloproof_core.dspy_adapter import DspyMetric, dspy_examples, dspy_metric, dspy_system
@@ -81,6 +82,7 @@ __all__ = [
     "aggregate",
     "canonical_json",
     "check_run_config",
+    "component",
     "conclude_run",
     "current_case",
     "digest_text",

@@ -29,7 +29,7 @@ class RunConfigField:
     name: str
     meaning: str
     kind: Literal["import", "path", "evaluators", "string", "positive_int", "positive_number",
-                  "confidence"]
+                  "confidence", "mapping"]
     required: bool = False
 
 

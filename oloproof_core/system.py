@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from oloproof_core.errors import DeclarationError
+from oloproof_core.components import bind_components, check_components
+from oloproof_core.errors import DeclarationError, OloproofError
 
 _WORKING_FORM = '''\
     @system(name="support-bot", version="1")
@@ -23,9 +24,18 @@ class System:
     """
 
     def __init__(self, fn: Callable[[Any], Any], *, name: str, version: str | None,
-                 import_path: str | None = None) -> None:
+                 import_path: str | None = None,
+                 components: Mapping[str, str] | None = None) -> None:
         _check_signature(fn)
-        self.fn = fn
+        self.inner = fn
+        self.components: dict[str, str] = {}
+        if components is not None:
+            try:
+                self.components = check_components(components, where=f"system {name!r}")
+            except OloproofError as exc:
+                raise DeclarationError(str(exc)) from None
+        # The texts are bound into the function itself, so they travel with it.
+        self.fn = bind_components(fn, self.components) if self.components else fn
         self.name = name
         self.version = version
         self.is_async = inspect.iscoroutinefunction(fn)
@@ -35,6 +45,11 @@ class System:
     def __call__(self, case_input: Any) -> Any:
         return self.fn(case_input)
 
+    def with_components(self, texts: Mapping[str, str], *, version: str | None) -> System:
+        """The same function at another version, reading `texts` as its components."""
+        return System(self.inner, name=self.name, version=version,
+                      import_path=self.import_path, components=texts)
+
     @property
     def release(self) -> str:
         return f"{self.name}@{self.version}" if self.version is not None else self.name
@@ -43,16 +58,22 @@ class System:
         return f"<system {self.release}>"
 
 
-def system(name: str | None = None, version: str | int | None = None
+def system(name: str | None = None, version: str | int | None = None, *,
+           components: Mapping[str, str] | None = None
            ) -> Callable[[Callable[[Any], Any]], System]:
-    """Declare a function as a system (a release: `name` at `version`)."""
+    """Declare a function as a system (a release: `name` at `version`).
+
+    `components` names the texts the function reads with `component(name)`; an
+    optimization hands it other texts.
+    """
     if callable(name):
         raise DeclarationError("use @system(name=..., version=...) with parentheses:\n\n"
                                + _WORKING_FORM)
 
     def declare(fn: Callable[[Any], Any]) -> System:
         return System(fn, name=name or fn.__name__,
-                      version=None if version is None else str(version))
+                      version=None if version is None else str(version),
+                      components=components)
 
     return declare
 

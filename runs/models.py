@@ -343,3 +343,30 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"token {self.prefix}… of {self.user_id}"
+
+
+# The optimization tables live in their own module; importing them here registers them
+# with the `runs` app.
+from runs.optimization_models import (  # noqa: E402
+    Optimization,
+    OptimizationCandidate,
+    OptimizationEvaluation,
+    OptimizationReflection,
+)
+
+__all__ = [
+    "ApiToken",
+    "Approval",
+    "CaseResult",
+    "Dataset",
+    "DatasetCase",
+    "Gate",
+    "Optimization",
+    "OptimizationCandidate",
+    "OptimizationEvaluation",
+    "OptimizationReflection",
+    "Release",
+    "Run",
+    "RunChunk",
+    "System",
+]

@@ -25,7 +25,7 @@ from runs.selectors.results import run_result
 T = TypeVar("T")
 
 
-def _outside_event_loop(work: Callable[[], T]) -> T:
+def outside_event_loop(work: Callable[[], T]) -> T:
     """Run database work synchronously even when called from a running event loop.
 
     Django refuses ORM calls from async contexts (a notebook cell runs in one), so
@@ -54,13 +54,13 @@ class DjangoStore:
         self.batch_size = batch_size
 
     def get_verdicts(self, keys: Collection[str]) -> Mapping[str, Verdict]:
-        return _outside_event_loop(lambda: cached_verdicts_get(keys=keys))
+        return outside_event_loop(lambda: cached_verdicts_get(keys=keys))
 
     def put_verdicts(self, entries: Sequence[CacheEntry]) -> None:
-        _outside_event_loop(lambda: cached_verdicts_put(entries=entries))
+        outside_event_loop(lambda: cached_verdicts_put(entries=entries))
 
     def record_run(self, result: Result) -> str | None:
-        run = _outside_event_loop(
+        run = outside_event_loop(
             lambda: run_record(
                 result=result, created_by=self.created_by, batch_size=self.batch_size
             )
@@ -74,7 +74,7 @@ class DjangoStore:
             run = baseline_run_find(system_name=system_name, release=release)
             return None if run is None else run_result(run=run)
 
-        return _outside_event_loop(find)
+        return outside_event_loop(find)
 
     def __repr__(self) -> str:
         return "<DjangoStore>"

@@ -40,20 +40,31 @@ def optimize(
 ) -> OptimizationResult:
     """Rewrite `system`'s components (or a DSPy program's instructions) to raise the metric.
 
-    The search sees only the train and val splits and stops at the first limit of
-    `budget` (metric_calls, usd, wall_time_s); the seed and the winner are then run
-    once on test, compared, and the winner gated by `policy`. Every candidate is
-    recorded as a release `<system>@<version>+opt<id>.<n>`.
+    The search sees train and val only and stops at the first `budget` limit; the seed
+    and the winner then run once on test, and `policy` gates the winner (see
+    docs/optimization.md). Candidates are recorded as releases `<version>+opt<id>.<n>`.
     """
+    limits = budget if isinstance(budget, Budget) else Budget.from_mapping(budget)
     spec = OptimizationSpec(
-        system=system, dataset=dataset, evaluators=list(evaluators),
-        budget=budget if isinstance(budget, Budget) else Budget.from_mapping(budget),
-        engine=engine, components=components, splits=splits, objective=objective,
-        policy=policy, concurrency=concurrency, timeout=timeout, confidence=confidence,
-        seed=seed, settings=dict(settings or {}),
-        config={"engine": engine, "budget": dict(budget) if isinstance(budget, Mapping)
-                else budget.to_dict()},
+        system=system,
+        dataset=dataset,
+        evaluators=list(evaluators),
+        budget=limits,
+        engine=engine,
+        components=components,
+        splits=splits,
+        objective=objective,
+        policy=policy,
+        concurrency=concurrency,
+        timeout=timeout,
+        confidence=confidence,
+        seed=seed,
+        settings=dict(settings or {}),
+        config={"engine": engine, "budget": limits.to_dict()},
     )
-    return run_optimization(spec=spec, store=store if store is not None else default_store(),
-                            ledger=ledger if ledger is not None else default_ledger(),
-                            progress=progress)
+    return run_optimization(
+        spec=spec,
+        store=store if store is not None else default_store(),
+        ledger=ledger if ledger is not None else default_ledger(),
+        progress=progress,
+    )

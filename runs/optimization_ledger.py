@@ -19,48 +19,69 @@ class DjangoLedger:
         self.created_by = created_by
 
     def optimization_begin(self, *, config: Mapping[str, Any]) -> str:
-        record = outside_event_loop(lambda: records.optimization_create(
-            config=config, status=Optimization.Status.RUNNING, created_by=self.created_by))
+        record = outside_event_loop(
+            lambda: records.optimization_create(
+                config=config, status=Optimization.Status.RUNNING, created_by=self.created_by
+            )
+        )
         return str(record.pk)
 
     def optimization_state(self, optimization_id: str) -> Mapping[str, Any]:
-        return outside_event_loop(lambda: selected.optimization_state(
-            optimization_id=int(optimization_id)))
+        return outside_event_loop(
+            lambda: selected.optimization_state(optimization_id=int(optimization_id))
+        )
 
-    def optimization_progress(self, optimization_id: str, *, status: str,
-                              progress: Mapping[str, Any]) -> None:
-        outside_event_loop(lambda: records.optimization_progress_record(
-            optimization_id=int(optimization_id), status=status, progress=progress))
+    def optimization_progress(
+        self, optimization_id: str, *, status: str, progress: Mapping[str, Any]
+    ) -> None:
+        outside_event_loop(
+            lambda: records.optimization_progress_record(
+                optimization_id=int(optimization_id), status=status, progress=progress
+            )
+        )
 
-    def optimization_conclude(self, optimization_id: str, *, status: str,
-                              outcome: Mapping[str, Any]) -> None:
-        outside_event_loop(lambda: records.optimization_conclude_record(
-            optimization_id=int(optimization_id), status=status, outcome=outcome))
+    def optimization_conclude(
+        self, optimization_id: str, *, status: str, outcome: Mapping[str, Any]
+    ) -> None:
+        outside_event_loop(
+            lambda: records.optimization_conclude_record(
+                optimization_id=int(optimization_id), status=status, outcome=outcome
+            )
+        )
 
     def evaluations(self, optimization_id: str) -> list[optimize.EvaluationRecord]:
-        return outside_event_loop(lambda: selected.evaluations_list(
-            optimization_id=int(optimization_id)))
+        return outside_event_loop(
+            lambda: selected.evaluations_list(optimization_id=int(optimization_id))
+        )
 
-    def evaluations_add(self, optimization_id: str,
-                        records_: Sequence[optimize.EvaluationRecord]) -> None:
-        outside_event_loop(lambda: records.evaluations_record(
-            optimization_id=int(optimization_id), records=records_))
+    def evaluations_add(
+        self, optimization_id: str, records_: Sequence[optimize.EvaluationRecord]
+    ) -> None:
+        outside_event_loop(
+            lambda: records.evaluations_record(
+                optimization_id=int(optimization_id), records=records_
+            )
+        )
 
     def reflections(self, optimization_id: str) -> list[optimize.ReflectionRecord]:
-        return outside_event_loop(lambda: selected.reflections_list(
-            optimization_id=int(optimization_id)))
+        return outside_event_loop(
+            lambda: selected.reflections_list(optimization_id=int(optimization_id))
+        )
 
     def reflection_add(self, optimization_id: str, record: optimize.ReflectionRecord) -> None:
-        outside_event_loop(lambda: records.reflection_record(
-            optimization_id=int(optimization_id), record=record))
+        outside_event_loop(
+            lambda: records.reflection_record(optimization_id=int(optimization_id), record=record)
+        )
 
     def candidates(self, optimization_id: str) -> list[optimize.CandidateRecord]:
-        return outside_event_loop(lambda: selected.candidate_records(
-            optimization_id=int(optimization_id)))
+        return outside_event_loop(
+            lambda: selected.candidate_records(optimization_id=int(optimization_id))
+        )
 
     def candidate_add(self, optimization_id: str, record: optimize.CandidateRecord) -> None:
-        outside_event_loop(lambda: records.candidate_record(
-            optimization_id=int(optimization_id), record=record))
+        outside_event_loop(
+            lambda: records.candidate_record(optimization_id=int(optimization_id), record=record)
+        )
 
     def __repr__(self) -> str:
         return "<DjangoLedger>"

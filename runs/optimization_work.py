@@ -40,8 +40,9 @@ class Heartbeat:
     def __init__(self, optimization_id: int, worker: str) -> None:
         self.optimization_id, self.worker = optimization_id, worker
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True,
-                                        name=f"optimization-{optimization_id}-heartbeat")
+        self._thread = threading.Thread(
+            target=self._loop, daemon=True, name=f"optimization-{optimization_id}-heartbeat"
+        )
 
     def __enter__(self) -> Heartbeat:
         self._thread.start()
@@ -66,8 +67,9 @@ def optimization_execute(*, optimization_id: int) -> str:
     """Run (or resume) a submitted optimization to its end, if no live worker holds it."""
     worker = worker_name()
     stale_before = timezone.now() - stale_after()
-    if not optimization_claim(optimization_id=optimization_id, worker=worker,
-                              stale_before=stale_before):
+    if not optimization_claim(
+        optimization_id=optimization_id, worker=worker, stale_before=stale_before
+    ):
         return "skipped"
     record = Optimization.objects.get(pk=optimization_id)
     config = dict(record.config)
@@ -75,21 +77,28 @@ def optimization_execute(*, optimization_id: int) -> str:
     try:
         forget_changed_project_code(base_dir)
         spec = optimize.optimize_spec_from_mapping(
-            config, base_dir=base_dir, label=f"optimization {optimization_id} config")
+            config, base_dir=base_dir, label=f"optimization {optimization_id} config"
+        )
         remember_project_code(base_dir)
-        optimization_name_record(optimization_id=optimization_id,
-                                 system_name=optimize.artifact_from(
-                                     spec.system, components=spec.components,
-                                     name=spec.name).name)
+        optimization_name_record(
+            optimization_id=optimization_id,
+            system_name=optimize.artifact_from(
+                spec.system, components=spec.components, name=spec.name
+            ).name,
+        )
         with Heartbeat(optimization_id, worker):
             optimize.run_optimization(
-                spec=spec, store=DjangoStore(created_by=record.created_by),
+                spec=spec,
+                store=DjangoStore(created_by=record.created_by),
                 ledger=DjangoLedger(created_by=record.created_by),
-                optimization_id=str(optimization_id))
+                optimization_id=str(optimization_id),
+            )
     except Exception as exc:
         where = traceback.format_exception_only(exc)[-1].strip()
-        optimization_fail(optimization_id=optimization_id,
-                          reason=f"worker {worker}: optimization {optimization_id} failed: {where}")
+        optimization_fail(
+            optimization_id=optimization_id,
+            reason=f"worker {worker}: optimization {optimization_id} failed: {where}",
+        )
         return "failed"
     return "succeeded"
 
@@ -97,10 +106,16 @@ def optimization_execute(*, optimization_id: int) -> str:
 def optimizations_sweep(*, now: datetime | None = None) -> int:
     """Send again optimizations whose worker died (stale heartbeat) or whose message was lost."""
     cutoff = (now or timezone.now()) - stale_after()
-    lost = list(Optimization.objects.filter(
-        status__in=[Optimization.Status.RUNNING, Optimization.Status.PROVING],
-        touched_at__lt=cutoff).values_list("pk", flat=True))
-    lost += list(Optimization.objects.filter(
-        status=Optimization.Status.QUEUED, created_at__lt=cutoff).values_list("pk", flat=True))
+    lost = list(
+        Optimization.objects.filter(
+            status__in=[Optimization.Status.RUNNING, Optimization.Status.PROVING],
+            touched_at__lt=cutoff,
+        ).values_list("pk", flat=True)
+    )
+    lost += list(
+        Optimization.objects.filter(
+            status=Optimization.Status.QUEUED, created_at__lt=cutoff
+        ).values_list("pk", flat=True)
+    )
     send_work(Enqueue(optimizations=lost))
     return len(lost)

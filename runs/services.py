@@ -20,9 +20,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 import oloproof_core as engine
+import oloproof_core.optimize as optimize
 from runs.dispatch import Enqueue, send_work_on_commit
 from runs.errors import InvalidRequestError, NotPermittedError
-from runs.models import ApiToken, Approval, Gate, Run
+from runs.models import ApiToken, Approval, Gate, Optimization, Run
+from runs.optimization_records import optimization_create
 from runs.recording import dataset_record, run_queued_create
 
 # Whoever made a request: a signed-in account, or nobody.
@@ -74,6 +76,40 @@ def run_submit_by(*, user: User, config: Mapping[str, Any], base_dir: str) -> Ru
         raise NotPermittedError(f"submitting a run needs the {SUBMIT_PERMISSION} permission")
     account = user if isinstance(user, Account) else None
     return run_submit(config=config, base_dir=base_dir, created_by=account)
+
+
+def optimization_submit(
+    *, config: Mapping[str, Any], base_dir: str, created_by: Account | None = None
+) -> Optimization:
+    """Queue an optimization described by an optimization config (optimize.yaml's keys).
+
+    Checked here without importing anything it names; the worker that takes it loads
+    the system, the dataset and the metric from `base_dir`, as `run_submit` does.
+    """
+    try:
+        checked = optimize.check_optimize_config(config, label="config")
+    except engine.ConfigError as exc:
+        raise InvalidRequestError(str(exc)) from None
+    if not os.path.isabs(base_dir):
+        raise InvalidRequestError(
+            f"base_dir must be an absolute folder on the workers' machines, got {base_dir!r}"
+        )
+    with transaction.atomic():
+        record = optimization_create(
+            config={**checked, "base_dir": base_dir}, created_by=created_by
+        )
+        send_work_on_commit(Enqueue(optimizations=[record.pk]))
+    return record
+
+
+def optimization_submit_by(*, user: User, config: Mapping[str, Any], base_dir: str) -> Optimization:
+    """`optimization_submit` on behalf of a signed-in account, which needs `runs.add_run`."""
+    if not user.is_authenticated or not user.has_perm(SUBMIT_PERMISSION):
+        raise NotPermittedError(
+            f"submitting an optimization needs the {SUBMIT_PERMISSION} permission"
+        )
+    account = user if isinstance(user, Account) else None
+    return optimization_submit(config=config, base_dir=base_dir, created_by=account)
 
 
 def approval_create(

@@ -1,4 +1,4 @@
-"""The guided form that queues a run on the workers."""
+"""The guided form that queues a run, or an optimization, on the workers."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from runs.errors import InvalidRequestError
 from runs.forms import RunSubmitForm
 from runs.models import Run
 from runs.selectors.runs import recorded_configs
-from runs.services import SUBMIT_PERMISSION, run_submit_by
+from runs.services import SUBMIT_PERMISSION, optimization_submit_by, run_submit_by
 
 
 @login_required
@@ -23,19 +23,26 @@ def new_run_page(request: AuthenticatedRequest) -> HttpResponse:
         form = RunSubmitForm(request.POST)
         if form.is_valid():
             try:
-                run = run_submit_by(
-                    user=request.user,
-                    config=form.config(),
-                    base_dir=form.cleaned_data["base_dir"],
-                )
+                return _queue(request, form)
             except InvalidRequestError as exc:
                 form.add_error(None, str(exc))
-            else:
-                messages.success(request, f"Run {run.pk} is queued; this page follows it live.")
-                return redirect("runs:detail", run_id=run.pk)
     else:
-        form = RunSubmitForm(initial=_initial(request, recorded))
+        initial = {"kind": request.GET.get("kind", "evaluation"), **_initial(request, recorded)}
+        form = RunSubmitForm(initial=initial)
     return render(request, "runs/new_run.html", {"form": form, "recorded": recorded})
+
+
+def _queue(request: AuthenticatedRequest, form: RunSubmitForm) -> HttpResponse:
+    base_dir = form.cleaned_data["base_dir"]
+    if form.cleaned_data.get("kind") == "optimization":
+        record = optimization_submit_by(
+            user=request.user, config=form.optimization_config(), base_dir=base_dir
+        )
+        messages.success(request, f"Optimization {record.pk} is queued.")
+        return redirect("runs:optimization", optimization_id=record.pk)
+    run = run_submit_by(user=request.user, config=form.config(), base_dir=base_dir)
+    messages.success(request, f"Run {run.pk} is queued; this page follows it live.")
+    return redirect("runs:detail", run_id=run.pk)
 
 
 def _initial(request: HttpRequest, recorded: list[Run]) -> dict[str, object]:

@@ -11,7 +11,9 @@ Prediction becomes the output as a dict of its fields; the metric file sees the
 same dict as `output` whichever engine calls it. Called the way `dspy.Evaluate`
 calls a metric, `metric(example, prediction)`, it returns the score as a float;
 called the way GEPA asks for feedback (with `pred_name` / `pred_trace`), it returns
-`dspy.Prediction(score=..., feedback=...)`.
+`dspy.Prediction(score=..., feedback=..., objective_scores=...)`, the sub-scores
+as GEPA's objective scores. Each call judges a case whose measurements are the
+program's model usage, so `observation()` and `reward` work under DSPy.
 
 Cost: the program's language-model calls are counted with DSPy's usage tracker
 and priced with `price_in` / `price_out` (USD per million tokens), or else with the
@@ -53,8 +55,13 @@ def dspy_system(
     version: str | None = None,
     price_in: float | None = None,
     price_out: float | None = None,
+    lm: Any = None,
 ) -> System:
-    """Wrap a DSPy program (any callable module) as a system oloproof can evaluate."""
+    """Wrap a DSPy program (any callable module) as a system oloproof can evaluate.
+
+    With `lm`, the program runs with that language model whatever thread runs it
+    (DSPy's `dspy.context` does not follow a call into the engine's worker threads).
+    """
     dspy = _dspy()
     if not callable(program):
         raise DeclarationError(
@@ -67,7 +74,7 @@ def dspy_system(
                 f"a DSPy program takes keyword arguments, so the row's input "
                 f"must be an object, got {type(case_input).__name__}"
             )
-        with dspy.context(track_usage=True):
+        with dspy.context(track_usage=True, **({} if lm is None else {"lm": lm})):
             prediction = program(**case_input)
         _record_usage(prediction, price_in, price_out)
         return prediction_fields(prediction)

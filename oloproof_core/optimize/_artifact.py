@@ -70,7 +70,11 @@ def _dspy_artifact(program: Any, components: Mapping[str, str] | None, name: str
     label = name or type(program).__name__
 
     def make_release(texts: Mapping[str, str], at: str) -> System:
-        return dspy_system(program_with(program, texts), name=label, version=at)
+        import dspy
+
+        # The model in force where the release is made, for the engine's threads too.
+        return dspy_system(program_with(program, texts), name=label, version=at,
+                           lm=dspy.settings.lm)
 
     return Artifact(kind="dspy", name=label, base_version=version, seed_texts=texts,
                     make_release=make_release, program=program)

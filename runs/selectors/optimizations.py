@@ -94,7 +94,9 @@ def candidate_diffs(*, candidates: list[OptimizationCandidate]) -> dict[int, lis
     diffs: dict[int, list[dict[str, Any]]] = {}
     for row in candidates:
         parent = by_index.get(row.parents[0]) if row.parents else None
-        before: Mapping[str, str] = parent.texts if parent is not None else {}
+        if parent is None:
+            continue  # the seed: its texts are shown as they are
+        before: Mapping[str, str] = parent.texts
         diffs[row.index] = [
             {
                 "component": name,

@@ -3,8 +3,6 @@ and the guided form, and shown on the dashboard's pages."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,24 +14,9 @@ from runs.models import Gate, Optimization, OptimizationCandidate, OptimizationR
 from runs.optimization_ledger import DjangoLedger
 from runs.store import DjangoStore
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.optimize_task import INSTRUCTION, model_environment, serve_task, write_project
+from tests.support.optimize_task import INSTRUCTION, write_project
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def task_models(fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    from oloproof_core.models import reset_configuration
-
-    for name in list(os.environ):
-        if name.startswith("OLOPROOF_") and name != "OLOPROOF_RECORD":
-            monkeypatch.delenv(name)
-    for name, value in model_environment(fake_openai.base_url).items():
-        monkeypatch.setenv(name, value)
-    reset_configuration()
-    serve_task(fake_openai)
-    yield fake_openai
-    reset_configuration()
 
 
 def recorded_optimization(tmp_path: Path) -> Optimization:

@@ -34,22 +34,24 @@ def component(name: str) -> str:
         )
     if name not in texts:
         known = ", ".join(sorted(texts)) or "none"
-        raise OloproofError(
-            f"component {name!r} is not declared; declared components: {known}"
-        )
+        raise OloproofError(f"component {name!r} is not declared; declared components: {known}")
     return texts[name]
 
 
 def check_components(texts: Mapping[str, Any], *, where: str) -> dict[str, str]:
     """A plain copy of `texts`, which must map non-empty names to strings."""
     if not isinstance(texts, Mapping) or not texts:
-        raise OloproofError(f"{where}: components map names to texts, e.g. "
-                            "{'system_prompt': 'You are a support bot.'}")
+        raise OloproofError(
+            f"{where}: components map names to texts, e.g. "
+            "{'system_prompt': 'You are a support bot.'}"
+        )
     checked: dict[str, str] = {}
     for name, text in texts.items():
         if not isinstance(name, str) or not name or not isinstance(text, str):
-            raise OloproofError(f"{where}: component {name!r} must be a name with a text "
-                                f"(a string), got {type(text).__name__}")
+            raise OloproofError(
+                f"{where}: component {name!r} must be a name with a text "
+                f"(a string), got {type(text).__name__}"
+            )
         checked[name] = text
     return checked
 

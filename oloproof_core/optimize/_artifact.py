@@ -25,11 +25,17 @@ class Artifact:
 
 def is_dspy_program(candidate: Any) -> bool:
     return callable(getattr(candidate, "named_predictors", None)) and not isinstance(
-        candidate, System)
+        candidate, System
+    )
 
 
-def artifact_from(system: Any, *, components: Mapping[str, str] | None,
-                  name: str | None = None, version: str | None = None) -> Artifact:
+def artifact_from(
+    system: Any,
+    *,
+    components: Mapping[str, str] | None,
+    name: str | None = None,
+    version: str | None = None,
+) -> Artifact:
     """The artifact to optimize and its seed texts (the config's `components` win)."""
     if is_dspy_program(system):
         return _dspy_artifact(system, components, name, version)
@@ -41,10 +47,15 @@ def artifact_from(system: Any, *, components: Mapping[str, str] | None,
         raise ConfigError(
             f"system {declared.name!r} declares no components to optimize: declare them with "
             "@system(..., components={'system_prompt': '...'}) and read them with "
-            "component('system_prompt'), or give them under `components:` in the config")
-    return Artifact(kind="system", name=declared.name, base_version=declared.version,
-                    seed_texts=texts,
-                    make_release=lambda texts, at: declared.with_components(texts, version=at))
+            "component('system_prompt'), or give them under `components:` in the config"
+        )
+    return Artifact(
+        kind="system",
+        name=declared.name,
+        base_version=declared.version,
+        seed_texts=texts,
+        make_release=lambda texts, at: declared.with_components(texts, version=at),
+    )
 
 
 def _checked(components: Mapping[str, str]) -> dict[str, str]:
@@ -54,18 +65,23 @@ def _checked(components: Mapping[str, str]) -> dict[str, str]:
         raise ConfigError(str(exc)) from None
 
 
-def _dspy_artifact(program: Any, components: Mapping[str, str] | None, name: str | None,
-                   version: str | None) -> Artifact:
+def _dspy_artifact(
+    program: Any, components: Mapping[str, str] | None, name: str | None, version: str | None
+) -> Artifact:
     from oloproof_core.dspy_adapter import dspy_system
 
-    texts = {pred_name: str(predictor.signature.instructions)
-             for pred_name, predictor in program.named_predictors()}
+    texts = {
+        pred_name: str(predictor.signature.instructions)
+        for pred_name, predictor in program.named_predictors()
+    }
     if not texts:
         raise ConfigError("the DSPy program has no predictors whose instructions to optimize")
     for key, text in (_checked(components) if components else {}).items():
         if key not in texts:
-            raise ConfigError(f"components: the program has no predictor {key!r}; its "
-                              f"predictors are {', '.join(sorted(texts))}")
+            raise ConfigError(
+                f"components: the program has no predictor {key!r}; its "
+                f"predictors are {', '.join(sorted(texts))}"
+            )
         texts[key] = text
     label = name or type(program).__name__
 
@@ -73,11 +89,18 @@ def _dspy_artifact(program: Any, components: Mapping[str, str] | None, name: str
         import dspy
 
         # The model in force where the release is made, for the engine's threads too.
-        return dspy_system(program_with(program, texts), name=label, version=at,
-                           lm=dspy.settings.lm)
+        return dspy_system(
+            program_with(program, texts), name=label, version=at, lm=dspy.settings.lm
+        )
 
-    return Artifact(kind="dspy", name=label, base_version=version, seed_texts=texts,
-                    make_release=make_release, program=program)
+    return Artifact(
+        kind="dspy",
+        name=label,
+        base_version=version,
+        seed_texts=texts,
+        make_release=make_release,
+        program=program,
+    )
 
 
 def program_with(program: Any, texts: Mapping[str, str]) -> Any:

@@ -30,31 +30,36 @@ PARETO_MIN_VAL = 8
 MERGE_MIN_VAL_EVALS = 10
 
 
-def auto_choice(*, artifact: Artifact, splits: Splits, budget: Budget,
-                settings: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+def auto_choice(
+    *, artifact: Artifact, splits: Splits, budget: Budget, settings: Mapping[str, Any]
+) -> tuple[str, dict[str, Any]]:
     """(engine name, settings) as the rule picks them."""
     engine = DSPY_GEPA_ENGINE if artifact.kind == "dspy" else GEPA_ENGINE
     calls = budget.metric_calls
     merge = len(artifact.seed_texts) >= 2 and (
-        calls is None or calls >= MERGE_MIN_VAL_EVALS * len(splits.val))
+        calls is None or calls >= MERGE_MIN_VAL_EVALS * len(splits.val)
+    )
     chosen = {
         "minibatch_size": min(3, len(splits.train)),
         "candidate_selection": "pareto" if len(splits.val) >= PARETO_MIN_VAL else "current_best",
         "use_merge": merge,
         **dict(settings),
     }
-    return engine.name, engine.configure(artifact=artifact, splits=splits, budget=budget,
-                                         settings=chosen)
+    return engine.name, engine.configure(
+        artifact=artifact, splits=splits, budget=budget, settings=chosen
+    )
 
 
 class AutoEngine:
     name = "auto"
     description = "dspy-gepa for DSPy programs, gepa for components; settings from the budget"
 
-    def configure(self, *, artifact: Artifact, splits: Splits, budget: Budget,
-                  settings: Mapping[str, Any]) -> dict[str, Any]:
-        engine, chosen = auto_choice(artifact=artifact, splits=splits, budget=budget,
-                                     settings=settings)
+    def configure(
+        self, *, artifact: Artifact, splits: Splits, budget: Budget, settings: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        engine, chosen = auto_choice(
+            artifact=artifact, splits=splits, budget=budget, settings=settings
+        )
         return {**chosen, "engine": engine}
 
     def search(self, search: Search) -> None:

@@ -49,22 +49,26 @@ class Budget:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> Budget:
         if not isinstance(data, Mapping) or not data:
-            raise ConfigError("budget: give at least one limit, e.g. "
-                              "{metric_calls: 200, usd: 2.0, wall_time_s: 900}")
+            raise ConfigError(
+                "budget: give at least one limit, e.g. "
+                "{metric_calls: 200, usd: 2.0, wall_time_s: 900}"
+            )
         unknown = sorted(set(data) - set(LIMITS))
         if unknown:
-            raise ConfigError(f"budget: unknown limit {unknown[0]!r}; limits are "
-                              + ", ".join(LIMITS))
+            raise ConfigError(
+                f"budget: unknown limit {unknown[0]!r}; limits are " + ", ".join(LIMITS)
+            )
         for key, value in data.items():
             integer = key == "metric_calls"
             valid = isinstance(value, int) if integer else isinstance(value, (int, float))
             if isinstance(value, bool) or not valid or not value > 0:
                 kind = "a positive integer" if integer else "a positive number"
                 raise ConfigError(f"budget: {key} must be {kind}, got {value!r}")
-        return cls(metric_calls=data.get("metric_calls"),
-                   usd=None if data.get("usd") is None else float(data["usd"]),
-                   wall_time_s=None if data.get("wall_time_s") is None
-                   else float(data["wall_time_s"]))
+        return cls(
+            metric_calls=data.get("metric_calls"),
+            usd=None if data.get("usd") is None else float(data["usd"]),
+            wall_time_s=None if data.get("wall_time_s") is None else float(data["wall_time_s"]),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {key: value for key, value in asdict(self).items() if value is not None}
@@ -105,8 +109,7 @@ class Meter:
 
     def used(self) -> BudgetUsed:
         with self._lock:
-            used = BudgetUsed(**{key: getattr(self._used, key)
-                                 for key in BudgetUsed.__slots__})
+            used = BudgetUsed(**{key: getattr(self._used, key) for key in BudgetUsed.__slots__})
             used.usd_by_role = dict(used.usd_by_role)
         used.wall_time_s = self._base_s + time.monotonic() - self._started
         used.stopped_by = self._stopped_by
@@ -117,9 +120,11 @@ class Meter:
         if self._stopped_by is not None:
             return self._stopped_by
         used, budget = self.used(), self.budget
-        for limit, spent, allowed in (("metric_calls", used.metric_calls, budget.metric_calls),
-                                      ("usd", used.usd, budget.usd),
-                                      ("wall_time_s", used.wall_time_s, budget.wall_time_s)):
+        for limit, spent, allowed in (
+            ("metric_calls", used.metric_calls, budget.metric_calls),
+            ("usd", used.usd, budget.usd),
+            ("wall_time_s", used.wall_time_s, budget.wall_time_s),
+        ):
             if allowed is not None and spent >= allowed:
                 self._stopped_by = limit
                 return limit

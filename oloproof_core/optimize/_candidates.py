@@ -62,10 +62,21 @@ class EvaluationCounts:
 class Evaluations:
     """Evaluates candidates on the cases the search may see, once per (candidate, case)."""
 
-    def __init__(self, *, make_release: MakeRelease, base_version: str | None,
-                 evaluators: Sequence[Evaluator], objective: str, store: Store, ledger: Ledger,
-                 optimization_id: str, meter: Meter, open_rows: Mapping[str, Sequence[Row]],
-                 concurrency: int | None, timeout: float | None) -> None:
+    def __init__(
+        self,
+        *,
+        make_release: MakeRelease,
+        base_version: str | None,
+        evaluators: Sequence[Evaluator],
+        objective: str,
+        store: Store,
+        ledger: Ledger,
+        optimization_id: str,
+        meter: Meter,
+        open_rows: Mapping[str, Sequence[Row]],
+        concurrency: int | None,
+        timeout: float | None,
+    ) -> None:
         self.make_release, self.base_version = make_release, base_version
         self.evaluators, self.objective = list(evaluators), objective
         self.store, self.ledger, self.optimization_id = store, ledger, optimization_id
@@ -94,30 +105,50 @@ class Evaluations:
     def release(self, texts: Mapping[str, str]) -> System:
         return self.make_release(texts, self.version_of(texts))
 
-    def evaluate(self, texts: Mapping[str, str], rows: Sequence[Row]) -> list[CaseResult]:
-        """The candidate's judged cases for `rows`, running only those not evaluated yet."""
+    def evaluate(
+        self, texts: Mapping[str, str], rows: Sequence[Row], *, charge: bool = True
+    ) -> list[CaseResult]:
+        """The candidate's judged cases for `rows`, running only those not evaluated yet.
+
+        `charge=False` evaluates outside the budget (the seed, when a limit struck first).
+        """
         sealed = [row.id for row in rows if row.id not in self._rows]
         if sealed:
-            raise SealedSplitError(f"the search asked for case {sealed[0]!r}, which is not in "
-                                   "train or val: the test split stays unseen until the end")
+            raise SealedSplitError(
+                f"the search asked for case {sealed[0]!r}, which is not in "
+                "train or val: the test split stays unseen until the end"
+            )
         digest = candidate_digest(texts)
         self.index_of(texts)
         pending = [row for row in rows if (digest, row.id) not in self._memo]
         # Every case the search asks for is a metric call, served from the records or
         # not: a search that only revisits known cases still uses up its budget.
-        self.meter.admit(len(rows))
-        self.meter.charge_metric_calls(len(rows))
+        if charge:
+            self.meter.admit(len(rows))
+            self.meter.charge_metric_calls(len(rows))
         self.counts.served += len(rows) - len(pending)
         if pending:
-            plan = plan_run(system=self.release(texts), evaluators=self.evaluators,
-                            concurrency=self.concurrency, timeout=self.timeout)
+            plan = plan_run(
+                system=self.release(texts),
+                evaluators=self.evaluators,
+                concurrency=self.concurrency,
+                timeout=self.timeout,
+            )
             cases = process_rows(plan, pending, self.store)
             self.meter.charge_costs(cases)
             self.counts.run += len(cases)
-            self.ledger.evaluations_add(self.optimization_id, [
-                EvaluationRecord(candidate=digest, case_id=case.id,
-                                 split=self._split_of[case.id], data=case_record(case))
-                for case in cases])
+            self.ledger.evaluations_add(
+                self.optimization_id,
+                [
+                    EvaluationRecord(
+                        candidate=digest,
+                        case_id=case.id,
+                        split=self._split_of[case.id],
+                        data=case_record(case),
+                    )
+                    for case in cases
+                ],
+            )
             for case in cases:
                 self._memo[(digest, case.id)] = case
         return [self._memo[(digest, row.id)] for row in rows]
@@ -140,8 +171,11 @@ class Evaluations:
         for criterion, verdict in case.verdicts.items():
             text = verdict.feedback or verdict.error or ""
             scores = ", ".join(f"{name} {value:g}" for name, value in verdict.scores.items())
-            parts.append(f"{criterion}: {verdict.value if verdict.value is not None else 'missing'}"
-                         + (f" ({scores})" if scores else "") + (f". {text}" if text else ""))
+            parts.append(
+                f"{criterion}: {verdict.value if verdict.value is not None else 'missing'}"
+                + (f" ({scores})" if scores else "")
+                + (f". {text}" if text else "")
+            )
         return "\n".join(parts)
 
     def objectives(self, case: CaseResult) -> dict[str, float]:
@@ -166,8 +200,9 @@ def case_from_record(row: Row, data: Mapping[str, Any]) -> CaseResult:
     case = CaseResult.from_row(row)
     error = data.get("error")
     if error:
-        case.error = CaseError(type=error["type"], message=error["message"],
-                               traceback=error.get("traceback", ""))
+        case.error = CaseError(
+            type=error["type"], message=error["message"], traceback=error.get("traceback", "")
+        )
     else:
         case.output = data.get("output")
         case.output_json = canonical_json(case.output)
@@ -175,9 +210,13 @@ def case_from_record(row: Row, data: Mapping[str, Any]) -> CaseResult:
     case.measurements.model_calls = [ModelCall(**call) for call in data.get("model_calls") or []]
     case.artifacts = dict(data.get("artifacts") or {})
     case.verdicts = {
-        name: Verdict(value=item.get("value"), feedback=item.get("feedback"),
-                      scores=dict(item.get("scores") or {}), error=item.get("error"),
-                      cached=bool(item.get("cached")))
+        name: Verdict(
+            value=item.get("value"),
+            feedback=item.get("feedback"),
+            scores=dict(item.get("scores") or {}),
+            error=item.get("error"),
+            cached=bool(item.get("cached")),
+        )
         for name, item in (data.get("verdicts") or {}).items()
     }
     return case

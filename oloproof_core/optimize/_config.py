@@ -38,15 +38,19 @@ _RUN_KEYS = tuple(item.name for item in RUN_CONFIG_FIELDS if item.name not in ("
 OPTIMIZE_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
     *(item for item in RUN_CONFIG_FIELDS if item.name in _RUN_KEYS),
     RunConfigField("engine", "gepa, dspy-gepa or auto (the default)", "string"),
-    RunConfigField("budget", "limits: metric_calls, usd, wall_time_s (at least one)", "mapping",
-                   required=True),
-    RunConfigField("components", "seed texts by component name (a text, or {file: path})",
-                   "mapping"),
-    RunConfigField("splits", "fractions {train, val, test} for a dataset without splits",
-                   "mapping"),
+    RunConfigField(
+        "budget", "limits: metric_calls, usd, wall_time_s (at least one)", "mapping", required=True
+    ),
+    RunConfigField(
+        "components", "seed texts by component name (a text, or {file: path})", "mapping"
+    ),
+    RunConfigField(
+        "splits", "fractions {train, val, test} for a dataset without splits", "mapping"
+    ),
     RunConfigField("objective", "the criterion the search raises (default: the first)", "string"),
-    RunConfigField("settings", "engine settings (minibatch_size, candidate_selection, "
-                   "use_merge)", "mapping"),
+    RunConfigField(
+        "settings", "engine settings (minibatch_size, candidate_selection, use_merge)", "mapping"
+    ),
     RunConfigField("seed", "random seed of the search (positive integer)", "positive_int"),
     RunConfigField("name", "the release name of a DSPy program", "string"),
     RunConfigField("version", "the base version of a DSPy program", "string"),
@@ -57,8 +61,9 @@ KEYS = {item.name: item.meaning for item in OPTIMIZE_CONFIG_FIELDS}
 def check_optimize_config(data: Mapping[str, Any], *, label: str) -> dict[str, Any]:
     """Check an optimization config's shape without importing or reading what it names."""
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{label}: an optimization config is a mapping of keys: "
-                          + ", ".join(KEYS))
+        raise ConfigError(
+            f"{label}: an optimization config is a mapping of keys: " + ", ".join(KEYS)
+        )
     for key in data:
         if key not in KEYS:
             allowed = "\n".join(f"  {name}: {meaning}" for name, meaning in KEYS.items())
@@ -76,8 +81,9 @@ def check_optimize_config(data: Mapping[str, Any], *, label: str) -> dict[str, A
 def _check_rest(data: Mapping[str, Any]) -> None:
     engine = data.get("engine", "auto")
     if engine not in ENGINE_CHOICES:
-        raise ConfigError(f"engine: {engine!r} is not an engine; engines are "
-                          + ", ".join(ENGINE_CHOICES))
+        raise ConfigError(
+            f"engine: {engine!r} is not an engine; engines are " + ", ".join(ENGINE_CHOICES)
+        )
     for key in ("components", "settings"):
         if data.get(key) is not None and not isinstance(data[key], Mapping):
             raise ConfigError(f"{key}: {KEYS[key]}")
@@ -94,28 +100,43 @@ def load_optimize_config(path: str) -> OptimizationSpec:
             data = yaml.safe_load(handle)
         except yaml.YAMLError as exc:
             raise ConfigError(f"{path}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
-    return optimize_spec_from_mapping(data, base_dir=os.path.dirname(os.path.abspath(path)),
-                                      label=path)
+    return optimize_spec_from_mapping(
+        data, base_dir=os.path.dirname(os.path.abspath(path)), label=path
+    )
 
 
-def optimize_spec_from_mapping(data: Mapping[str, Any], *, base_dir: str,
-                               label: str) -> OptimizationSpec:
+def optimize_spec_from_mapping(
+    data: Mapping[str, Any], *, base_dir: str, label: str
+) -> OptimizationSpec:
     """Check and resolve a config (a file's, or a submitted optimization's recorded one)."""
     data = check_optimize_config(data, label=label)
-    run = run_config_from_mapping({key: data[key] for key in data if key in _RUN_KEYS},
-                                  base_dir=base_dir, label=label)
+    run = run_config_from_mapping(
+        {key: data[key] for key in data if key in _RUN_KEYS}, base_dir=base_dir, label=label
+    )
     return OptimizationSpec(
-        system=run.system, dataset=run.dataset, evaluators=run.evaluators,
-        budget=Budget.from_mapping(data["budget"]), engine=str(data.get("engine", "auto")),
+        system=run.system,
+        dataset=run.dataset,
+        evaluators=run.evaluators,
+        budget=Budget.from_mapping(data["budget"]),
+        engine=str(data.get("engine", "auto")),
         components=_components(data.get("components"), base_dir, label),
-        splits=data.get("splits"), objective=data.get("objective"), policy=run.policy,
-        concurrency=run.concurrency, timeout=run.timeout, confidence=run.confidence,
-        seed=int(data.get("seed", 0)), settings=dict(data.get("settings") or {}),
-        name=data.get("name"), version=data.get("version"), config=dict(data))
+        splits=data.get("splits"),
+        objective=data.get("objective"),
+        policy=run.policy,
+        concurrency=run.concurrency,
+        timeout=run.timeout,
+        confidence=run.confidence,
+        seed=int(data.get("seed", 0)),
+        settings=dict(data.get("settings") or {}),
+        name=data.get("name"),
+        version=data.get("version"),
+        config=dict(data),
+    )
 
 
-def _components(given: Mapping[str, Any] | None, base_dir: str,
-                label: str) -> dict[str, str] | None:
+def _components(
+    given: Mapping[str, Any] | None, base_dir: str, label: str
+) -> dict[str, str] | None:
     if not given:
         return None
     texts = {}
@@ -126,7 +147,8 @@ def _components(given: Mapping[str, Any] | None, base_dir: str,
                 with open(path, encoding="utf-8") as handle:
                     text = handle.read()
             except OSError as exc:
-                raise ConfigError(f"{label}: components: {name!r}: cannot read {path}: "
-                                  f"{exc.strerror}") from None
+                raise ConfigError(
+                    f"{label}: components: {name!r}: cannot read {path}: {exc.strerror}"
+                ) from None
         texts[name] = text
     return texts

@@ -63,27 +63,34 @@ class RecordingCallback:
         parents = [self.ours[i] for i in event.get("parent_ids") or () if i in self.ours]
         origin = "seed" if not parents else ("merge" if len(parents) > 1 else "reflection")
         record = self.search.recorder.record(
-            event["candidate"], parents=parents, origin=origin,
-            cases=[case for case in cases if case is not None])
+            event["candidate"],
+            parents=parents,
+            origin=origin,
+            cases=[case for case in cases if case is not None],
+        )
         self.ours[int(event["candidate_idx"])] = record.index
 
 
 def _examples(rows: tuple[Row, ...]) -> list[Any]:
     import dspy
 
-    return [dspy.Example(**row.input, **(row.expected or {})).with_inputs(*row.input)
-            for row in rows]
+    return [
+        dspy.Example(**row.input, **(row.expected or {})).with_inputs(*row.input) for row in rows
+    ]
 
 
 class DspyGepaEngine:
     name = "dspy-gepa"
     description = "dspy.GEPA over a DSPy program's predictor instructions"
 
-    def configure(self, *, artifact: Artifact, splits: Splits, budget: Budget,
-                  settings: Mapping[str, Any]) -> dict[str, Any]:
+    def configure(
+        self, *, artifact: Artifact, splits: Splits, budget: Budget, settings: Mapping[str, Any]
+    ) -> dict[str, Any]:
         if artifact.kind != "dspy":
-            raise ConfigError("engine dspy-gepa optimizes DSPy programs: point `system:` at a "
-                              "dspy.Module, or use engine gepa (or auto) for components")
+            raise ConfigError(
+                "engine dspy-gepa optimizes DSPy programs: point `system:` at a "
+                "dspy.Module, or use engine gepa (or auto) for components"
+            )
         return {
             "candidate_selection": str(settings.get("candidate_selection", "pareto")),
             "minibatch_size": int(settings.get("minibatch_size", min(3, len(splits.train)))),
@@ -98,8 +105,9 @@ class DspyGepaEngine:
 
         metric_file = search.evaluators[0]
         if not isinstance(metric_file, MetricFile) or len(search.evaluators) != 1:
-            raise ConfigError("engine dspy-gepa judges with one metric file: evaluators: "
-                              "[metric.py]")
+            raise ConfigError(
+                "engine dspy-gepa judges with one metric file: evaluators: [metric.py]"
+            )
         judged = JudgedCases([*search.splits.train, *search.splits.val])
         meter = search.meter
 
@@ -113,14 +121,21 @@ class DspyGepaEngine:
             max_metric_calls=search.meter.budget.metric_calls or NO_LIMIT_CALLS,
             reflection_minibatch_size=settings["minibatch_size"],
             candidate_selection_strategy=settings["candidate_selection"],
-            instruction_proposer=search.reflector, use_merge=settings["use_merge"],
-            num_threads=settings["num_threads"], seed=search.seed,
-            gepa_kwargs={"stop_callbacks": [MeterStopper(meter)],
-                         "callbacks": [RecordingCallback(search, judged)]},
+            instruction_proposer=search.reflector,
+            use_merge=settings["use_merge"],
+            num_threads=settings["num_threads"],
+            seed=search.seed,
+            gepa_kwargs={
+                "stop_callbacks": [MeterStopper(meter)],
+                "callbacks": [RecordingCallback(search, judged)],
+            },
         )
         with dspy.context(track_usage=True):
-            optimizer.compile(search.artifact.program, trainset=_examples(search.splits.train),
-                              valset=_examples(search.splits.val))
+            optimizer.compile(
+                search.artifact.program,
+                trainset=_examples(search.splits.train),
+                valset=_examples(search.splits.val),
+            )
 
 
 DSPY_GEPA_ENGINE = DspyGepaEngine()

@@ -31,26 +31,42 @@ class OloproofAdapter:
     def __init__(self, evaluations: Evaluations) -> None:
         self.evaluations = evaluations
 
-    def evaluate(self, batch: list[Row], candidate: dict[str, str],
-                 capture_traces: bool = False) -> Any:
+    def evaluate(
+        self, batch: list[Row], candidate: dict[str, str], capture_traces: bool = False
+    ) -> Any:
         from gepa import EvaluationBatch
 
         cases = self.evaluations.evaluate(candidate, batch)
         judge = self.evaluations
         traces = None
         if capture_traces:
-            traces = [{"input": case.input, "output": case.output, "score": judge.score(case),
-                       "feedback": judge.feedback(case)} for case in cases]
-        return EvaluationBatch(outputs=[case.output for case in cases],
-                               scores=[judge.score(case) for case in cases],
-                               trajectories=traces,
-                               objective_scores=[judge.objectives(case) for case in cases])
+            traces = [
+                {
+                    "input": case.input,
+                    "output": case.output,
+                    "score": judge.score(case),
+                    "feedback": judge.feedback(case),
+                }
+                for case in cases
+            ]
+        return EvaluationBatch(
+            outputs=[case.output for case in cases],
+            scores=[judge.score(case) for case in cases],
+            trajectories=traces,
+            objective_scores=[judge.objectives(case) for case in cases],
+        )
 
-    def make_reflective_dataset(self, candidate: dict[str, str], eval_batch: Any,
-                                components_to_update: list[str]
-                                ) -> dict[str, list[dict[str, Any]]]:
-        records = [{"Inputs": trace["input"], "Generated Outputs": trace["output"],
-                    "Feedback": trace["feedback"]} for trace in eval_batch.trajectories or []]
+    def make_reflective_dataset(
+        self, candidate: dict[str, str], eval_batch: Any, components_to_update: list[str]
+    ) -> dict[str, list[dict[str, Any]]]:
+        records = [
+            {
+                "Inputs": trace["input"],
+                "Generated Outputs": trace["output"],
+                "Feedback": trace["feedback"],
+            }
+            for trace in eval_batch.trajectories or []
+        ]
         return dict.fromkeys(components_to_update, records)
 
 
@@ -92,8 +108,9 @@ class GepaEngine:
     name = "gepa"
     description = "the gepa package's reflective Pareto search, candidates run by oloproof"
 
-    def configure(self, *, artifact: Artifact, splits: Splits, budget: Budget,
-                  settings: Mapping[str, Any]) -> dict[str, Any]:
+    def configure(
+        self, *, artifact: Artifact, splits: Splits, budget: Budget, settings: Mapping[str, Any]
+    ) -> dict[str, Any]:
         return {
             "candidate_selection": str(settings.get("candidate_selection", "pareto")),
             "minibatch_size": int(settings.get("minibatch_size", min(3, len(splits.train)))),
@@ -108,7 +125,8 @@ class GepaEngine:
         try:
             gepa.optimize(
                 seed_candidate=dict(search.artifact.seed_texts),
-                trainset=list(search.splits.train), valset=list(search.splits.val),
+                trainset=list(search.splits.train),
+                valset=list(search.splits.val),
                 adapter=OloproofAdapter(search.evaluations),  # type: ignore[arg-type]
                 custom_candidate_proposer=search.reflector,
                 candidate_selection_strategy=settings["candidate_selection"],
@@ -117,8 +135,10 @@ class GepaEngine:
                 use_merge=settings["use_merge"],
                 stop_callbacks=[MeterStopper(search.meter)],
                 callbacks=[RecordingCallback(search.recorder)],  # type: ignore[list-item]
-                logger=QuietLogger(search.notes), seed=search.seed,
-                raise_on_exception=True, display_progress_bar=False,
+                logger=QuietLogger(search.notes),
+                seed=search.seed,
+                raise_on_exception=True,
+                display_progress_bar=False,
             )
         except BudgetExhausted:
             return

@@ -62,12 +62,19 @@ class CandidateRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CandidateRecord:
-        return cls(index=int(data["index"]), digest=str(data["digest"]),
-                   version=str(data["version"]), texts=dict(data.get("texts") or {}),
-                   parents=tuple(data.get("parents") or ()), origin=str(data["origin"]),
-                   val=dict(data.get("val") or {}), cost_usd=data.get("cost_usd"),
-                   latency_ms=data.get("latency_ms"), reflection=data.get("reflection"),
-                   val_run_id=data.get("val_run_id"))
+        return cls(
+            index=int(data["index"]),
+            digest=str(data["digest"]),
+            version=str(data["version"]),
+            texts=dict(data.get("texts") or {}),
+            parents=tuple(data.get("parents") or ()),
+            origin=str(data["origin"]),
+            val=dict(data.get("val") or {}),
+            cost_usd=data.get("cost_usd"),
+            latency_ms=data.get("latency_ms"),
+            reflection=data.get("reflection"),
+            val_run_id=data.get("val_run_id"),
+        )
 
 
 class Ledger(Protocol):
@@ -77,12 +84,14 @@ class Ledger(Protocol):
     def optimization_state(self, optimization_id: str) -> Mapping[str, Any]:
         """What was kept of it so far: {"status", "budget_used", ...} (empty when new)."""
 
-    def optimization_progress(self, optimization_id: str, *, status: str,
-                              progress: Mapping[str, Any]) -> None:
+    def optimization_progress(
+        self, optimization_id: str, *, status: str, progress: Mapping[str, Any]
+    ) -> None:
         """Note the status, the budget used and where the search is."""
 
-    def optimization_conclude(self, optimization_id: str, *, status: str,
-                              outcome: Mapping[str, Any]) -> None:
+    def optimization_conclude(
+        self, optimization_id: str, *, status: str, outcome: Mapping[str, Any]
+    ) -> None:
         """Keep the outcome: winner, test runs, comparison and gate (or why it failed)."""
 
     def evaluations(self, optimization_id: str) -> list[EvaluationRecord]: ...
@@ -127,13 +136,15 @@ class InMemoryLedger:
         with self._lock:
             return dict(self._kept[optimization_id].state)
 
-    def optimization_progress(self, optimization_id: str, *, status: str,
-                              progress: Mapping[str, Any]) -> None:
+    def optimization_progress(
+        self, optimization_id: str, *, status: str, progress: Mapping[str, Any]
+    ) -> None:
         with self._lock:
             self._kept[optimization_id].state.update(status=status, **progress)
 
-    def optimization_conclude(self, optimization_id: str, *, status: str,
-                              outcome: Mapping[str, Any]) -> None:
+    def optimization_conclude(
+        self, optimization_id: str, *, status: str, outcome: Mapping[str, Any]
+    ) -> None:
         with self._lock:
             self._kept[optimization_id].state.update(status=status, outcome=dict(outcome))
 

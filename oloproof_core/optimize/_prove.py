@@ -24,43 +24,85 @@ from oloproof_core.result import Result
 from oloproof_core.store import Store
 
 
-def held_out_run(*, artifact: Artifact, candidate: CandidateRecord, test: Dataset,
-             evaluators: list[Evaluator], store: Store, optimization_id: str,
-             policy: Any = None, baseline: Result | None = None,
-             concurrency: int | None = None, timeout: float | None = None,
-             confidence: float = 0.95) -> Result:
+def held_out_run(
+    *,
+    artifact: Artifact,
+    candidate: CandidateRecord,
+    test: Dataset,
+    evaluators: list[Evaluator],
+    store: Store,
+    optimization_id: str,
+    policy: Any = None,
+    baseline: Result | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    confidence: float = 0.95,
+) -> Result:
     """Run one candidate on the test split, recorded as its release's run."""
     started_at, started = datetime.now(UTC), time.perf_counter()
-    plan = plan_run(system=artifact.make_release(candidate.texts, candidate.version),
-                    evaluators=evaluators, policy=policy, concurrency=concurrency,
-                    timeout=timeout, confidence=confidence)
+    plan = plan_run(
+        system=artifact.make_release(candidate.texts, candidate.version),
+        evaluators=evaluators,
+        policy=policy,
+        concurrency=concurrency,
+        timeout=timeout,
+        confidence=confidence,
+    )
     cases = process_rows(plan, test.rows, store)
-    result = conclude_run(plan, cases, test, store, started_at=started_at,
-                          duration_s=time.perf_counter() - started, baseline=baseline)
-    result.provenance["optimization"] = {"id": optimization_id, "split": "test",
-                                         "candidate": candidate.index}
+    result = conclude_run(
+        plan,
+        cases,
+        test,
+        store,
+        started_at=started_at,
+        duration_s=time.perf_counter() - started,
+        baseline=baseline,
+    )
+    result.provenance["optimization"] = {
+        "id": optimization_id,
+        "split": "test",
+        "candidate": candidate.index,
+    }
     result.run_id = store.record_run(result)
     return result
 
 
-def proof_summary(*, seed: CandidateRecord, winner: CandidateRecord, seed_test: Result,
-                  winner_test: Result, objective: str, confidence: float) -> dict[str, Any]:
+def proof_summary(
+    *,
+    seed: CandidateRecord,
+    winner: CandidateRecord,
+    seed_test: Result,
+    winner_test: Result,
+    objective: str,
+    confidence: float,
+) -> dict[str, Any]:
     """Val and test side by side, the optimism gap, the paired comparison and the gate."""
 
     def figures(record: CandidateRecord, result: Result) -> dict[str, Any]:
         test = result.metric(objective)
         val = record.val.get("estimate")
-        return {"candidate": record.index, "version": record.version, "run_id": result.run_id,
-                "val": dict(record.val),
-                "test": {"estimate": test.estimate, "lower": test.interval.lower,
-                         "upper": test.interval.upper, "n": test.n_observed,
-                         "n_missing": test.n_missing},
-                "optimism_gap": None if val is None or test.estimate is None
-                else val - test.estimate}
+        return {
+            "candidate": record.index,
+            "version": record.version,
+            "run_id": result.run_id,
+            "val": dict(record.val),
+            "test": {
+                "estimate": test.estimate,
+                "lower": test.interval.lower,
+                "upper": test.interval.upper,
+                "n": test.n_observed,
+                "n_missing": test.n_missing,
+            },
+            "optimism_gap": None if val is None or test.estimate is None else val - test.estimate,
+        }
 
-    summary: dict[str, Any] = {"objective": objective, "seed": figures(seed, seed_test),
-                               "winner": figures(winner, winner_test),
-                               "comparison": None, "gate": None}
+    summary: dict[str, Any] = {
+        "objective": objective,
+        "seed": figures(seed, seed_test),
+        "winner": figures(winner, winner_test),
+        "comparison": None,
+        "gate": None,
+    }
     if winner.index != seed.index:
         comparison = compare_runs(seed_test, winner_test, confidence=confidence)
         summary["comparison"] = _plain(comparison.to_dict())

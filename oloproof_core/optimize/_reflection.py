@@ -78,9 +78,12 @@ class Reflector:
         self._proposals: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, candidate: Mapping[str, str],
-                 reflective_dataset: Mapping[str, Sequence[Mapping[str, Any]]],
-                 components_to_update: list[str]) -> dict[str, str]:
+    def __call__(
+        self,
+        candidate: Mapping[str, str],
+        reflective_dataset: Mapping[str, Sequence[Mapping[str, Any]]],
+        components_to_update: list[str],
+    ) -> dict[str, str]:
         updates: dict[str, str] = {}
         notes = []
         for name in components_to_update:
@@ -108,7 +111,15 @@ class Reflector:
         self.meter.admit(0)
         answer = chat([{"role": "user", "content": prompt}], role="reflection")
         self.meter.charge_call("reflection", answer.cost_usd)
-        self.ledger.reflection_add(self.optimization_id, ReflectionRecord(
-            prompt_digest=digest, occurrence=occurrence, component=name, prompt=prompt,
-            reply=answer.text, cost_usd=answer.cost_usd))
+        self.ledger.reflection_add(
+            self.optimization_id,
+            ReflectionRecord(
+                prompt_digest=digest,
+                occurrence=occurrence,
+                component=name,
+                prompt=prompt,
+                reply=answer.text,
+                cost_usd=answer.cost_usd,
+            ),
+        )
         return answer.text

@@ -24,8 +24,9 @@ class Engine(Protocol):
     name: str
     description: str
 
-    def configure(self, *, artifact: Artifact, splits: Splits, budget: Budget,
-                  settings: Mapping[str, Any]) -> dict[str, Any]:
+    def configure(
+        self, *, artifact: Artifact, splits: Splits, budget: Budget, settings: Mapping[str, Any]
+    ) -> dict[str, Any]:
         """The engine's settings for this optimization (what is asked, checked and filled in)."""
 
     def search(self, search: Search) -> None:
@@ -49,5 +50,6 @@ def engine_named(name: str) -> Engine:
     try:
         return ENGINES[name]
     except KeyError:
-        raise ConfigError(f"engine: unknown engine {name!r}; engines are "
-                          + ", ".join(sorted(ENGINES))) from None
+        raise ConfigError(
+            f"engine: unknown engine {name!r}; engines are " + ", ".join(sorted(ENGINES))
+        ) from None

@@ -17,7 +17,9 @@ from oloproof_core.optimize._candidates import Evaluations, candidate_digest, to
 from oloproof_core.optimize._ledger import CandidateRecord, Ledger
 from oloproof_core.optimize._reflection import Reflector
 from oloproof_core.optimize._splits import Splits
+from oloproof_core.result import Result
 from oloproof_core.store import Store
+from oloproof_core.system import System
 
 
 @dataclass
@@ -39,9 +41,18 @@ class Search:
 class CandidateRecorder:
     """Records each candidate once its val evaluation is complete, with its val run."""
 
-    def __init__(self, *, ledger: Ledger, optimization_id: str, evaluations: Evaluations,
-                 reflector: Reflector, store: Store, val_dataset: Dataset, confidence: float,
-                 on_candidate: Callable[[CandidateRecord], None] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        ledger: Ledger,
+        optimization_id: str,
+        evaluations: Evaluations,
+        reflector: Reflector,
+        store: Store,
+        val_dataset: Dataset,
+        confidence: float,
+        on_candidate: Callable[[CandidateRecord], None] | None = None,
+    ) -> None:
         self.ledger, self.optimization_id = ledger, optimization_id
         self.evaluations, self.reflector, self.store = evaluations, reflector, store
         self.val_dataset, self.confidence = val_dataset, confidence
@@ -54,28 +65,39 @@ class CandidateRecorder:
     def index_of(self, texts: Mapping[str, str]) -> int:
         return self.evaluations.index_of(texts)
 
-    def record(self, texts: Mapping[str, str], *, parents: Sequence[int], origin: str,
-               cases: list[CaseResult] | None = None) -> CandidateRecord:
+    def record(
+        self,
+        texts: Mapping[str, str],
+        *,
+        parents: Sequence[int],
+        origin: str,
+        cases: list[CaseResult] | None = None,
+        charge: bool = True,
+    ) -> CandidateRecord:
         digest = candidate_digest(texts)
         if digest in self._kept:
             return self._kept[digest]
         if cases is None:
-            cases = self.evaluations.evaluate(texts, self.val_dataset.rows)
+            cases = self.evaluations.evaluate(texts, self.val_dataset.rows, charge=charge)
         release = self.evaluations.release(texts)
-        plan = plan_run(system=release, evaluators=self.evaluations.evaluators,
-                        confidence=self.confidence)
-        result = conclude_run(plan, cases, self.val_dataset, self.store,
-                              started_at=datetime.now(UTC), duration_s=0.0)
-        result.provenance["optimization"] = {"id": self.optimization_id, "split": "val",
-                                             "candidate": self.evaluations.index_of(texts)}
+        result = self._val_result(release, cases, self.evaluations.index_of(texts))
         estimate = result.metric(self.evaluations.objective)
         latencies = [case.latency_ms for case in cases if case.latency_ms is not None]
         record = CandidateRecord(
-            index=self.evaluations.index_of(texts), digest=digest, version=release.version or "",
-            texts=dict(texts), parents=tuple(parents), origin=origin,
-            val={"metric": estimate.metric, "estimate": estimate.estimate,
-                 "lower": estimate.interval.lower, "upper": estimate.interval.upper,
-                 "n": estimate.n_observed, "n_missing": estimate.n_missing},
+            index=self.evaluations.index_of(texts),
+            digest=digest,
+            version=release.version or "",
+            texts=dict(texts),
+            parents=tuple(parents),
+            origin=origin,
+            val={
+                "metric": estimate.metric,
+                "estimate": estimate.estimate,
+                "lower": estimate.interval.lower,
+                "upper": estimate.interval.upper,
+                "n": estimate.n_observed,
+                "n_missing": estimate.n_missing,
+            },
             cost_usd=total_cost(cases),
             latency_ms=sum(latencies) / len(latencies) if latencies else None,
             reflection=self.reflector.proposal_for(digest),
@@ -86,6 +108,21 @@ class CandidateRecorder:
         if self.on_candidate is not None:
             self.on_candidate(record)
         return record
+
+    def _val_result(self, release: System, cases: list[CaseResult], index: int) -> Result:
+        """The candidate's val evaluation as a run of its release (aggregated, with intervals)."""
+        plan = plan_run(
+            system=release, evaluators=self.evaluations.evaluators, confidence=self.confidence
+        )
+        result = conclude_run(
+            plan, cases, self.val_dataset, self.store, started_at=datetime.now(UTC), duration_s=0.0
+        )
+        result.provenance["optimization"] = {
+            "id": self.optimization_id,
+            "split": "val",
+            "candidate": index,
+        }
+        return result
 
 
 def best_candidate(records: Sequence[CandidateRecord]) -> CandidateRecord:

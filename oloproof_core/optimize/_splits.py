@@ -53,8 +53,10 @@ def check_fractions(fractions: Mapping[str, Any] | None) -> dict[str, float]:
     if fractions is None:
         return dict(DEFAULT_FRACTIONS)
     if not isinstance(fractions, Mapping) or set(fractions) != set(SPLITS):
-        raise ConfigError("splits: give the fraction of each of train, val and test, "
-                          "e.g. {train: 0.5, val: 0.25, test: 0.25}")
+        raise ConfigError(
+            "splits: give the fraction of each of train, val and test, "
+            "e.g. {train: 0.5, val: 0.25, test: 0.25}"
+        )
     checked: dict[str, float] = {}
     for name in SPLITS:
         value = fractions[name]
@@ -82,21 +84,27 @@ def split_rows(rows: Sequence[Row], *, fractions: Mapping[str, float] | None = N
         return _made(hashed, "hashed", wanted)
     dealt = _by_count(ordered, groups, wanted, len(rows))
     if not all(dealt.values()):
-        raise ConfigError(f"the dataset has too few cases or clusters ({len(groups)}) to split "
-                          "into train, val and test; add cases or give each row a split")
+        raise ConfigError(
+            f"the dataset has too few cases or clusters ({len(groups)}) to split "
+            "into train, val and test; add cases or give each row a split"
+        )
     return _made(dealt, "dealt", wanted)
 
 
 def _declared(rows: Sequence[Row], named: set[str], wanted: Mapping[str, float]) -> Splits:
     unknown = sorted(str(name) for name in named if name not in SPLITS)
     if unknown:
-        raise ConfigError(f"the dataset names splits {', '.join(unknown)}; an optimization "
-                          "needs its rows in train, val and test (or no splits at all)")
+        raise ConfigError(
+            f"the dataset names splits {', '.join(unknown)}; an optimization "
+            "needs its rows in train, val and test (or no splits at all)"
+        )
     parts = {name: [row for row in rows if row.split == name] for name in SPLITS}
     missing = [name for name in SPLITS if not parts[name]]
     if missing:
-        raise ConfigError(f"the dataset's splits have no {' or '.join(missing)} rows; an "
-                          "optimization needs train, val and test")
+        raise ConfigError(
+            f"the dataset's splits have no {' or '.join(missing)} rows; an "
+            "optimization needs train, val and test"
+        )
     return _made(parts, "dataset", wanted)
 
 
@@ -105,19 +113,24 @@ def _position(group: str) -> float:
     return int(digest[:15], 16) / 16**15
 
 
-def _by_threshold(ordered: list[str], groups: Mapping[str, list[Row]],
-                  wanted: Mapping[str, float]) -> dict[str, list[Row]]:
+def _by_threshold(
+    ordered: list[str], groups: Mapping[str, list[Row]], wanted: Mapping[str, float]
+) -> dict[str, list[Row]]:
     parts: dict[str, list[Row]] = {name: [] for name in SPLITS}
     for group in ordered:
         at = _position(group)
-        name = "train" if at < wanted["train"] else (
-            "val" if at < wanted["train"] + wanted["val"] else "test")
+        name = (
+            "train"
+            if at < wanted["train"]
+            else ("val" if at < wanted["train"] + wanted["val"] else "test")
+        )
         parts[name].extend(groups[group])
     return parts
 
 
-def _by_count(ordered: list[str], groups: Mapping[str, list[Row]],
-              wanted: Mapping[str, float], total: int) -> dict[str, list[Row]]:
+def _by_count(
+    ordered: list[str], groups: Mapping[str, list[Row]], wanted: Mapping[str, float], total: int
+) -> dict[str, list[Row]]:
     parts: dict[str, list[Row]] = {name: [] for name in SPLITS}
     bounds = {"train": wanted["train"] * total, "val": (wanted["train"] + wanted["val"]) * total}
     taken = 0
@@ -135,5 +148,10 @@ def _by_count(ordered: list[str], groups: Mapping[str, list[Row]],
 
 
 def _made(parts: Mapping[str, list[Row]], source: str, wanted: Mapping[str, float]) -> Splits:
-    return Splits(train=tuple(parts["train"]), val=tuple(parts["val"]), test=tuple(parts["test"]),
-                  source=source, fractions=dict(wanted))
+    return Splits(
+        train=tuple(parts["train"]),
+        val=tuple(parts["val"]),
+        test=tuple(parts["test"]),
+        source=source,
+        fractions=dict(wanted),
+    )

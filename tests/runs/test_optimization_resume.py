@@ -36,37 +36,52 @@ def test_a_killed_workers_optimization_resumes_without_rejudging(
 ) -> None:
     fake_openai.respond_with(slow)
     redis_flush(REDIS_PORT, REDIS_DB)
-    config = write_project(tmp_path / "project", budget={"metric_calls": 150},
-                           extra={"concurrency": 1})
+    config = write_project(
+        tmp_path / "project", budget={"metric_calls": 150}, extra={"concurrency": 1}
+    )
     models = model_environment(fake_openai.base_url)
     with platform(tmp_path, broker_url=redis_url(REDIS_PORT, REDIS_DB)) as running:
         running.migrate_server_database()
-        first = running.start(["worker", "--concurrency=1", "--loglevel=WARNING"], name="first",
-                              extra_env=models)
+        first = running.start(
+            ["worker", "--concurrency=1", "--loglevel=WARNING"], name="first", extra_env=models
+        )
         done = running.call(["optimize", str(config), "--submit"])
         assert done.returncode == 0, done.stderr
         optimization_id = int(done.stdout.split()[0])
         evaluations = "SELECT COUNT(*) FROM runs_optimizationevaluation WHERE optimization_id = ?"
-        wait_until(lambda: running.database.value(evaluations, [optimization_id]) >= 12,
-                   timeout=60, what="the search to be under way")
+        wait_until(
+            lambda: running.database.value(evaluations, [optimization_id]) >= 12,
+            timeout=60,
+            what="the search to be under way",
+        )
         running.kill(first)
-        recorded = set(running.database.rows(
-            "SELECT candidate_digest, case_id FROM runs_optimizationevaluation "
-            "WHERE optimization_id = ?", [optimization_id]))
+        recorded = set(
+            running.database.rows(
+                "SELECT candidate_digest, case_id FROM runs_optimizationevaluation "
+                "WHERE optimization_id = ?",
+                [optimization_id],
+            )
+        )
         asked_before = fake_openai.request_count
         status = "SELECT status FROM runs_optimization WHERE id = ?"
         assert running.database.value(status, [optimization_id]) == "running"
 
-        running.start(["worker", "--concurrency=1", "--loglevel=WARNING"], name="second",
-                      extra_env=models)
-        wait_until(lambda: running.database.value(status, [optimization_id])
-                   in ("succeeded", "failed"), timeout=120,
-                   what=f"optimization {optimization_id} to finish\n{running.log_text()}")
+        running.start(
+            ["worker", "--concurrency=1", "--loglevel=WARNING"], name="second", extra_env=models
+        )
+        wait_until(
+            lambda: running.database.value(status, [optimization_id]) in ("succeeded", "failed"),
+            timeout=120,
+            what=f"optimization {optimization_id} to finish\n{running.log_text()}",
+        )
         row = running.database.rows(
             "SELECT status, error, attempts, winner_index, outcome FROM runs_optimization "
-            "WHERE id = ?", [optimization_id])[0]
+            "WHERE id = ?",
+            [optimization_id],
+        )[0]
         assert row[0] == "succeeded", row[1]
-        assert row[2] == 2 and row[3] is not None
+        assert row[2] == 2
+        assert row[3] is not None
         outcome = row[4] if isinstance(row[4], dict) else json.loads(row[4])
         assert outcome["evaluations"]["replayed"] >= len(recorded)  # read back, not redone
 
@@ -77,8 +92,10 @@ def test_a_killed_workers_optimization_resumes_without_rejudging(
         if request.model == REFLECT_MODEL:
             continue
         found = question.search(request.user_text)
-        pair = (candidate_digest({"system_prompt": request.system_text}),
-                by_question[found.group(0)] if found else None)
+        pair = (
+            candidate_digest({"system_prompt": request.system_text}),
+            by_question[found.group(0)] if found else None,
+        )
         if pair in recorded:
             redone.append(pair)
     assert not redone, f"recorded evaluations run again after the resume: {redone[:3]}"

@@ -32,7 +32,8 @@ def test_an_optimization_records_candidates_as_releases_and_gates_the_winner(
 
     assert record.status == "succeeded"
     candidates = list(OptimizationCandidate.objects.filter(optimization=record).order_by("index"))
-    assert candidates[0].origin == "seed" and candidates[0].version == f"1+opt{record.pk}.0"
+    assert candidates[0].origin == "seed"
+    assert candidates[0].version == f"1+opt{record.pk}.0"
     winner = candidates[record.winner_index]
     assert INSTRUCTION in winner.texts["system_prompt"]
     assert winner.val_run is not None
@@ -40,7 +41,8 @@ def test_an_optimization_records_candidates_as_releases_and_gates_the_winner(
     assert str(winner.val_run.release) == f"calc@1+opt{record.pk}.{winner.index}"
     assert winner.reflection["calls"][0]["reply"]
     assert OptimizationReflection.objects.filter(optimization=record).exists()
-    assert record.winner_test_run is not None and record.seed_test_run is not None
+    assert record.winner_test_run is not None
+    assert record.seed_test_run is not None
     assert record.winner_test_run.split == "test"
     gate = Gate.objects.get(run=record.winner_test_run)
     assert gate.outcome == "pass"  # in the approvals queue like any other gate
@@ -73,19 +75,33 @@ def test_the_api_queues_an_optimization_and_reads_it_back(
     tmp_path: Path, teammate: Any, outsider: Any, token_for: Any
 ) -> None:
     write_project(tmp_path / "project")
-    body = {"config": {"system": "calc.py:answer", "dataset": "cases.jsonl",
-                       "evaluators": ["exact.py"], "budget": {"metric_calls": 60}},
-            "base_dir": str(tmp_path / "project")}
+    body = {
+        "config": {
+            "system": "calc.py:answer",
+            "dataset": "cases.jsonl",
+            "evaluators": ["exact.py"],
+            "budget": {"metric_calls": 60},
+        },
+        "base_dir": str(tmp_path / "project"),
+    }
     client = Client()
-    refused = client.post("/api/optimizations", body, content_type="application/json",
-                          headers={"Authorization": f"Bearer {token_for(outsider)}"})
+    refused = client.post(
+        "/api/optimizations",
+        body,
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token_for(outsider)}"},
+    )
     assert refused.status_code == 403
     auth = {"Authorization": f"Bearer {token_for(teammate)}"}
-    bad = client.post("/api/optimizations", {**body, "config": {**body["config"], "budget": {}}},
-                      content_type="application/json", headers=auth)
-    assert bad.status_code == 400 and "budget" in bad.json()["detail"]
-    made = client.post("/api/optimizations", body, content_type="application/json",
-                       headers=auth)
+    bad = client.post(
+        "/api/optimizations",
+        {**body, "config": {**body["config"], "budget": {}}},
+        content_type="application/json",
+        headers=auth,
+    )
+    assert bad.status_code == 400
+    assert "budget" in bad.json()["detail"]
+    made = client.post("/api/optimizations", body, content_type="application/json", headers=auth)
     assert made.status_code == 201, made.content
     assert made.json()["status"] == "queued"
     detail = client.get(f"/api/optimizations/{made.json()['id']}", headers=auth).json()
@@ -99,14 +115,20 @@ def test_the_guided_form_queues_an_optimization_after_checking_it(
     write_project(tmp_path / "project")
     client = Client()
     client.force_login(teammate)
-    form = {"kind": "optimization", "base_dir": str(tmp_path / "project"),
-            "system": "calc.py:answer", "dataset": "cases.jsonl", "evaluators": "exact.py",
-            "engine": "gepa"}
+    form = {
+        "kind": "optimization",
+        "base_dir": str(tmp_path / "project"),
+        "system": "calc.py:answer",
+        "dataset": "cases.jsonl",
+        "evaluators": "exact.py",
+        "engine": "gepa",
+    }
     refused = client.post("/runs/new/", form)
     assert "budget" in refused.content.decode()
     assert not Optimization.objects.exists()
     queued = client.post("/runs/new/", {**form, "budget_metric_calls": "50"})
     record = Optimization.objects.get()
-    assert queued.status_code == 302 and queued["Location"] == f"/optimizations/{record.pk}/"
+    assert queued.status_code == 302
+    assert queued["Location"] == f"/optimizations/{record.pk}/"
     assert record.config["budget"] == {"metric_calls": 50}
     assert record.config["engine"] == "gepa"

@@ -23,7 +23,7 @@ SEED_PROMPT = "You are a calculator."
 TASK_MODEL = "task-model"
 REFLECT_MODEL = "reflect-model"
 
-SYSTEM_FILE = f'''\
+SYSTEM_FILE = f"""\
 from oloproof import component, system
 from oloproof.models import complete
 
@@ -31,8 +31,8 @@ from oloproof.models import complete
 @system(name="calc", version="1", components={{"system_prompt": {SEED_PROMPT!r}}})
 def answer(case):
     return {{"answer": complete(case["question"], instructions=component("system_prompt"))}}
-'''
-METRIC_FILE = '''\
+"""
+METRIC_FILE = """\
 def score(input, output, expected=None):
     want = expected["answer"]
     got = output.get("answer") if isinstance(output, dict) else output
@@ -42,7 +42,7 @@ def score(input, output, expected=None):
         "feedback": f"Expected exactly {want!r}, got {got!r}. Reply with the number only.",
         "scores": {"format": 0.0},
     }
-'''
+"""
 POLICY_FILE = """\
 version: 1
 rules:
@@ -52,12 +52,24 @@ rules:
 
 
 def rows(n: int = 24) -> list[dict[str, Any]]:
-    return [{"id": f"q{i:02d}", "input": {"question": f"What is {i} + {i % 5 + 2}?"},
-             "expected": {"answer": str(i + i % 5 + 2)}} for i in range(n)]
+    return [
+        {
+            "id": f"q{i:02d}",
+            "input": {"question": f"What is {i} + {i % 5 + 2}?"},
+            "expected": {"answer": str(i + i % 5 + 2)},
+        }
+        for i in range(n)
+    ]
 
 
-def write_project(folder: Path, *, budget: dict[str, Any] | None = None, engine: str = "gepa",
-                  n: int = 24, extra: dict[str, Any] | None = None) -> Path:
+def write_project(
+    folder: Path,
+    *,
+    budget: dict[str, Any] | None = None,
+    engine: str = "gepa",
+    n: int = 24,
+    extra: dict[str, Any] | None = None,
+) -> Path:
     """A project folder: calc.py, exact.py, cases.jsonl, release.yaml, optimize.yaml."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "calc.py").write_text(SYSTEM_FILE, encoding="utf-8")
@@ -66,9 +78,16 @@ def write_project(folder: Path, *, budget: dict[str, Any] | None = None, engine:
     with (folder / "cases.jsonl").open("w", encoding="utf-8") as handle:
         for row in rows(n):
             handle.write(json.dumps(row) + "\n")
-    config = {"system": "calc.py:answer", "dataset": "cases.jsonl", "evaluators": ["exact.py"],
-              "engine": engine, "budget": budget or {"metric_calls": 120},
-              "policy": "release.yaml", "concurrency": 4, **(extra or {})}
+    config = {
+        "system": "calc.py:answer",
+        "dataset": "cases.jsonl",
+        "evaluators": ["exact.py"],
+        "engine": engine,
+        "budget": budget or {"metric_calls": 120},
+        "policy": "release.yaml",
+        "concurrency": 4,
+        **(extra or {}),
+    }
     (folder / "optimize.yaml").write_text(json.dumps(config, indent=2), encoding="utf-8")
     return folder / "optimize.yaml"
 
@@ -90,10 +109,10 @@ def _task_reply(request: Request) -> Reply:
 
 def _reflection_reply(request: Request) -> Reply:
     if "number only" in request.user_text:
-        return Reply(f"```\n{SEED_PROMPT} {INSTRUCTION}\n```", prompt_tokens=400,
-                     completion_tokens=20)
-    return Reply("```\nYou are a careful calculator.\n```", prompt_tokens=400,
-                 completion_tokens=20)
+        return Reply(
+            f"```\n{SEED_PROMPT} {INSTRUCTION}\n```", prompt_tokens=400, completion_tokens=20
+        )
+    return Reply("```\nYou are a careful calculator.\n```", prompt_tokens=400, completion_tokens=20)
 
 
 def responder(request: Request) -> Reply:
@@ -109,17 +128,21 @@ def serve_task(server: FakeOpenAI) -> None:
 def model_environment(base_url: str) -> dict[str, str]:
     """The environment that points the system and reflection roles at the fake server."""
     return {
-        "OLOPROOF_SYSTEM_MODEL": TASK_MODEL, "OLOPROOF_SYSTEM_BASE_URL": base_url,
-        "OLOPROOF_SYSTEM_PRICE_IN": "1", "OLOPROOF_SYSTEM_PRICE_OUT": "2",
-        "OLOPROOF_REFLECTION_MODEL": REFLECT_MODEL, "OLOPROOF_REFLECTION_BASE_URL": base_url,
-        "OLOPROOF_REFLECTION_PRICE_IN": "3", "OLOPROOF_REFLECTION_PRICE_OUT": "6",
+        "OLOPROOF_SYSTEM_MODEL": TASK_MODEL,
+        "OLOPROOF_SYSTEM_BASE_URL": base_url,
+        "OLOPROOF_SYSTEM_PRICE_IN": "1",
+        "OLOPROOF_SYSTEM_PRICE_OUT": "2",
+        "OLOPROOF_REFLECTION_MODEL": REFLECT_MODEL,
+        "OLOPROOF_REFLECTION_BASE_URL": base_url,
+        "OLOPROOF_REFLECTION_PRICE_IN": "3",
+        "OLOPROOF_REFLECTION_PRICE_OUT": "6",
         "OLOPROOF_DEFAULT_BACKOFF": "0.01",
     }
 
 
 def dspy_program_file() -> str:
-    return textwrap.dedent(f'''\
+    return textwrap.dedent(f"""\
         import dspy
 
         program = dspy.Predict(dspy.Signature("question -> answer", {SEED_PROMPT!r}))
-        ''')
+        """)

@@ -19,10 +19,13 @@ def test_optimize_prints_progress_and_the_proof_and_exits_with_the_gate(
     code = main(["optimize", str(config), "--no-record", "--json", str(tmp_path / "out.json")])
     out, err = capsys.readouterr()
     assert code == 0
-    assert "engine gepa" in err and "test held out" in err
+    assert "engine gepa" in err
+    assert "test held out" in err
     assert "candidate 0 (1+opt1.0): val 0.000" in err
     assert "running the seed (0) and the winner" in err
-    assert "← winner" in out and "optimism gap" in out and "gate on test: pass" in out
+    assert "← winner" in out
+    assert "optimism gap" in out
+    assert "gate on test: pass" in out
     outcome = json.loads((tmp_path / "out.json").read_text())
     assert INSTRUCTION in outcome["winner"]["texts"]["system_prompt"]
 

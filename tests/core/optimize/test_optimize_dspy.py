@@ -22,11 +22,22 @@ def test_dspy_gepa_finds_the_instruction_for_a_dspy_program(
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     (tmp_path / "exact.py").write_text(METRIC_FILE, encoding="utf-8")
     program = dspy.Predict(dspy.Signature("question -> answer", SEED_PROMPT))
-    lm = dspy.LM(f"openai/{TASK_MODEL}", api_base=task_models.base_url, api_key="none",
-                 cache=False, num_retries=0)
+    lm = dspy.LM(
+        f"openai/{TASK_MODEL}",
+        api_base=task_models.base_url,
+        api_key="none",
+        cache=False,
+        num_retries=0,
+    )
     spec = OptimizationSpec(
-        system=program, dataset=load_dataset(rows()), evaluators=[MetricFile(tmp_path / "exact.py")],
-        budget=Budget(metric_calls=120), engine=engine, name="calc-dspy", version="1")
+        system=program,
+        dataset=load_dataset(rows()),
+        evaluators=[MetricFile(tmp_path / "exact.py")],
+        budget=Budget(metric_calls=120),
+        engine=engine,
+        name="calc-dspy",
+        version="1",
+    )
     with dspy.context(lm=lm):
         result = run_optimization(spec=spec, store=InMemoryStore(), ledger=InMemoryLedger())
 
@@ -37,7 +48,8 @@ def test_dspy_gepa_finds_the_instruction_for_a_dspy_program(
     assert result.winner.val["estimate"] == 1.0
     assert result.proof["winner"]["test"]["estimate"] == 1.0
     assert result.winner.version.startswith("1+opt1.")
-    assert result.winner.cost_usd is not None and result.winner.cost_usd > 0  # measured usage
+    assert result.winner.cost_usd is not None
+    assert result.winner.cost_usd > 0
 
 
 def test_the_dspy_metric_passes_sub_scores_and_lets_the_metric_read_measurements(

@@ -31,7 +31,9 @@ def test_a_metric_call_limit_is_never_overrun(tmp_path: Path, task_models: FakeO
     assert result.budget_used["metric_calls"] <= 20  # type: ignore[attr-defined]
 
 
-def test_a_dollar_limit_stops_at_the_measured_spend(tmp_path: Path, task_models: FakeOpenAI) -> None:
+def test_a_dollar_limit_stops_at_the_measured_spend(
+    tmp_path: Path, task_models: FakeOpenAI
+) -> None:
     # Each task call costs 20 µ$ (10 in, 5 out at $1/$2 per million): 0.0003 $ is
     # spent on the seed's val evaluation and the first reflection, before any better
     # candidate is found.
@@ -65,8 +67,10 @@ def test_no_test_case_reaches_the_system_before_the_search_ends(
     test_ids = set(result.splits["ids"]["test"])
     questions = {row["input"]["question"]: row["id"] for row in _rows(tmp_path)}
     proving_at = dict(progress)["proving"]
-    asked = [questions.get(request.user_text) if request.model != REFLECT_MODEL else None
-             for request in task_models.requests]
+    asked = [
+        questions.get(request.user_text) if request.model != REFLECT_MODEL else None
+        for request in task_models.requests
+    ]
     before, after = asked[:proving_at], asked[proving_at:]
     assert not test_ids & set(before)
     assert test_ids <= set(after)
@@ -86,10 +90,18 @@ def test_the_search_is_refused_a_test_case(tmp_path: Path, task_models: FakeOpen
     rows = [Row(id="t1", input={"question": "What is 1 + 1?"})]
     ledger = InMemoryLedger()
     evaluations = Evaluations(
-        make_release=lambda texts, version: spec.system, base_version="1",
-        evaluators=spec.evaluators, objective="exact", store=InMemoryStore(),
-        ledger=ledger, optimization_id=ledger.optimization_begin(config={}), meter=None,  # type: ignore[arg-type]
-        open_rows={"train": [], "val": []}, concurrency=1, timeout=None)
+        make_release=lambda texts, version: spec.system,
+        base_version="1",
+        evaluators=spec.evaluators,
+        objective="exact",
+        store=InMemoryStore(),
+        ledger=ledger,
+        optimization_id=ledger.optimization_begin(config={}),
+        meter=None,  # type: ignore[arg-type]
+        open_rows={"train": [], "val": []},
+        concurrency=1,
+        timeout=None,
+    )
     with pytest.raises(SealedSplitError, match="test split stays unseen"):
         evaluations.evaluate({"system_prompt": "x"}, rows)
 
@@ -109,8 +121,11 @@ def test_a_dataset_without_splits_is_split_by_id_with_whole_clusters() -> None:
     assert first.record()["counts"] == again.record()["counts"]
     assert {row.id for row in first.test} == {row.id for row in again.test}
     clusters = [{row.cluster for row in part} for part in (first.train, first.val, first.test)]
-    assert not (clusters[0] & clusters[1] or clusters[0] & clusters[2] or clusters[1] & clusters[2])
-    assert first.source == "hashed" and all(clusters)
+    assert not (clusters[0] & clusters[1])
+    assert not (clusters[0] & clusters[2])
+    assert not (clusters[1] & clusters[2])
+    assert first.source == "hashed"
+    assert all(clusters)
     tiny = split_rows([Row(id=f"t{i}", input={}) for i in range(3)])
     assert [len(tiny.train), len(tiny.val), len(tiny.test)] == [1, 1, 1]
 

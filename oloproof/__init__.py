@@ -1,13 +1,14 @@
 """oloproof: evaluate AI systems against datasets and decide, with honest statistics,
 whether a release may ship.
 
-    from oloproof import evaluate, system, current_case
+    from oloproof import evaluate, optimize, system, component, current_case
     from oloproof.evaluators import ExactMatch, Contains, JsonSchema, Regex, RubricJudge, evaluator
 """
 
 from typing import TYPE_CHECKING, Any
 
 from oloproof._evaluate import evaluate
+from oloproof._optimize import optimize
 from oloproof._results import gate, load
 from oloproof._submit import Submission, submit
 from oloproof_core import (
@@ -20,6 +21,7 @@ from oloproof_core import (
     System,
     UndeclaredReadError,
     __version__,
+    component,
     current_case,
     system,
 )
@@ -39,10 +41,12 @@ __all__ = [
     "UndeclaredReadError",
     "__version__",
     "compare",
+    "component",
     "current_case",
     "evaluate",
     "gate",
     "load",
+    "optimize",
     "submit",
     "system",
 ]

@@ -14,9 +14,12 @@ import threading
 
 from oloproof._platform import django_setup, outside_event_loop
 from oloproof_core import ConfigError, InMemoryStore, OloproofError, Store
+from oloproof_core.optimize import InMemoryLedger, Ledger
 
 _process_store = InMemoryStore()
+_process_ledger = InMemoryLedger()
 _local_store: Store | None = None
+_local_ledger: Ledger | None = None
 _lock = threading.Lock()
 
 _ON = frozenset({"1", "true", "yes", "on", ""})
@@ -92,3 +95,17 @@ def run_url(run_id: str | int | None) -> str | None:
     from runs.data_folder import dashboard_url
 
     return f"{dashboard_url()}runs/{run_id}/"
+
+
+def default_ledger() -> Ledger:
+    """Where `optimize()` records when no ledger is given: beside the default store."""
+    if not recording_enabled():
+        return _process_ledger
+    global _local_ledger
+    default_store()
+    with _lock:
+        if _local_ledger is None:
+            from runs.optimization_ledger import DjangoLedger
+
+            _local_ledger = DjangoLedger()
+        return _local_ledger

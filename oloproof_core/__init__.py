@@ -4,8 +4,9 @@ Everything here is internal to oloproof; the public surface for users is the
 `oloproof` package, which re-exports what they need. The platform (`runs`,
 `metrics`, `evalsite`) and the `oloproof` package import the engine through this
 module and through its subpackages (`evaluators`, `stats`, `compare`, `gates`,
-`models`) only, never through one of its plain modules: what is listed here is
-the engine's contract with them (`tests/test_architecture.py` checks it).
+`models`, `gateway`, `optimize`, `isolation`) only, never through one of its plain
+modules: what is listed here is the engine's contract with them
+(`tests/test_architecture.py` checks it).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     "CaseError": "oloproof_core.case",
     "CaseResult": "oloproof_core.case",
     "check_run_config": "oloproof_core.run_config",
+    "component": "oloproof_core.components",
     "conclude_run": "oloproof_core.evaluation",
     "ConfigError": "oloproof_core.errors",
     "ContractError": "oloproof_core.errors",
@@ -96,6 +98,9 @@ if TYPE_CHECKING:
     )
     from oloproof_core.case import (
         CaseResult as CaseResult,
+    )
+    from oloproof_core.components import (
+        component as component,
     )
     from oloproof_core.context import (
         Measurements as Measurements,
@@ -266,6 +271,7 @@ __all__ = [
     "__version__",
     "canonical_json",
     "check_run_config",
+    "component",
     "conclude_run",
     "current_case",
     "digest_text",

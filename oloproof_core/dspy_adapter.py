@@ -11,7 +11,9 @@ Prediction becomes the output as a dict of its fields; the metric file sees the
 same dict as `output` whichever engine calls it. Called the way `dspy.Evaluate`
 calls a metric, `metric(example, prediction)`, it returns the score as a float;
 called the way GEPA asks for feedback (with `pred_name` / `pred_trace`), it returns
-`dspy.Prediction(score=..., feedback=...)`.
+`dspy.Prediction(score=..., feedback=..., objective_scores=...)`, the sub-scores
+as GEPA's objective scores. Each call judges a case whose measurements are the
+program's model usage, so `observation()` and `reward` work under DSPy.
 
 Cost: the program's language-model calls are counted with DSPy's usage tracker
 and priced with `price_in` / `price_out` (USD per million tokens), or else with the
@@ -21,14 +23,18 @@ system role's prices; without a price the cost is unmeasured (None), never 0.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from oloproof_core._canonical import canonical_json, digest_text
+from oloproof_core.case import CaseResult
 from oloproof_core.context import ModelCall, current_case_or_none
 from oloproof_core.dataset import load_dataset
 from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.evaluators._metric_file import MetricFile
+from oloproof_core.judging import judge_cases, judge_one
 from oloproof_core.models import ModelError, settings_for
+from oloproof_core.store import Store
 from oloproof_core.system import System
 
 _NOT_GIVEN: Any = object()
@@ -49,8 +55,13 @@ def dspy_system(
     version: str | None = None,
     price_in: float | None = None,
     price_out: float | None = None,
+    lm: Any = None,
 ) -> System:
-    """Wrap a DSPy program (any callable module) as a system oloproof can evaluate."""
+    """Wrap a DSPy program (any callable module) as a system oloproof can evaluate.
+
+    With `lm`, the program runs with that language model whatever thread runs it
+    (DSPy's `dspy.context` does not follow a call into the engine's worker threads).
+    """
     dspy = _dspy()
     if not callable(program):
         raise DeclarationError(
@@ -63,7 +74,7 @@ def dspy_system(
                 f"a DSPy program takes keyword arguments, so the row's input "
                 f"must be an object, got {type(case_input).__name__}"
             )
-        with dspy.context(track_usage=True):
+        with dspy.context(track_usage=True, **({} if lm is None else {"lm": lm})):
             prediction = program(**case_input)
         _record_usage(prediction, price_in, price_out)
         return prediction_fields(prediction)
@@ -90,10 +101,26 @@ def prediction_fields(prediction: Any) -> dict[str, Any]:
 
 
 class DspyMetric:
-    """A metric file called the way DSPy calls metrics."""
+    """A metric file called the way DSPy calls metrics.
 
-    def __init__(self, metric: MetricFile) -> None:
+    Each call judges a case built from the example and the prediction, with the
+    program's model calls (from DSPy's usage tracker, when it is on) as the case's
+    measurements, so `observation()` and `reward` work under DSPy too. Called for
+    feedback it returns the score, the feedback and the sub-scores (as GEPA's
+    `objective_scores`). With a `store`, verdicts go through the verdict cache, and
+    `on_judged` sees every judged case.
+    """
+
+    def __init__(
+        self,
+        metric: MetricFile,
+        *,
+        store: Store | None = None,
+        on_judged: Callable[[CaseResult], None] | None = None,
+    ) -> None:
         self.metric = metric
+        self.store = store
+        self.on_judged = on_judged
         self.__name__ = metric.criterion
 
     def __call__(
@@ -104,14 +131,37 @@ class DspyMetric:
         pred_name: Any = _NOT_GIVEN,
         pred_trace: Any = _NOT_GIVEN,
     ) -> Any:
-        expected = dict(example.labels().toDict())
-        verdict = self.metric.score(
-            _example_inputs(example), prediction_fields(prediction), expected
-        )
+        case = case_for(example, prediction)
+        if self.store is not None:
+            judge_cases([case], [self.metric], self.store, concurrency=1)
+            verdict = case.verdicts[self.metric.criterion]
+        else:
+            verdict = judge_one(self.metric, case)
+            case.verdicts[self.metric.criterion] = verdict
+        if self.on_judged is not None:
+            self.on_judged(case)
         score = float(verdict.value if verdict.value is not None else 0.0)
         if pred_name is _NOT_GIVEN and pred_trace is _NOT_GIVEN:
             return score
-        return _dspy().Prediction(score=score, feedback=verdict.feedback or "")
+        return _dspy().Prediction(
+            score=score,
+            feedback=verdict.feedback or verdict.error or "",
+            objective_scores=dict(verdict.scores),
+        )
+
+
+def case_for(example: Any, prediction: Any) -> CaseResult:
+    """The case a metric call judges: the example's inputs and labels, the prediction, usage."""
+    inputs = _example_inputs(example)
+    case = CaseResult(
+        id=digest_text(canonical_json(inputs))[:16],
+        input=inputs,
+        expected=dict(example.labels().toDict()),
+    )
+    case.output = prediction_fields(prediction)
+    case.output_json = canonical_json(case.output)
+    case.measurements.model_calls.extend(usage_calls(prediction, None, None))
+    return case
 
 
 def dspy_metric(metric: MetricFile | str | os.PathLike[str]) -> DspyMetric:
@@ -148,11 +198,20 @@ def _example_inputs(example: Any) -> dict[str, Any]:
 
 def _record_usage(prediction: Any, price_in: float | None, price_out: float | None) -> None:
     context = current_case_or_none()
-    get_usage = getattr(prediction, "get_lm_usage", None)
-    if context is None or get_usage is None:
+    if context is None:
         return
-    usage = get_usage() or {}
-    prices = _prices(price_in, price_out)
+    for call in usage_calls(prediction, price_in, price_out):
+        context.record_model_call(call)
+
+
+def usage_calls(
+    prediction: Any, price_in: float | None, price_out: float | None
+) -> list[ModelCall]:
+    """The program's model calls as DSPy's usage tracker counted them, priced as the system's."""
+    get_usage = getattr(prediction, "get_lm_usage", None)
+    usage = (get_usage() if get_usage is not None else None) or {}
+    prices = _prices(price_in, price_out) if usage else None
+    calls = []
     for model, figures in usage.items():
         input_tokens = int(figures.get("prompt_tokens") or 0)
         output_tokens = int(figures.get("completion_tokens") or 0)
@@ -161,7 +220,7 @@ def _record_usage(prediction: Any, price_in: float | None, price_out: float | No
             if prices is None
             else (input_tokens * prices[0] + output_tokens * prices[1]) / 1_000_000
         )
-        context.record_model_call(
+        calls.append(
             ModelCall(
                 role="system",
                 model=str(model),
@@ -171,6 +230,7 @@ def _record_usage(prediction: Any, price_in: float | None, price_out: float | No
                 latency_ms=0.0,
             )
         )
+    return calls
 
 
 def _prices(price_in: float | None, price_out: float | None) -> tuple[float, float] | None:

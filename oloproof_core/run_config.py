@@ -41,6 +41,7 @@ class RunConfigField:
         "positive_number",
         "confidence",
         "isolation",
+        "mapping",
     ]
     required: bool = False
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from oloproof_core.errors import DeclarationError
+from oloproof_core.components import bind_components, check_components
+from oloproof_core.errors import DeclarationError, OloproofError
 from oloproof_core.imports import plain_module_name
 from oloproof_core.limits import label_problem
 
@@ -32,13 +33,23 @@ class System:
         version: str | None,
         import_path: str | None = None,
         warmup: Callable[[], Any] | None = None,
+        components: Mapping[str, str] | None = None,
     ) -> None:
         _check_signature(fn)
         for what, label in (("system name", name), ("version", version)):
             problem = None if label is None else label_problem(str(label), what)
             if problem:
                 raise DeclarationError(f"the {what} {str(label)[:60]!r}… {problem}")
-        self.fn = fn
+        self.inner = fn
+        self.components: dict[str, str] = {}
+        if components is not None:
+            try:
+                self.components = check_components(components, where=f"system {name!r}")
+            except OloproofError as exc:
+                raise DeclarationError(str(exc)) from None
+        # The texts are bound into the function itself, so they travel with it (and a
+        # system's own process binds them again from its setup: see isolation).
+        self.fn = bind_components(fn, self.components) if self.components else fn
         self.warmup = warmup
         self.name = name
         self.version = version
@@ -48,6 +59,17 @@ class System:
 
     def __call__(self, case_input: Any) -> Any:
         return self.fn(case_input)
+
+    def with_components(self, texts: Mapping[str, str], *, version: str | None) -> System:
+        """The same function at another version, reading `texts` as its components."""
+        return System(
+            self.inner,
+            name=self.name,
+            version=version,
+            import_path=self.import_path,
+            warmup=self.warmup,
+            components=texts,
+        )
 
     @property
     def release(self) -> str:
@@ -62,11 +84,14 @@ def system(
     version: str | int | None = None,
     *,
     warmup: Callable[[], Any] | None = None,
+    components: Mapping[str, str] | None = None,
 ) -> Callable[[Callable[[Any], Any]], System]:
     """Declare a function as a system (a release: `name` at `version`).
 
     `warmup`, if given, is called once in each process that runs the system, before
-    its first case and outside any timing (load a model, open a client).
+    its first case and outside any timing (load a model, open a client). `components`
+    names the texts the function reads with `component(name)`; an optimization hands
+    it other texts.
     """
     if callable(name):
         raise DeclarationError(
@@ -79,6 +104,7 @@ def system(
             name=name or fn.__name__,
             version=None if version is None else str(version),
             warmup=warmup,
+            components=components,
         )
 
     return declare

@@ -34,6 +34,7 @@ from runs.models import (
     Dataset,
     Gate,
     Membership,
+    Optimization,
     Project,
     Run,
     System,
@@ -97,6 +98,10 @@ def systems_visible(*, user: Actor) -> QuerySet[System]:
 def datasets_visible(*, user: Actor) -> QuerySet[Dataset]:
     """Datasets are stored once per content and seen through the runs that use them."""
     return Dataset.objects.filter(pk__in=runs_visible(user=user).values("dataset_id"))
+
+
+def optimizations_visible(*, user: Actor, role: str = Role.VIEWER) -> QuerySet[Optimization]:
+    return Optimization.objects.filter(project__in=projects_visible(user=user, role=role))
 
 
 def gates_visible(*, user: Actor) -> QuerySet[Gate]:

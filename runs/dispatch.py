@@ -20,6 +20,7 @@ RUN_START_TASK = "runs.run_execute"
 CHUNK_TASK = "runs.run_chunk_execute"
 FINALISE_TASK = "runs.run_finalise"
 SWEEP_TASK = "runs.runs_sweep"
+OPTIMIZATION_TASK = "runs.optimization_execute"
 
 
 def chunk_size() -> int:
@@ -41,9 +42,10 @@ class Enqueue:
     chunks: list[int] = field(default_factory=list)
     finalise: list[int] = field(default_factory=list)
     start: list[int] = field(default_factory=list)
+    optimizations: list[int] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.chunks or self.finalise or self.start)
+        return bool(self.chunks or self.finalise or self.start or self.optimizations)
 
 
 def _send(task_name: str, record_id: int) -> None:
@@ -57,6 +59,8 @@ def send_work(work: Enqueue) -> None:
         _send(FINALISE_TASK, run_id)
     for run_id in work.start:
         _send(RUN_START_TASK, run_id)
+    for optimization_id in work.optimizations:
+        _send(OPTIMIZATION_TASK, optimization_id)
 
 
 def send_work_on_commit(work: Enqueue) -> None:

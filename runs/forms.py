@@ -11,6 +11,7 @@ from django import forms
 from django.utils import timezone
 
 import oloproof_core as engine
+import oloproof_core.optimize as optimize
 from runs.models import Approval, Gate, Run
 from runs.selectors.cases import CASE_OUTCOMES, CaseFilters
 from runs.selectors.runs import RunFilters
@@ -160,7 +161,11 @@ class RunSubmitForm(forms.Form):
 
     def __init__(self, *args: Any, projects: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _choice_field(self, "project").choices = [(slug, slug) for slug in projects]
+        project = _choice_field(self, "project")
+        project.choices = [(slug, slug) for slug in projects]
+        if len(projects) == 1:  # nothing to choose: the one project the user runs in
+            project.required = False
+            self._only_project = projects[0]
         for item in engine.RUN_CONFIG_FIELDS:
             field = _FORM_FIELD_KINDS[item.kind]()
             field.required = False  # missing keys are reported by the engine's check
@@ -184,6 +189,11 @@ class RunSubmitForm(forms.Form):
         )
         initial["base_dir"] = config.get("base_dir") or ""
         return initial
+
+    _only_project = ""
+
+    def clean_project(self) -> str:
+        return str(self.cleaned_data.get("project") or self._only_project)
 
     def clean_base_dir(self) -> str:
         base_dir = str(self.cleaned_data["base_dir"]).strip()
@@ -210,6 +220,46 @@ class RunSubmitForm(forms.Form):
             evaluators.append(item)
         return evaluators
 
+    kind = forms.ChoiceField(
+        required=False,
+        choices=[("evaluation", "an evaluation"), ("optimization", "an optimization")],
+        initial="evaluation",
+        widget=forms.RadioSelect,
+    )
+    engine = forms.ChoiceField(
+        required=False, choices=[(name, name) for name in optimize.ENGINE_CHOICES]
+    )
+    budget_metric_calls = forms.IntegerField(required=False, min_value=1, label="metric calls")
+    budget_usd = forms.FloatField(required=False, min_value=0, label="US dollars")
+    budget_wall_time_s = forms.FloatField(required=False, min_value=0, label="wall time (s)")
+    components = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+        help_text="optional seed texts, one `name: text` per line (default: the system's own)",
+    )
+
+    def optimization_config(self) -> dict[str, Any]:
+        """The optimization config the form describes (its run keys, engine, budget)."""
+        data = self.cleaned_data
+        config = {
+            key: value for key, value in self.config().items() if key not in ("split", "baseline")
+        }
+        config["engine"] = data.get("engine") or "auto"
+        config["budget"] = {
+            key: data[f"budget_{key}"]
+            for key in optimize.LIMITS
+            if data.get(f"budget_{key}") not in (None, "")
+        }
+        if str(data.get("components") or "").strip():
+            config["components"] = yaml.safe_load(data["components"])
+        return config
+
+    def _check_optimization(self) -> None:
+        try:
+            optimize.check_optimize_config(self.optimization_config(), label="config")
+        except (engine.ConfigError, yaml.YAMLError) as exc:
+            self.add_error(None, str(exc))
+
     def config(self) -> dict[str, Any]:
         """The run config the form describes: every key given a value, and no other."""
         config: dict[str, Any] = {}
@@ -226,7 +276,9 @@ class RunSubmitForm(forms.Form):
         for item in engine.RUN_CONFIG_FIELDS:
             if item.required and not data.get(item.name) and item.name not in self.errors:
                 self.add_error(item.name, f"{item.name} is required")
-        if not self.errors:
+        if not self.errors and data.get("kind") == "optimization":
+            self._check_optimization()
+        elif not self.errors:
             try:
                 engine.check_run_config(self.config(), label="config")
             except engine.ConfigError as exc:

@@ -17,10 +17,12 @@ from django.contrib.auth.models import User as Account
 from django.db import IntegrityError, transaction
 
 import oloproof_core as engine
+import oloproof_core.optimize as optimize
 from runs.access import LOCAL, Actor, Role, account_of, role_require, submit_project_pick
 from runs.dispatch import Enqueue, send_work_on_commit
 from runs.errors import ConflictError, InvalidRequestError, NotPermittedError
-from runs.models import Approval, ApprovalRevocation, Gate, Project, Run
+from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Project, Run
+from runs.optimization_records import optimization_create
 from runs.projects import code_root_register, membership_set, project_default_ensure
 from runs.recording import dataset_record, run_queued_create
 from runs.selectors.projects import project_code_roots
@@ -86,6 +88,56 @@ def run_submit_by(
         raise NotPermittedError("submitting a run needs a signed-in account")
     target = submit_project_pick(user=user, slug=project)
     return run_submit(
+        config=config, base_dir=base_dir, project=target, created_by=account_of(user), by=user
+    )
+
+
+def optimization_submit(
+    *,
+    config: Mapping[str, Any],
+    base_dir: str,
+    project: Project | None = None,
+    created_by: Account | None = None,
+    by: Actor = LOCAL,
+) -> Optimization:
+    """Queue an optimization described by an optimization config (optimize.yaml's keys).
+
+    Checked here without importing anything it names; the worker that takes it loads
+    the system, the dataset and the metric from `base_dir`, which must lie inside one
+    of the project's code roots, as for `run_submit`.
+    """
+    try:
+        checked = optimize.check_optimize_config(config, label="config")
+    except engine.ConfigError as exc:
+        raise InvalidRequestError(str(exc)) from None
+    if not os.path.isabs(base_dir):
+        raise InvalidRequestError(
+            f"base_dir must be an absolute folder on the workers' machines, got {base_dir!r}"
+        )
+    project = project or project_default_ensure()
+    with transaction.atomic():
+        if by is LOCAL and not project_code_roots(project_id=project.pk):
+            code_root_register(by=LOCAL, project=project, path=base_dir)
+        if not engine.path_within(base_dir, project_code_roots(project_id=project.pk)):
+            raise NotPermittedError(
+                f"base_dir {base_dir!r} is outside the code roots registered for project "
+                f"{project.slug!r}; a project admin registers the folders its code comes from"
+            )
+        record = optimization_create(
+            project=project, config={**checked, "base_dir": base_dir}, created_by=created_by
+        )
+        send_work_on_commit(Enqueue(optimizations=[record.pk]))
+    return record
+
+
+def optimization_submit_by(
+    *, user: Actor, config: Mapping[str, Any], base_dir: str, project: str | None = None
+) -> Optimization:
+    """`optimization_submit` on behalf of a signed-in account: a runner in the project."""
+    if not user.is_authenticated:
+        raise NotPermittedError("submitting an optimization needs a signed-in account")
+    target = submit_project_pick(user=user, slug=project)
+    return optimization_submit(
         config=config, base_dir=base_dir, project=target, created_by=account_of(user), by=user
     )
 

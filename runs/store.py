@@ -30,7 +30,7 @@ from runs.selectors.runs import run_get
 T = TypeVar("T")
 
 
-def _outside_event_loop(work: Callable[[], T]) -> T:
+def outside_event_loop(work: Callable[[], T]) -> T:
     """Run database work synchronously even when called from a running event loop.
 
     Django refuses ORM calls from async contexts (a notebook cell runs in one), so
@@ -75,13 +75,13 @@ class DjangoStore:
         return project_ensure(slug=self.project_slug)
 
     def get_verdicts(self, keys: Collection[str]) -> Mapping[str, Verdict]:
-        return _outside_event_loop(lambda: cached_verdicts_get(keys=keys))
+        return outside_event_loop(lambda: cached_verdicts_get(keys=keys))
 
     def put_verdicts(self, entries: Sequence[CacheEntry]) -> None:
-        _outside_event_loop(lambda: cached_verdicts_put(entries=entries))
+        outside_event_loop(lambda: cached_verdicts_put(entries=entries))
 
     def record_run(self, result: Result) -> str | None:
-        run = _outside_event_loop(
+        run = outside_event_loop(
             lambda: run_record(
                 result=result,
                 created_by=self.created_by,
@@ -100,7 +100,7 @@ class DjangoStore:
             )
             return None if run is None else run_result(run=run)
 
-        return _outside_event_loop(find)
+        return outside_event_loop(find)
 
     def load_run(self, run_id: str) -> Result:
         """A recorded run by its id, as the engine's Result (for baselines, gates, `load`)."""
@@ -116,7 +116,7 @@ class DjangoStore:
                 )
             return run_result(run=run)
 
-        return _outside_event_loop(load)
+        return outside_event_loop(load)
 
     def __repr__(self) -> str:
         return "<DjangoStore>"

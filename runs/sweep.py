@@ -18,6 +18,7 @@ from django.utils import timezone
 from runs.chunks import chunks_reclaim_stale, chunks_touch_pending
 from runs.dispatch import Enqueue, send_work, stale_after
 from runs.models import Run, RunChunk
+from runs.optimization_work import optimizations_sweep
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +29,7 @@ class SweepReport:
     resent: int = 0
     finalising: int = 0
     restarted: int = 0
+    optimizations: int = 0
 
 
 def runs_sweep(*, now: datetime | None = None) -> SweepReport:
@@ -81,10 +83,18 @@ def runs_sweep(*, now: datetime | None = None) -> SweepReport:
     return report
 
 
+def work_sweep(*, now: datetime | None = None) -> SweepReport:
+    """The runs' sweep, then the optimizations': one whose heartbeat went stale (its
+    worker died) or that is still queued after the stale interval is sent again."""
+    report = runs_sweep(now=now)
+    report.optimizations = optimizations_sweep(now=now)
+    return report
+
+
 class SweepThread:
     """Runs `runs_sweep` every `interval` seconds in a worker's main process."""
 
-    def __init__(self, interval: float, sweep: Callable[[], object] = runs_sweep) -> None:
+    def __init__(self, interval: float, sweep: Callable[[], object] = work_sweep) -> None:
         self.interval = interval
         self.sweep = sweep
         self._stop = threading.Event()

@@ -14,8 +14,8 @@ from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import DatabaseError
 
-from runs import chunks, finalising, planning, sweep
-from runs.dispatch import CHUNK_TASK, FINALISE_TASK, RUN_START_TASK, SWEEP_TASK
+from runs import chunks, finalising, optimization_work, planning, sweep
+from runs.dispatch import CHUNK_TASK, FINALISE_TASK, OPTIMIZATION_TASK, RUN_START_TASK, SWEEP_TASK
 
 _TASK_OPTIONS: dict[str, Any] = {"acks_late": True, "reject_on_worker_lost": True}
 
@@ -44,9 +44,15 @@ def run_finalise(run_id: int) -> str:
     return finalising.run_finalise(run_id=run_id)
 
 
+@shared_task(name=OPTIMIZATION_TASK, **_TASK_OPTIONS)
+def optimization_execute(optimization_id: int) -> str:
+    """Run or resume a submitted optimization, if no live worker holds it."""
+    return optimization_work.optimization_execute(optimization_id=optimization_id)
+
+
 @shared_task(name=SWEEP_TASK, **_TASK_OPTIONS)
 def runs_sweep() -> dict[str, int]:
-    report = sweep.runs_sweep()
+    report = sweep.work_sweep()
     return {name: getattr(report, name) for name in report.__slots__}
 
 

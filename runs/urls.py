@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from runs.views import compare, gates, history, releases, submit
+from runs.views import compare, gates, history, optimizations, releases, submit
 
 app_name = "runs"
 
@@ -19,4 +19,10 @@ urlpatterns = [
     path("systems/<int:system_id>/", releases.system_page, name="system"),
     path("compare/", compare.compare_page, name="compare"),
     path("gates/", gates.gates_page, name="gates"),
+    path("optimizations/", optimizations.optimizations_page, name="optimizations"),
+    path(
+        "optimizations/<int:optimization_id>/",
+        optimizations.optimization_page,
+        name="optimization",
+    ),
 ]

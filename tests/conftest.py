@@ -11,4 +11,7 @@ import os
 os.environ["OLOPROOF_RECORD"] = "0"
 
 # The OpenAI-compatible stand-in server: fixtures `fake_openai` and `models_on`.
-pytest_plugins = ("tests.support.fake_openai_fixtures",)
+pytest_plugins = (
+    "tests.support.fake_openai_fixtures",
+    "tests.support.optimize_fixtures",
+)

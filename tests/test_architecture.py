@@ -23,7 +23,7 @@ ENGINE_SURFACES = frozenset(
         "oloproof_core",
         *(
             f"oloproof_core.{name}"
-            for name in ("evaluators", "stats", "compare", "gates", "models")
+            for name in ("evaluators", "stats", "compare", "gates", "models", "optimize")
         ),
     }
 )
@@ -38,6 +38,15 @@ WRITERS: dict[str, frozenset[str]] = {
         frozenset({"runs.recording"}),
     ),
     "RunChunk": frozenset({"runs.chunks"}),
+    **dict.fromkeys(
+        (
+            "Optimization",
+            "OptimizationCandidate",
+            "OptimizationEvaluation",
+            "OptimizationReflection",
+        ),
+        frozenset({"runs.optimization_records"}),
+    ),
     "Approval": frozenset({"runs.services"}),
     "ApprovalRevocation": frozenset({"runs.services"}),
     "ApiToken": frozenset({"runs.tokens"}),

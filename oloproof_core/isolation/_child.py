@@ -34,6 +34,8 @@ def main(argv: list[str]) -> int:
         from oloproof_core.isolation._reference import SystemReference, load_reference
 
         system = load_reference(SystemReference.from_dict(setup["reference"]))
+        if setup.get("components"):
+            system = system.with_components(setup["components"], version=setup.get("version"))
         _warm(system)
     except BaseException:
         os.write(write_fd, frame({"failed": traceback.format_exc()}))

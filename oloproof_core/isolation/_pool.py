@@ -357,6 +357,10 @@ class ProcessPool:
         setup = child_setup(self.memory_limit_mb, self.timeout)
         if self._reference is not None and self._method == "spawn":
             setup["reference"] = self._reference.to_dict()
+            # The reference names the system as declared; a candidate of an optimization
+            # is that system reading other texts, which the child binds again.
+            setup["components"] = dict(self.system.components)
+            setup["version"] = self.system.version
             child = spawn_child(setup, environment)
         else:
             child = fork_child(self.system, setup, environment)

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from oloproof_core.imports import load_module
+from oloproof_core.imports import NAMESPACE_PREFIX, load_module
 from oloproof_core.isolation._errors import IsolationError
 from oloproof_core.system import System, as_system
 
@@ -63,7 +63,10 @@ def reference_for(system: System) -> SystemReference | None:
     if module is None:
         return None
     found = _attribute(module, qualname)
-    if found is not system and found is not fn:
+    # A candidate of an optimization is the declared system reading other texts: the
+    # same function underneath, which the child rebinds to the candidate's texts.
+    same = found is system or found is fn or getattr(found, "inner", None) is system.inner
+    if not same:
         return None
     spec = getattr(module, "__spec__", None)
     spec_name = getattr(spec, "name", None)
@@ -75,7 +78,9 @@ def reference_for(system: System) -> SystemReference | None:
         if file and code is not None and code.co_filename == os.path.abspath(file):
             return SystemReference("script", os.path.abspath(file), qualname)
         return None
-    if module_name.startswith("oloproof_user_") and file:
+    if module_name.startswith(NAMESPACE_PREFIX) and file:
+        # A project's module, imported under its folder's namespace: the child loads the
+        # same file the same way, so the namespace (and the module's identity) agree.
         return SystemReference("file", os.path.abspath(file), qualname)
     return SystemReference("module", module_name, qualname)
 

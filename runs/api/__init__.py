@@ -1,6 +1,8 @@
-"""The REST API's routers: runs (history, cases, submit, compare, gates) and metrics."""
+"""The REST API's routers: runs (history, cases, submit, compare, gates),
+optimizations and metrics."""
 
 from runs.api.metrics import router as metrics_router
+from runs.api.optimizations import router as optimizations_router
 from runs.api.runs import router as runs_router
 
-__all__ = ["metrics_router", "runs_router"]
+__all__ = ["metrics_router", "optimizations_router", "runs_router"]

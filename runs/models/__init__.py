@@ -3,6 +3,12 @@
 from runs.models.chunks import RunChunk
 from runs.models.datasets import Dataset, DatasetCase
 from runs.models.gates import Approval, ApprovalRevocation, Gate
+from runs.models.optimizations import (
+    Optimization,
+    OptimizationCandidate,
+    OptimizationEvaluation,
+    OptimizationReflection,
+)
 from runs.models.projects import DEFAULT_PROJECT_SLUG, ROLE_RANK, CodeRoot, Membership, Project
 from runs.models.runs import CaseResult, Run
 from runs.models.systems import Release, System
@@ -20,6 +26,10 @@ __all__ = [
     "DatasetCase",
     "Gate",
     "Membership",
+    "Optimization",
+    "OptimizationCandidate",
+    "OptimizationEvaluation",
+    "OptimizationReflection",
     "Project",
     "Release",
     "Run",

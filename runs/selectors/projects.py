@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.contrib.auth.models import User as Account
 from django.db.models import QuerySet
 
 from runs.access import Actor, Role, code_roots_visible, projects_visible
+from runs.errors import NotFoundError
 from runs.models import CodeRoot, Membership, Project
 
 
@@ -30,3 +34,41 @@ def memberships_of(*, user: Actor) -> QuerySet[Membership]:
     return Membership.objects.filter(project__in=projects_visible(user=user)).select_related(
         "project", "user"
     )
+
+
+def project_overview(*, user: Actor) -> list[dict[str, Any]]:
+    """Each visible project with its members and code roots, in three queries."""
+    projects = list(projects_list(user=user).order_by("slug"))
+    members: dict[int, list[tuple[str, str]]] = {project.pk: [] for project in projects}
+    for membership in Membership.objects.filter(project__in=projects).select_related("user"):
+        members[membership.project_id].append((membership.user.get_username(), membership.role))
+    roots: dict[int, list[str]] = {project.pk: [] for project in projects}
+    for root in CodeRoot.objects.filter(project__in=projects).order_by("path"):
+        roots[root.project_id].append(root.path)
+    return [
+        {
+            "slug": project.slug,
+            "name": project.name,
+            "members": sorted(members[project.pk]),
+            "code_roots": roots[project.pk],
+        }
+        for project in projects
+    ]
+
+
+def project_named(*, slug: str) -> Project:
+    """The project with this slug; a NotFoundError that says how to make it otherwise."""
+    project = Project.objects.filter(slug=slug).first()
+    if project is None:
+        raise NotFoundError(f"no project {slug!r}: make it with `oloproof project create {slug}`")
+    return project
+
+
+def account_named(*, username: str) -> Account:
+    """The account with this name; a NotFoundError that says how to make it otherwise."""
+    account = Account.objects.filter(username=username).first()
+    if account is None:
+        raise NotFoundError(
+            f"no account {username!r}: make it with `oloproof user create {username}`"
+        )
+    return account

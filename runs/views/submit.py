@@ -1,4 +1,4 @@
-"""The guided form that queues a run on the workers."""
+"""The guided form that queues a run, or an optimization, on the workers."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from runs.forms import RunSubmitForm
 from runs.models import Run
 from runs.selectors.projects import code_roots_list, projects_list
 from runs.selectors.runs import recorded_configs
-from runs.services import run_submit_by
+from runs.services import optimization_submit_by, run_submit_by
 
 
 @login_required
@@ -30,24 +30,34 @@ def new_run_page(request: AuthenticatedRequest) -> HttpResponse:
         form = RunSubmitForm(request.POST, projects=projects)
         if form.is_valid():
             try:
-                run = run_submit_by(
-                    user=request.user,
-                    config=form.config(),
-                    base_dir=form.cleaned_data["base_dir"],
-                    project=form.cleaned_data["project"],
-                )
+                return _queue(request, form)
             except DomainError as exc:
                 form.add_error(None, str(exc))
-            else:
-                messages.success(request, f"Run {run.pk} is queued; this page follows it live.")
-                return redirect("runs:detail", run_id=run.pk)
     else:
-        form = RunSubmitForm(initial=_initial(request, recorded), projects=projects)
+        initial = {"kind": request.GET.get("kind", "evaluation"), **_initial(request, recorded)}
+        form = RunSubmitForm(initial=initial, projects=projects)
     return render(
         request,
         "runs/new_run.html",
         {"form": form, "recorded": recorded, "roots": list(code_roots_list(user=request.user))},
     )
+
+
+def _queue(request: AuthenticatedRequest, form: RunSubmitForm) -> HttpResponse:
+    base_dir = form.cleaned_data["base_dir"]
+    project = form.cleaned_data["project"]
+    if form.cleaned_data.get("kind") == "optimization":
+        record = optimization_submit_by(
+            user=request.user,
+            config=form.optimization_config(),
+            base_dir=base_dir,
+            project=project,
+        )
+        messages.success(request, f"Optimization {record.pk} is queued.")
+        return redirect("runs:optimization", optimization_id=record.pk)
+    run = run_submit_by(user=request.user, config=form.config(), base_dir=base_dir, project=project)
+    messages.success(request, f"Run {run.pk} is queued; this page follows it live.")
+    return redirect("runs:detail", run_id=run.pk)
 
 
 def _initial(request: HttpRequest, recorded: list[Run]) -> dict[str, object]:

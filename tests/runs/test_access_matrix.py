@@ -24,6 +24,7 @@ from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch
 from runs.access import LOCAL
 from runs.models import Approval, ApprovalRevocation, CodeRoot, Membership, Run
+from runs.optimization_records import optimization_create
 from runs.projects import code_root_register, project_ensure
 from runs.recording import gate_record
 from runs.store import DjangoStore
@@ -72,6 +73,12 @@ def world(tmp_path: Any) -> dict[str, Any]:
     Approval.objects.create(
         gate=first.gate, user=decider, decision="approve", gate_outcome="pass", comment=SECRET
     )
+    optimization = optimization_create(
+        project=alpha,
+        config={"system": f"{SECRET}-bot:answer", "dataset": "d.jsonl", "metric": "m.py"},
+    )
+    # What the optimization's own worker writes once it has loaded the system.
+    type(optimization).objects.filter(pk=optimization.pk).update(system_name=f"{SECRET}-bot")
     callers: dict[str, User | None] = {"anonymous": None, "outsider": member("nobody", None)}
     for role in ("viewer", "runner", "approver", "admin"):
         callers[role] = member(f"beta-{role}", role, project="beta")
@@ -79,6 +86,7 @@ def world(tmp_path: Any) -> dict[str, Any]:
         "alpha": alpha,
         "beta": beta,
         "runs": (first, second),
+        "optimization": optimization,
         "callers": callers,
         "alpha_admin": alpha_admin,
     }
@@ -91,6 +99,8 @@ def _fill(path: str, world: dict[str, Any]) -> str:
         .replace("{run_id}", str(first.pk))
         .replace("<int:system_id>", str(first.release.system_id))
         .replace("<path:case_id>", f"{SECRET}-0")
+        .replace("<int:optimization_id>", str(world["optimization"].pk))
+        .replace("{optimization_id}", str(world["optimization"].pk))
     )
     if filled.rstrip("/").endswith("compare"):
         filled += f"?baseline={first.pk}&candidate={second.pk}"

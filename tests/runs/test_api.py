@@ -26,7 +26,7 @@ def every_route() -> list[tuple[str, str]]:
     """(method, path) of every operation in the OpenAPI schema, ids filled in."""
     routes = []
     for path, operations in api.get_openapi_schema()["paths"].items():
-        concrete = path.replace("{run_id}", "1")
+        concrete = path.replace("{run_id}", "1").replace("{optimization_id}", "1")
         if concrete.endswith("/compare"):
             concrete += "?baseline=1&candidate=1"
         if concrete.endswith("/verdicts"):
@@ -46,7 +46,9 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     routes = every_route()
     assert ("GET", "/api/runs") in routes
     assert ("POST", "/api/runs/1/approvals") in routes
-    assert len(routes) == 11
+    assert ("POST", "/api/optimizations") in routes
+    assert ("GET", "/api/optimizations/1") in routes
+    assert len(routes) == 14
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])

@@ -122,3 +122,10 @@ warmed = []
 @system(name="warm", version="1", warmup=lambda: warmed.append(os.getpid()))
 def warm(case):
     return {"warmed": list(warmed), "n": case["n"]}
+
+
+@system(name="prompted", version="1", components={"instruction": "the declared text"})
+def prompted(case):
+    from oloproof import component
+
+    return {"instruction": component("instruction"), "pid": os.getpid()}

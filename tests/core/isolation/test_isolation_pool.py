@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -10,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from oloproof import evaluate
+from oloproof.evaluators import Contains
+from oloproof_core import InMemoryStore
 from oloproof_core.case import CaseResult
 from oloproof_core.errors import ConfigError
 from oloproof_core.isolation import ProcessPool, child_environment, is_secret_name
@@ -185,5 +189,20 @@ def test_json_on_stdout_stays_clean_when_the_system_prints(tmp_path, monkeypatch
     assert code == 0
     printed = json.loads(captured.out)
     assert printed["provenance"]["execution"]["isolation"] == "process"
-    assert printed["provenance"]["execution"]["reference"].endswith("noisy:answer")
+    assert printed["provenance"]["execution"]["reference"].endswith("noisy.py:answer")
     assert "noise from the system" in captured.err
+
+
+def test_a_candidates_texts_reach_the_systems_own_process():
+    candidate = systems.prompted.with_components({"instruction": "a candidate's text"}, version="2")
+    result = evaluate(
+        candidate,
+        [{"id": "a", "input": {"n": 1}}],
+        [Contains(criterion="read", field="instruction", value="candidate")],
+        store=InMemoryStore(),
+        record=False,
+    )
+    (case,) = result.cases
+    assert result.provenance["execution"]["isolation"] == "process"
+    assert case.output["pid"] != os.getpid()
+    assert case.output["instruction"] == "a candidate's text"

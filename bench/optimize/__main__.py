@@ -1,0 +1,215 @@
+"""The optimization task through `oloproof optimize` and through `gepa.optimize` directly.
+
+Both searches get the same budget of metric calls, the same task and reflection
+models (the fake OpenAI-compatible server on 127.0.0.1, answering after a delay
+that stands in for a model's latency), the same metric and the same seed text, and
+evaluate one case at a time. Measured for each: the metric calls and wall time
+until a candidate first scores the target on val, and in all. For oloproof also:
+the share of the (candidate, case) evaluations the search asked for that were
+served from the optimization's records instead of being run again.
+
+    python -m bench.optimize [--delay-ms 20] [--budget 150] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.support.fake_openai import FakeOpenAI  # noqa: E402
+from tests.support.optimize_task import (  # noqa: E402
+    METRIC_FILE,
+    REFLECT_MODEL,
+    SEED_PROMPT,
+    TASK_MODEL,
+    model_environment,
+    responder,
+    write_project,
+)
+
+TARGET = 1.0
+
+
+def through_oloproof(folder: Path, budget: int) -> dict[str, Any]:
+    from oloproof_core import InMemoryStore
+    from oloproof_core.optimize import InMemoryLedger, load_optimize_config, run_optimization
+
+    config = write_project(
+        folder, budget={"metric_calls": budget}, engine="gepa", extra={"concurrency": 1}
+    )
+    spec = load_optimize_config(str(config))
+    reached: dict[str, Any] = {}
+    started = time.perf_counter()
+
+    def progress(event: str, details: Any) -> None:
+        scored = event == "candidate" and (details["candidate"]["val"].get("estimate") or 0)
+        if scored and scored >= TARGET and not reached:
+            reached.update(
+                seconds=time.perf_counter() - started,
+                metric_calls=details["budget_used"]["metric_calls"],
+            )
+        if event == "proving":
+            reached.setdefault("search_seconds", time.perf_counter() - started)
+
+    result = run_optimization(
+        spec=spec, store=InMemoryStore(), ledger=InMemoryLedger(), progress=progress
+    )
+    counts = result.evaluations
+    asked = counts["run"] + counts["served"]
+    return {
+        "reached": reached,
+        "search_seconds": reached.get("search_seconds"),
+        "metric_calls": result.budget_used["metric_calls"],
+        "candidates": len(result.candidates),
+        "served_share": counts["served"] / asked if asked else 0.0,
+        "evaluations": counts,
+    }
+
+
+def through_gepa(budget: int, base_url: str, folder: Path) -> dict[str, Any]:
+    """The glue a user writes around the gepa package, with the same models and metric."""
+    import gepa
+    import openai
+
+    client = openai.OpenAI(base_url=base_url, api_key="none")
+    namespace: dict[str, Any] = {}
+    exec(METRIC_FILE, namespace)  # the same metric function
+    score = namespace["score"]
+    rows = [json.loads(line) for line in (folder / "cases.jsonl").read_text().splitlines()]
+    from oloproof_core import Row
+    from oloproof_core.optimize import split_rows
+
+    splits = split_rows([Row(id=r["id"], input=r["input"], expected=r["expected"]) for r in rows])
+    calls = {"n": 0}
+
+    class Adapter:
+        propose_new_texts = None
+
+        def evaluate(
+            self, batch: list[Any], candidate: dict[str, str], capture_traces: bool = False
+        ) -> Any:
+            outputs, scores, traces = [], [], []
+            for row in batch:
+                reply = client.chat.completions.create(
+                    model=TASK_MODEL,
+                    messages=[
+                        {"role": "system", "content": candidate["system_prompt"]},
+                        {"role": "user", "content": row.input["question"]},
+                    ],
+                )
+                output = {"answer": reply.choices[0].message.content}
+                value, info = score(row.input, output, row.expected)
+                calls["n"] += 1
+                outputs.append(output)
+                scores.append(value)
+                traces.append(
+                    {"Inputs": row.input, "Generated Outputs": output, "Feedback": info["feedback"]}
+                )
+            return gepa.EvaluationBatch(
+                outputs=outputs, scores=scores, trajectories=traces if capture_traces else None
+            )
+
+        def make_reflective_dataset(
+            self, candidate: Any, eval_batch: Any, components: list[str]
+        ) -> dict[str, Any]:
+            return dict.fromkeys(components, eval_batch.trajectories)
+
+    def reflect(prompt: str) -> str:
+        reply = client.chat.completions.create(
+            model=REFLECT_MODEL, messages=[{"role": "user", "content": prompt}]
+        )
+        return str(reply.choices[0].message.content)
+
+    reached: dict[str, Any] = {}
+    started = time.perf_counter()
+
+    class Timer:
+        def on_valset_evaluated(self, event: Any) -> None:
+            if not reached and event["average_score"] >= TARGET:
+                reached.update(seconds=time.perf_counter() - started, metric_calls=calls["n"])
+
+    gepa.optimize(
+        seed_candidate={"system_prompt": SEED_PROMPT},
+        trainset=list(splits.train),
+        valset=list(splits.val),
+        adapter=Adapter(),  # type: ignore[arg-type]
+        reflection_lm=reflect,  # type: ignore[arg-type]
+        max_metric_calls=budget,
+        candidate_selection_strategy="current_best",
+        reflection_minibatch_size=3,
+        callbacks=[Timer()],  # type: ignore[list-item]
+        logger=type("Quiet", (), {"log": lambda self, message: None})(),
+        seed=0,
+    )
+    return {
+        "reached": reached,
+        "search_seconds": time.perf_counter() - started,
+        "metric_calls": calls["n"],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.optimize")
+    parser.add_argument("--delay-ms", type=float, default=20.0)
+    parser.add_argument("--budget", type=int, default=150)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    server = FakeOpenAI().start()
+    server.respond_with(lambda request: replace(responder(request), delay_s=args.delay_ms / 1000))
+    os.environ.update(model_environment(server.base_url))
+    os.environ["OLOPROOF_RECORD"] = "0"
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for repeat in range(args.repeats):
+            folder = Path(tmp) / f"project{repeat}"
+            ours = through_oloproof(folder, args.budget)
+            theirs = through_gepa(args.budget, server.base_url, folder)
+            runs.append(
+                {
+                    "oloproof": ours,
+                    "gepa": theirs,
+                    "ratio_to_target": ours["reached"]["seconds"] / theirs["reached"]["seconds"],
+                    "ratio_search": ours["search_seconds"] / theirs["search_seconds"],
+                }
+            )
+    server.stop()
+    report = {
+        "delay_ms": args.delay_ms,
+        "budget": args.budget,
+        "runs": runs,
+        "median_ratio_to_target": statistics.median(r["ratio_to_target"] for r in runs),
+        "median_ratio_search": statistics.median(r["ratio_search"] for r in runs),
+    }
+    (ROOT / "bench" / "results" / "optimize.json").write_text(
+        json.dumps(report, indent=2) + "\n", encoding="utf-8"
+    )
+    for item in runs:
+        ours, theirs = item["oloproof"], item["gepa"]
+        print(
+            f"oloproof: target at {ours['reached']['metric_calls']} calls, "
+            f"{ours['reached']['seconds']:.2f} s; search {ours['search_seconds']:.2f} s, "
+            f"{ours['metric_calls']} calls, served from records {ours['served_share']:.0%} | "
+            f"gepa: target at {theirs['reached']['metric_calls']} calls, "
+            f"{theirs['reached']['seconds']:.2f} s; search {theirs['search_seconds']:.2f} s, "
+            f"{theirs['metric_calls']} calls | ratio {item['ratio_to_target']:.2f}× / "
+            f"{item['ratio_search']:.2f}×"
+        )
+    print(
+        f"median overhead ratio: to target {report['median_ratio_to_target']:.2f}×, "
+        f"whole search {report['median_ratio_search']:.2f}× (target ≤ 1.2×)"
+    )
+
+
+if __name__ == "__main__":
+    main()

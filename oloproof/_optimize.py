@@ -1,0 +1,70 @@
+"""`optimize()`: the library's entry point for optimizations, wired to the default store."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from oloproof._store import default_ledger, default_store
+from oloproof_core import DatasetSource, Store
+from oloproof_core.evaluators import Evaluator
+from oloproof_core.optimize import (
+    Budget,
+    Ledger,
+    OptimizationResult,
+    OptimizationSpec,
+    Progress,
+    run_optimization,
+)
+
+
+def optimize(
+    system: Any,
+    dataset: DatasetSource,
+    evaluators: Sequence[Evaluator],
+    *,
+    budget: Budget | Mapping[str, Any],
+    engine: str = "auto",
+    components: Mapping[str, str] | None = None,
+    splits: Mapping[str, float] | None = None,
+    objective: str | None = None,
+    policy: Any = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    confidence: float = 0.95,
+    seed: int = 0,
+    settings: Mapping[str, Any] | None = None,
+    store: Store | None = None,
+    ledger: Ledger | None = None,
+    progress: Progress | None = None,
+) -> OptimizationResult:
+    """Rewrite `system`'s components (or a DSPy program's instructions) to raise the metric.
+
+    The search sees train and val only and stops at the first `budget` limit; the seed
+    and the winner then run once on test, and `policy` gates the winner (see
+    docs/optimization.md). Candidates are recorded as releases `<version>+opt<id>.<n>`.
+    """
+    limits = budget if isinstance(budget, Budget) else Budget.from_mapping(budget)
+    spec = OptimizationSpec(
+        system=system,
+        dataset=dataset,
+        evaluators=list(evaluators),
+        budget=limits,
+        engine=engine,
+        components=components,
+        splits=splits,
+        objective=objective,
+        policy=policy,
+        concurrency=concurrency,
+        timeout=timeout,
+        confidence=confidence,
+        seed=seed,
+        settings=dict(settings or {}),
+        config={"engine": engine, "budget": limits.to_dict()},
+    )
+    return run_optimization(
+        spec=spec,
+        store=store if store is not None else default_store(),
+        ledger=ledger if ledger is not None else default_ledger(),
+        progress=progress,
+    )

@@ -1,0 +1,87 @@
+"""Optimization: engines that raise a metric by rewriting a system's texts, proven on test.
+
+    from oloproof_core.optimize import Budget, OptimizationSpec, run_optimization
+
+    spec = OptimizationSpec(system=bot, dataset="cases.jsonl", evaluators=[metric],
+                            budget=Budget(metric_calls=200, usd=1.0))
+    result = run_optimization(spec=spec, store=store, ledger=InMemoryLedger())
+
+A candidate is a set of component texts (a system's `component()` texts, or a DSPy
+program's predictor instructions), evaluated by the engine's own run machinery.
+The engines (`gepa`, `dspy-gepa`, `auto`) search on train and val within the
+budget; the seed and the winner are then run once on test, compared and gated.
+The platform records through the `Ledger` protocol; see docs/optimization.md.
+"""
+
+from oloproof_core.optimize._artifact import Artifact, artifact_from, is_dspy_program
+from oloproof_core.optimize._auto import auto_choice
+from oloproof_core.optimize._budget import LIMITS, Budget, BudgetExhausted, BudgetUsed, Meter
+from oloproof_core.optimize._candidates import (
+    SealedSplitError,
+    candidate_digest,
+    release_version,
+)
+from oloproof_core.optimize._config import (
+    ENGINE_CHOICES,
+    OPTIMIZE_CONFIG_FIELDS,
+    check_optimize_config,
+    load_optimize_config,
+    optimize_spec_from_mapping,
+)
+from oloproof_core.optimize._ledger import (
+    CandidateRecord,
+    EvaluationRecord,
+    InMemoryLedger,
+    Ledger,
+    ReflectionRecord,
+)
+from oloproof_core.optimize._reflection import new_text_from, reflection_prompt
+from oloproof_core.optimize._registry import ENGINES, Engine, engine_named, register_engine
+from oloproof_core.optimize._run import (
+    OptimizationResult,
+    OptimizationSpec,
+    Progress,
+    run_optimization,
+    split_dataset,
+)
+from oloproof_core.optimize._splits import DEFAULT_FRACTIONS, SPLITS, Splits, split_rows
+
+__all__ = [
+    "DEFAULT_FRACTIONS",
+    "ENGINES",
+    "ENGINE_CHOICES",
+    "LIMITS",
+    "OPTIMIZE_CONFIG_FIELDS",
+    "SPLITS",
+    "Artifact",
+    "Budget",
+    "BudgetExhausted",
+    "BudgetUsed",
+    "CandidateRecord",
+    "Engine",
+    "EvaluationRecord",
+    "InMemoryLedger",
+    "Ledger",
+    "Meter",
+    "OptimizationResult",
+    "OptimizationSpec",
+    "Progress",
+    "ReflectionRecord",
+    "SealedSplitError",
+    "Splits",
+    "artifact_from",
+    "auto_choice",
+    "candidate_digest",
+    "check_optimize_config",
+    "engine_named",
+    "is_dspy_program",
+    "load_optimize_config",
+    "new_text_from",
+    "optimize_spec_from_mapping",
+    "reflection_prompt",
+    "register_engine",
+    "release_version",
+    "run_optimization",
+    "split_dataset",
+    "split_rows",
+]

@@ -1,0 +1,154 @@
+"""Optimization configs (`oloproof optimize optimize.yaml`): the run-config keys and more.
+
+    system: support_bot.py:answer          # a system with components, or a dspy.Module
+    dataset: data/cases.jsonl
+    evaluators: [metric.py]
+    components:                            # the seed texts (default: the system's own)
+      system_prompt: {file: prompt.txt}
+    engine: auto                           # gepa, dspy-gepa or auto
+    budget: {metric_calls: 300, usd: 2.0, wall_time_s: 900}
+    splits: {train: 0.5, val: 0.25, test: 0.25}   # only for datasets without splits
+    policy: release.yaml                   # gates the winner on test
+
+The API, the dashboard's form and the workers check configs with the same
+`check_optimize_config`, which reads nothing it names.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from oloproof_core.errors import ConfigError
+from oloproof_core.optimize._budget import Budget
+from oloproof_core.optimize._run import OptimizationSpec
+from oloproof_core.optimize._splits import check_fractions
+from oloproof_core.run_config import (
+    RUN_CONFIG_FIELDS,
+    RunConfigField,
+    check_run_config,
+    run_config_from_mapping,
+)
+
+ENGINE_CHOICES = ("auto", "gepa", "dspy-gepa")
+_RUN_KEYS = tuple(item.name for item in RUN_CONFIG_FIELDS if item.name not in ("split", "baseline"))
+OPTIMIZE_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
+    *(item for item in RUN_CONFIG_FIELDS if item.name in _RUN_KEYS),
+    RunConfigField("engine", "gepa, dspy-gepa or auto (the default)", "string"),
+    RunConfigField(
+        "budget", "limits: metric_calls, usd, wall_time_s (at least one)", "mapping", required=True
+    ),
+    RunConfigField(
+        "components", "seed texts by component name (a text, or {file: path})", "mapping"
+    ),
+    RunConfigField(
+        "splits", "fractions {train, val, test} for a dataset without splits", "mapping"
+    ),
+    RunConfigField("objective", "the criterion the search raises (default: the first)", "string"),
+    RunConfigField(
+        "settings", "engine settings (minibatch_size, candidate_selection, use_merge)", "mapping"
+    ),
+    RunConfigField("seed", "random seed of the search (positive integer)", "positive_int"),
+    RunConfigField("name", "the release name of a DSPy program", "string"),
+    RunConfigField("version", "the base version of a DSPy program", "string"),
+)
+KEYS = {item.name: item.meaning for item in OPTIMIZE_CONFIG_FIELDS}
+
+
+def check_optimize_config(data: Mapping[str, Any], *, label: str) -> dict[str, Any]:
+    """Check an optimization config's shape without importing or reading what it names."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(
+            f"{label}: an optimization config is a mapping of keys: " + ", ".join(KEYS)
+        )
+    for key in data:
+        if key not in KEYS:
+            allowed = "\n".join(f"  {name}: {meaning}" for name, meaning in KEYS.items())
+            raise ConfigError(f"{label}: unknown key {key!r}; allowed keys:\n{allowed}")
+    check_run_config({key: data[key] for key in data if key in _RUN_KEYS}, label=label)
+    try:
+        Budget.from_mapping(data.get("budget"))
+        check_fractions(data.get("splits"))
+        _check_rest(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{label}: {exc}") from None
+    return dict(data)
+
+
+def _check_rest(data: Mapping[str, Any]) -> None:
+    engine = data.get("engine", "auto")
+    if engine not in ENGINE_CHOICES:
+        raise ConfigError(
+            f"engine: {engine!r} is not an engine; engines are " + ", ".join(ENGINE_CHOICES)
+        )
+    for key in ("components", "settings"):
+        if data.get(key) is not None and not isinstance(data[key], Mapping):
+            raise ConfigError(f"{key}: {KEYS[key]}")
+    for name, text in (data.get("components") or {}).items():
+        if not isinstance(text, str) and not (isinstance(text, Mapping) and set(text) == {"file"}):
+            raise ConfigError(f"components: {name!r} is a text or {{file: path}}, got {text!r}")
+
+
+def load_optimize_config(path: str) -> OptimizationSpec:
+    if not os.path.exists(path):
+        raise ConfigError(f"{path}: file not found")
+    with open(path, encoding="utf-8") as handle:
+        try:
+            data = yaml.safe_load(handle)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    return optimize_spec_from_mapping(
+        data, base_dir=os.path.dirname(os.path.abspath(path)), label=path
+    )
+
+
+def optimize_spec_from_mapping(
+    data: Mapping[str, Any], *, base_dir: str, label: str
+) -> OptimizationSpec:
+    """Check and resolve a config (a file's, or a submitted optimization's recorded one)."""
+    data = check_optimize_config(data, label=label)
+    run = run_config_from_mapping(
+        {key: data[key] for key in data if key in _RUN_KEYS}, base_dir=base_dir, label=label
+    )
+    return OptimizationSpec(
+        system=run.system,
+        dataset=run.dataset,
+        evaluators=run.evaluators,
+        budget=Budget.from_mapping(data["budget"]),
+        engine=str(data.get("engine", "auto")),
+        components=_components(data.get("components"), base_dir, label),
+        splits=data.get("splits"),
+        objective=data.get("objective"),
+        policy=run.policy,
+        concurrency=run.concurrency,
+        timeout=run.timeout,
+        confidence=run.confidence,
+        seed=int(data.get("seed", 0)),
+        settings=dict(data.get("settings") or {}),
+        name=data.get("name"),
+        version=data.get("version"),
+        config=dict(data),
+    )
+
+
+def _components(
+    given: Mapping[str, Any] | None, base_dir: str, label: str
+) -> dict[str, str] | None:
+    if not given:
+        return None
+    texts = {}
+    for name, text in given.items():
+        if isinstance(text, Mapping):
+            path = os.path.join(base_dir, str(text["file"]))
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    text = handle.read()
+            except OSError as exc:
+                raise ConfigError(
+                    f"{label}: components: {name!r}: cannot read {path}: {exc.strerror}"
+                ) from None
+        texts[name] = text
+    return texts

@@ -1,0 +1,117 @@
+"""The winner, proven: the seed and the winner run once on test, compared and gated.
+
+Test cases are run only here, after the search has ended, and only for these two
+candidates. The comparison is paired by case id; the policy decides the winner's
+test run with the seed's as its baseline, so its gate goes to the approvals queue
+like any other. Val and test figures come side by side, with the optimism gap
+(val − test): how much of the val score was selection on val.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from oloproof_core.compare import compare_runs
+from oloproof_core.dataset import Dataset
+from oloproof_core.evaluation import conclude_run, plan_run, process_rows
+from oloproof_core.evaluators import Evaluator
+from oloproof_core.optimize._artifact import Artifact
+from oloproof_core.optimize._ledger import CandidateRecord
+from oloproof_core.result import Result
+from oloproof_core.store import Store
+
+
+def held_out_run(
+    *,
+    artifact: Artifact,
+    candidate: CandidateRecord,
+    test: Dataset,
+    evaluators: list[Evaluator],
+    store: Store,
+    optimization_id: str,
+    policy: Any = None,
+    baseline: Result | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    confidence: float = 0.95,
+) -> Result:
+    """Run one candidate on the test split, recorded as its release's run."""
+    started_at, started = datetime.now(UTC), time.perf_counter()
+    plan = plan_run(
+        system=artifact.make_release(candidate.texts, candidate.version),
+        evaluators=evaluators,
+        policy=policy,
+        concurrency=concurrency,
+        timeout=timeout,
+        confidence=confidence,
+    )
+    cases = process_rows(plan, test.rows, store)
+    result = conclude_run(
+        plan,
+        cases,
+        test,
+        store,
+        started_at=started_at,
+        duration_s=time.perf_counter() - started,
+        baseline=baseline,
+    )
+    result.provenance["optimization"] = {
+        "id": optimization_id,
+        "split": "test",
+        "candidate": candidate.index,
+    }
+    result.run_id = store.record_run(result)
+    return result
+
+
+def proof_summary(
+    *,
+    seed: CandidateRecord,
+    winner: CandidateRecord,
+    seed_test: Result,
+    winner_test: Result,
+    objective: str,
+    confidence: float,
+) -> dict[str, Any]:
+    """Val and test side by side, the optimism gap, the paired comparison and the gate."""
+
+    def figures(record: CandidateRecord, result: Result) -> dict[str, Any]:
+        test = result.metric(objective)
+        val = record.val.get("estimate")
+        return {
+            "candidate": record.index,
+            "version": record.version,
+            "run_id": result.run_id,
+            "val": dict(record.val),
+            "test": {
+                "estimate": test.estimate,
+                "lower": test.interval.lower,
+                "upper": test.interval.upper,
+                "n": test.n_observed,
+                "n_missing": test.n_missing,
+            },
+            "optimism_gap": None if val is None or test.estimate is None else val - test.estimate,
+        }
+
+    summary: dict[str, Any] = {
+        "objective": objective,
+        "seed": figures(seed, seed_test),
+        "winner": figures(winner, winner_test),
+        "comparison": None,
+        "gate": None,
+    }
+    if winner.index != seed.index:
+        comparison = compare_runs(seed_test, winner_test, confidence=confidence)
+        summary["comparison"] = _plain(comparison.to_dict())
+    if winner_test.gate is not None:
+        summary["gate"] = _plain(winner_test.gate.to_dict())
+    return summary
+
+
+def _plain(data: Mapping[str, Any]) -> dict[str, Any]:
+    import json
+
+    return dict(json.loads(json.dumps(data, default=str)))

@@ -1,0 +1,92 @@
+"""`DjangoLedger`: the engine's optimization `Ledger` kept in the Django database."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import oloproof_core.optimize as optimize
+from runs import optimization_records as records
+from runs.models import Optimization, Project
+from runs.projects import project_default_ensure
+from runs.selectors import optimizations as selected
+from runs.store import outside_event_loop
+
+
+class DjangoLedger:
+    """Every write lands at once, so a killed worker's successor finds all of it."""
+
+    def __init__(self, *, created_by: Any = None, project: Project | None = None) -> None:
+        self.created_by = created_by
+        self.project = project
+
+    def optimization_begin(self, *, config: Mapping[str, Any]) -> str:
+        record = outside_event_loop(
+            lambda: records.optimization_create(
+                project=self.project or project_default_ensure(),
+                config=config,
+                status=Optimization.Status.RUNNING,
+                created_by=self.created_by,
+            )
+        )
+        return str(record.pk)
+
+    def optimization_state(self, optimization_id: str) -> Mapping[str, Any]:
+        return outside_event_loop(
+            lambda: selected.optimization_state(optimization_id=int(optimization_id))
+        )
+
+    def optimization_progress(
+        self, optimization_id: str, *, status: str, progress: Mapping[str, Any]
+    ) -> None:
+        outside_event_loop(
+            lambda: records.optimization_progress_record(
+                optimization_id=int(optimization_id), status=status, progress=progress
+            )
+        )
+
+    def optimization_conclude(
+        self, optimization_id: str, *, status: str, outcome: Mapping[str, Any]
+    ) -> None:
+        outside_event_loop(
+            lambda: records.optimization_conclude_record(
+                optimization_id=int(optimization_id), status=status, outcome=outcome
+            )
+        )
+
+    def evaluations(self, optimization_id: str) -> list[optimize.EvaluationRecord]:
+        return outside_event_loop(
+            lambda: selected.evaluations_list(optimization_id=int(optimization_id))
+        )
+
+    def evaluations_add(
+        self, optimization_id: str, records_: Sequence[optimize.EvaluationRecord]
+    ) -> None:
+        outside_event_loop(
+            lambda: records.evaluations_record(
+                optimization_id=int(optimization_id), records=records_
+            )
+        )
+
+    def reflections(self, optimization_id: str) -> list[optimize.ReflectionRecord]:
+        return outside_event_loop(
+            lambda: selected.reflections_list(optimization_id=int(optimization_id))
+        )
+
+    def reflection_add(self, optimization_id: str, record: optimize.ReflectionRecord) -> None:
+        outside_event_loop(
+            lambda: records.reflection_record(optimization_id=int(optimization_id), record=record)
+        )
+
+    def candidates(self, optimization_id: str) -> list[optimize.CandidateRecord]:
+        return outside_event_loop(
+            lambda: selected.candidate_records(optimization_id=int(optimization_id))
+        )
+
+    def candidate_add(self, optimization_id: str, record: optimize.CandidateRecord) -> None:
+        outside_event_loop(
+            lambda: records.candidate_record(optimization_id=int(optimization_id), record=record)
+        )
+
+    def __repr__(self) -> str:
+        return "<DjangoLedger>"

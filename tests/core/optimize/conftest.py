@@ -1,0 +1,1 @@
+"""Optimization engine tests use `task_models` (tests.support.optimize_fixtures)."""

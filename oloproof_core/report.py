@@ -46,6 +46,12 @@ def render_text(result: Result) -> str:
         )
         if index == 0:
             lines.append("  ".join("-" * width for width in widths))
+    warnings = dict.fromkeys(
+        f"{metric.metric}: {metric.warning}" for metric in result.metrics if metric.warning
+    )
+    if warnings:
+        lines.append("")
+        lines.extend(f"! {warning}" for warning in warnings)
     failures = result.error_summary()
     if failures:
         total = sum(count for _, count, _ in failures)
@@ -90,4 +96,12 @@ def render_html(result: Result) -> str:
             + "</tr>"
         )
     gate = f"<p>{escape(str(result.gate))}</p>" if result.gate is not None else ""
+    gate = (
+        "".join(
+            f"<p><b>!</b> {escape(metric.metric)}: {escape(metric.warning)}</p>"
+            for metric in result.metrics
+            if metric.warning
+        )
+        + gate
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{gate}"

@@ -16,10 +16,16 @@ from oloproof_core.stats import Interval
 class MetricComparison:
     """One metric of two runs compared on the union of their cases.
 
-    `difference` is the mean of candidate − baseline over the pairs observed on
-    both sides; `interval` is the paired interval for the true mean difference,
-    with every pair that has a missing side bounded (`n_missing_pairs`).
-    `regressed` and `improved` list case ids whose value went down or up.
+    The three estimates (baseline, candidate, difference) are over the same
+    `n_complete` pairs observed on both sides, so `difference` is exactly
+    candidate − baseline; `interval` and `p_value` are over all `n_pairs` cases
+    of the union, every pair with a missing side bounded (`n_missing_pairs`),
+    and come from one procedure, so p ≤ 1 − confidence exactly when the interval
+    excludes 0. `q_value` is the Benjamini–Hochberg adjusted p-value across the
+    comparison's metrics and `flag` ("regressed", "improved" or None) the
+    false-discovery-controlled verdict. `regressed` and `improved` list case ids
+    whose value went down or up. `warning` says what a reader must know (too few
+    clusters).
     """
 
     metric: str
@@ -38,6 +44,10 @@ class MetricComparison:
     regressed: tuple[str, ...]
     improved: tuple[str, ...]
     n_clusters: int | None
+    n_complete: int
+    q_value: float | None
+    flag: str | None
+    warning: str | None
     _baseline: FloatArray = field(repr=False, compare=False)
     _candidate: FloatArray = field(repr=False, compare=False)
     _clusters: tuple[str, ...] | None = field(repr=False, compare=False)
@@ -45,6 +55,17 @@ class MetricComparison:
     @property
     def cluster_aware(self) -> bool:
         return self.n_clusters is not None
+
+    @property
+    def estimates_over(self) -> str:
+        return f"{self.n_complete} complete pairs (observed in both runs)"
+
+    @property
+    def interval_over(self) -> str:
+        bounded = (
+            f", {self.n_missing_pairs} with a missing side bounded" if self.n_missing_pairs else ""
+        )
+        return f"all {self.n_pairs} cases{bounded}"
 
     def interval_with_more_cases(self, extra: int) -> Interval:
         """The interval after `extra` more pairs that repeat the observed ones (readout).
@@ -94,6 +115,12 @@ class MetricComparison:
             "n_pairs": self.n_pairs,
             "n_missing_pairs": self.n_missing_pairs,
             "n_clusters": self.n_clusters,
+            "n_complete": self.n_complete,
+            "estimates_over": self.estimates_over,
+            "interval_over": self.interval_over,
+            "q_value": self.q_value,
+            "flag": self.flag,
+            "warning": self.warning,
             "regressed": list(self.regressed),
             "improved": list(self.improved),
         }
@@ -114,6 +141,7 @@ class Comparison:
     metrics_only_in_baseline: tuple[str, ...] = ()
     metrics_only_in_candidate: tuple[str, ...] = ()
     n_clusters: int | None = None
+    fdr: bool = True
 
     @property
     def cluster_aware(self) -> bool:
@@ -142,6 +170,7 @@ class Comparison:
             "metrics_only_in_candidate": list(self.metrics_only_in_candidate),
             "cluster_aware": self.cluster_aware,
             "n_clusters": self.n_clusters,
+            "fdr": "benjamini-hochberg" if self.fdr else None,
             "metrics": [item.to_dict() for item in self.metrics],
         }
 

@@ -47,14 +47,9 @@ class CaseResult:
 
     @classmethod
     def from_row(cls, row: Row) -> CaseResult:
-        return cls(
-            id=row.id,
-            input=row.input,
-            expected=row.expected,
-            split=row.split,
-            cluster=row.cluster,
-            _digests={"input": row.input_digest, "expected": row.expected_digest},
-        )
+        return cls(id=row.id, input=row.input, expected=row.expected, split=row.split,
+                   cluster=row.cluster,
+                   _digests={"input": row.input_digest, "expected": row.expected_digest})
 
     @property
     def missing(self) -> bool:

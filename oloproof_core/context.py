@@ -40,16 +40,11 @@ class ModelCall:
     latency_ms: float
 
     def __post_init__(self) -> None:
-        figures = (
-            self.input_tokens,
-            self.output_tokens,
-            self.latency_ms,
-            0.0 if self.cost_usd is None else self.cost_usd,
-        )
+        figures = (self.input_tokens, self.output_tokens, self.latency_ms,
+                   0.0 if self.cost_usd is None else self.cost_usd)
         if any(not math.isfinite(figure) or figure < 0 for figure in figures):
-            raise OloproofError(
-                f"a model call's tokens, cost and latency are non-negative numbers, got {self!r}"
-            )
+            raise OloproofError(f"a model call's tokens, cost and latency are non-negative "
+                                f"numbers, got {self!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,13 +63,9 @@ class Observation:
     model_calls: tuple[ModelCall, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "latency_ms": self.latency_ms,
-            "cost_usd": self.cost_usd,
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "model_calls": len(self.model_calls),
-        }
+        return {"latency_ms": self.latency_ms, "cost_usd": self.cost_usd,
+                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "model_calls": len(self.model_calls)}
 
 
 @dataclass(slots=True)
@@ -101,13 +92,10 @@ class Measurements:
 
     def observe(self) -> Observation:
         system_calls = tuple(call for call in self.model_calls if call.role == "system")
-        return Observation(
-            latency_ms=self.latency_ms,
-            cost_usd=self.system_cost_usd,
-            input_tokens=sum(call.input_tokens for call in system_calls),
-            output_tokens=sum(call.output_tokens for call in system_calls),
-            model_calls=system_calls,
-        )
+        return Observation(latency_ms=self.latency_ms, cost_usd=self.system_cost_usd,
+                           input_tokens=sum(call.input_tokens for call in system_calls),
+                           output_tokens=sum(call.output_tokens for call in system_calls),
+                           model_calls=system_calls)
 
 
 class CaseContext:

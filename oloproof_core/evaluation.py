@@ -44,82 +44,48 @@ class RunPlan:
     tallies: dict[str, JudgingTally] = field(default_factory=dict)
 
 
-def plan_run(
-    *,
-    system: Any,
-    evaluators: Sequence[Evaluator],
-    policy: Any = None,
-    concurrency: int | None = None,
-    timeout: float | None = None,
-    confidence: float = 0.95,
-) -> RunPlan:
+def plan_run(*, system: Any, evaluators: Sequence[Evaluator], policy: Any = None,
+             concurrency: int | None = None, timeout: float | None = None,
+             confidence: float = 0.95) -> RunPlan:
     evaluators = list(evaluators)
     if not evaluators:
-        raise DeclarationError(
-            "evaluators is empty: give at least one, e.g. "
-            "[ExactMatch(criterion='exact_label', field='label')]"
-        )
+        raise DeclarationError("evaluators is empty: give at least one, e.g. "
+                               "[ExactMatch(criterion='exact_label', field='label')]")
     check_criteria(evaluators)
     check_confidence(confidence)
     if timeout is not None and timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    return RunPlan(
-        release=as_system(system),
-        evaluators=evaluators,
-        concurrency=DEFAULT_CONCURRENCY if concurrency is None else int(concurrency),
-        timeout=timeout,
-        confidence=confidence,
-        policy=_load_policy(policy) if policy is not None else None,
-    )
+    return RunPlan(release=as_system(system), evaluators=evaluators,
+                   concurrency=DEFAULT_CONCURRENCY if concurrency is None else int(concurrency),
+                   timeout=timeout, confidence=confidence,
+                   policy=_load_policy(policy) if policy is not None else None)
 
 
-def process_rows(
-    plan: RunPlan, rows: Sequence[Row], store: Store, progress: ProgressCallback | None = None
-) -> list[CaseResult]:
+def process_rows(plan: RunPlan, rows: Sequence[Row], store: Store,
+                 progress: ProgressCallback | None = None) -> list[CaseResult]:
     """Run the system over `rows` and judge them (cache first); tallies add up in the plan."""
     with fewer_collections():
         cases = [CaseResult.from_row(row) for row in rows]
-        run_system(
-            plan.release,
-            cases,
-            concurrency=plan.concurrency,
-            timeout=plan.timeout,
-            progress=progress,
-        )
-        tallies = judge_cases(
-            cases, plan.evaluators, store, concurrency=plan.concurrency, progress=progress
-        )
+        run_system(plan.release, cases, concurrency=plan.concurrency, timeout=plan.timeout,
+                   progress=progress)
+        tallies = judge_cases(cases, plan.evaluators, store, concurrency=plan.concurrency,
+                              progress=progress)
     for name, tally in tallies.items():
         plan.tallies.setdefault(name, JudgingTally()).add(tally)
     return cases
 
 
-def conclude_run(
-    plan: RunPlan,
-    cases: list[CaseResult],
-    dataset: Dataset,
-    store: Store,
-    *,
-    started_at: datetime,
-    duration_s: float,
-    baseline: Result | None = None,
-) -> Result:
+def conclude_run(plan: RunPlan, cases: list[CaseResult], dataset: Dataset, store: Store, *,
+                 started_at: datetime, duration_s: float,
+                 baseline: Result | None = None) -> Result:
     """Aggregate the judged cases into metrics, record provenance and decide the gate."""
     metrics = aggregate(cases, plan.evaluators, plan.confidence)
     release = plan.release
     provenance = {
-        "system": {
-            "name": release.name,
-            "version": release.version,
-            "import_path": release.import_path,
-            "is_async": release.is_async,
-        },
-        "dataset": {
-            "source": dataset.source,
-            "digest": dataset.digest,
-            "n_cases": len(cases),
-            "split": dataset.split,
-        },
+        "system": {"name": release.name, "version": release.version,
+                   "import_path": release.import_path, "is_async": release.is_async},
+        "dataset": {"source": dataset.source, "digest": dataset.digest,
+                    "n_cases": len(cases), "split": dataset.split},
         "evaluators": [evaluator.describe() for evaluator in plan.evaluators],
         "policy": None if plan.policy is None else plan.policy.describe(),
         "library_version": __version__,
@@ -156,26 +122,13 @@ def run_evaluation(
     """The whole run in this process: plan, load, process every row, conclude, record."""
     started_at = datetime.now(UTC)
     started = time.perf_counter()
-    plan = plan_run(
-        system=system,
-        evaluators=evaluators,
-        policy=policy,
-        concurrency=concurrency,
-        timeout=timeout,
-        confidence=confidence,
-    )
+    plan = plan_run(system=system, evaluators=evaluators, policy=policy,
+                    concurrency=concurrency, timeout=timeout, confidence=confidence)
     with fewer_collections():
         data = load_dataset(dataset, split=split)
     cases = process_rows(plan, data.rows, store, progress)
-    result = conclude_run(
-        plan,
-        cases,
-        data,
-        store,
-        started_at=started_at,
-        duration_s=time.perf_counter() - started,
-        baseline=baseline,
-    )
+    result = conclude_run(plan, cases, data, store, started_at=started_at,
+                          duration_s=time.perf_counter() - started, baseline=baseline)
     if record:
         result.run_id = store.record_run(result)
     return result

@@ -28,14 +28,8 @@ DEFAULT_CONCURRENCY = 16
 _PROGRESS_INTERVAL_S = 0.2
 
 
-def run_system(
-    system: System,
-    cases: Sequence[CaseResult],
-    *,
-    concurrency: int,
-    timeout: float | None,
-    progress: ProgressCallback | None = None,
-) -> None:
+def run_system(system: System, cases: Sequence[CaseResult], *, concurrency: int,
+               timeout: float | None, progress: ProgressCallback | None = None) -> None:
     """Fill every case's output (or error) and latency, in place."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -48,11 +42,8 @@ def run_system(
 
 
 def error_from(exc: BaseException) -> CaseError:
-    return CaseError(
-        type=type(exc).__name__,
-        message=str(exc),
-        traceback="".join(traceback.format_exception(exc)),
-    )
+    return CaseError(type=type(exc).__name__, message=str(exc),
+                     traceback="".join(traceback.format_exception(exc)))
 
 
 def _keep_output(record: CaseResult, output: Any) -> None:
@@ -62,7 +53,7 @@ def _keep_output(record: CaseResult, output: Any) -> None:
         record.error = CaseError(
             type="OutputNotSerializable",
             message=f"the system returned {type(output).__name__}, which is not JSON data "
-            f"({exc}); return dicts, lists, strings, numbers, booleans or None",
+                    f"({exc}); return dicts, lists, strings, numbers, booleans or None",
         )
         return
     record.output = output
@@ -74,7 +65,7 @@ def _timed_out(record: CaseResult, timeout: float) -> None:
     record.error = CaseError(
         type="TimeoutError",
         message=f"the system took longer than the {timeout:g} s per-case timeout "
-        "(raise it with timeout=...)",
+                "(raise it with timeout=...)",
     )
 
 
@@ -98,13 +89,8 @@ def _call_sync(system: System, record: CaseResult, timeout: float | None) -> Non
         _timed_out(record, timeout)
 
 
-def _run_threads(
-    system: System,
-    cases: Sequence[CaseResult],
-    concurrency: int,
-    timeout: float | None,
-    progress: ProgressCallback | None,
-) -> None:
+def _run_threads(system: System, cases: Sequence[CaseResult], concurrency: int,
+                 timeout: float | None, progress: ProgressCallback | None) -> None:
     total = len(cases)
     workers = min(concurrency, total)
     if workers <= 1:
@@ -123,10 +109,8 @@ def _run_threads(
             _call_sync(system, cases[index], timeout)
             done_per_worker[slot] += 1
 
-    threads = [
-        threading.Thread(target=work, args=(slot,), daemon=True, name=f"oloproof-system-{slot}")
-        for slot in range(workers)
-    ]
+    threads = [threading.Thread(target=work, args=(slot,), daemon=True,
+                                name=f"oloproof-system-{slot}") for slot in range(workers)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -154,13 +138,8 @@ async def _call_async(system: System, record: CaseResult, timeout: float | None)
     record.measurements.latency_ms = (time.perf_counter() - started) * 1000.0
 
 
-async def _run_async(
-    system: System,
-    cases: Sequence[CaseResult],
-    concurrency: int,
-    timeout: float | None,
-    progress: ProgressCallback | None,
-) -> None:
+async def _run_async(system: System, cases: Sequence[CaseResult], concurrency: int,
+                     timeout: float | None, progress: ProgressCallback | None) -> None:
     pending = iter(cases)
     done = 0
     last_report = time.monotonic()

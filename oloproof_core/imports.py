@@ -15,16 +15,16 @@ def load_object(reference: str, *, base_dir: str = ".", what: str = "object") ->
     """Import and return the object a reference names; relative files resolve from base_dir."""
     module_part, sep, attribute = reference.partition(":")
     if not sep or not module_part or not attribute:
-        raise ConfigError(f"{what} {reference!r} must look like 'module:name' or 'file.py:name'")
+        raise ConfigError(f"{what} {reference!r} must look like 'module:name' or "
+                          "'file.py:name'")
     module = load_module(module_part, base_dir=base_dir, what=what)
     target: Any = module
     for name in attribute.split("."):
         try:
             target = getattr(target, name)
         except AttributeError:
-            raise ConfigError(
-                f"{what} {reference!r}: {module_part} has no attribute {attribute!r}"
-            ) from None
+            raise ConfigError(f"{what} {reference!r}: {module_part} has no attribute "
+                              f"{attribute!r}") from None
     return target
 
 
@@ -49,10 +49,8 @@ def load_module(name_or_path: str, *, base_dir: str = ".", what: str = "module")
     try:
         return importlib.import_module(name_or_path)
     except ModuleNotFoundError as exc:
-        raise ConfigError(
-            f"{what}: cannot import module {name_or_path!r} ({exc}); is it on "
-            f"PYTHONPATH or next to the config file in {base_dir}?"
-        ) from None
+        raise ConfigError(f"{what}: cannot import module {name_or_path!r} ({exc}); is it on "
+                          f"PYTHONPATH or next to the config file in {base_dir}?") from None
 
 
 def _ensure_on_path(directory: str) -> None:

@@ -28,29 +28,24 @@ class RunConfigField:
 
     name: str
     meaning: str
-    kind: Literal[
-        "import", "path", "evaluators", "string", "positive_int", "positive_number", "confidence"
-    ]
+    kind: Literal["import", "path", "evaluators", "string", "positive_int", "positive_number",
+                  "confidence"]
     required: bool = False
 
 
 RUN_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
-    RunConfigField(
-        "system",
-        "import path of the system, e.g. support_bot:answer or bot.py:answer",
-        "import",
-        required=True,
-    ),
+    RunConfigField("system", "import path of the system, e.g. support_bot:answer or bot.py:answer",
+                   "import", required=True),
     RunConfigField("dataset", "path to a .jsonl, .json or .csv dataset", "path", required=True),
     RunConfigField("evaluators", "list of evaluators", "evaluators", required=True),
     RunConfigField("split", "only the rows of this split", "string"),
     RunConfigField("policy", "path to a release policy (release.yaml)", "path"),
     RunConfigField("baseline", "the baseline run for paired rules (a result JSON file)", "path"),
-    RunConfigField("concurrency", "how many cases run at once (positive integer)", "positive_int"),
+    RunConfigField("concurrency", "how many cases run at once (positive integer)",
+                   "positive_int"),
     RunConfigField("timeout", "per-case timeout in seconds (positive number)", "positive_number"),
-    RunConfigField(
-        "confidence", "confidence level of the intervals, between 0 and 1", "confidence"
-    ),
+    RunConfigField("confidence", "confidence level of the intervals, between 0 and 1",
+                   "confidence"),
 )
 KEYS: dict[str, str] = {item.name: item.meaning for item in RUN_CONFIG_FIELDS}
 REQUIRED = tuple(item.name for item in RUN_CONFIG_FIELDS if item.required)
@@ -83,14 +78,12 @@ def load_run_config(path: str) -> RunConfig:
         mark = getattr(exc, "problem_mark", None)
         at = f"{path}:{mark.line + 1}" if mark is not None else path
         raise ConfigError(f"{at}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
-    return run_config_from_mapping(
-        data, base_dir=os.path.dirname(os.path.abspath(path)), label=path, lines=_key_lines(node)
-    )
+    return run_config_from_mapping(data, base_dir=os.path.dirname(os.path.abspath(path)),
+                                   label=path, lines=_key_lines(node))
 
 
-def check_run_config(
-    data: Mapping[str, Any], *, label: str, lines: Mapping[str, int] | None = None
-) -> dict[str, Any]:
+def check_run_config(data: Mapping[str, Any], *, label: str,
+                     lines: Mapping[str, int] | None = None) -> dict[str, Any]:
     """Check a config's shape without importing or reading anything it names.
 
     Unknown and missing keys and values of the wrong kind are errors naming `label`
@@ -112,9 +105,8 @@ def check_run_config(
     return dict(data)
 
 
-def run_config_from_mapping(
-    data: Mapping[str, Any], *, base_dir: str, label: str, lines: Mapping[str, int] | None = None
-) -> RunConfig:
+def run_config_from_mapping(data: Mapping[str, Any], *, base_dir: str, label: str,
+                            lines: Mapping[str, int] | None = None) -> RunConfig:
     """Validate and resolve a config already parsed (a submitted run's recorded config).
 
     `base_dir` plays the config file's folder; `label` names the config in errors.
@@ -131,22 +123,13 @@ def run_config_from_mapping(
         system = load_object(data["system"], base_dir=base, what="system")
     except OloproofError as exc:
         raise ConfigError(f"{where('system')}: {exc}") from None
-    evaluators = [
-        _evaluator_from_entry(entry, index, base, where)
-        for index, entry in enumerate(data["evaluators"])
-    ]
+    evaluators = [_evaluator_from_entry(entry, index, base, where)
+                  for index, entry in enumerate(data["evaluators"])]
     return RunConfig(
-        path=label,
-        system=system,
-        dataset=local_path("dataset") or "",
-        evaluators=evaluators,
-        split=data.get("split"),
-        policy=local_path("policy"),
-        baseline=local_path("baseline"),
-        concurrency=data.get("concurrency"),
-        timeout=data.get("timeout"),
-        confidence=float(data.get("confidence", 0.95)),
-        raw=data,
+        path=label, system=system, dataset=local_path("dataset") or "", evaluators=evaluators,
+        split=data.get("split"), policy=local_path("policy"), baseline=local_path("baseline"),
+        concurrency=data.get("concurrency"), timeout=data.get("timeout"),
+        confidence=float(data.get("confidence", 0.95)), raw=data,
     )
 
 
@@ -163,11 +146,8 @@ class _Locator:
 def _key_lines(node: Any) -> dict[str, int]:
     if not isinstance(node, yaml.MappingNode):
         return {}
-    return {
-        key.value: key.start_mark.line + 1
-        for key, _ in node.value
-        if isinstance(key, yaml.ScalarNode)
-    }
+    return {key.value: key.start_mark.line + 1 for key, _ in node.value
+            if isinstance(key, yaml.ScalarNode)}
 
 
 def _string(data: Mapping[str, Any], key: str, where: _Locator) -> None:
@@ -186,19 +166,16 @@ def _positive(data: Mapping[str, Any], key: str, where: _Locator, *, integer: bo
 def _confidence(data: Mapping[str, Any], key: str, where: _Locator) -> None:
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-        raise ConfigError(
-            f"{where(key)}: 'confidence' must be between 0 and 1 (e.g. 0.95), got {value!r}"
-        )
+        raise ConfigError(f"{where(key)}: 'confidence' must be between 0 and 1 "
+                          f"(e.g. 0.95), got {value!r}")
 
 
 def _evaluator_list(data: Mapping[str, Any], key: str, where: _Locator) -> None:
     entries = data[key]
     if not isinstance(entries, list) or not entries:
-        raise ConfigError(
-            f"{where(key)}: 'evaluators' must be a non-empty list, e.g.\n"
-            "  evaluators:\n    - ExactMatch: {criterion: exact_label, "
-            "field: label}\n    - my_checks:known_label"
-        )
+        raise ConfigError(f"{where(key)}: 'evaluators' must be a non-empty list, e.g.\n"
+                          "  evaluators:\n    - ExactMatch: {criterion: exact_label, "
+                          "field: label}\n    - my_checks:known_label")
 
 
 _CHECKS: dict[str, Callable[[Mapping[str, Any], str, _Locator], None]] = {
@@ -216,12 +193,10 @@ def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) ->
     label = f"{where('evaluators')}: evaluators[{index}]"
     builtin_names = ", ".join(BUILTIN_EVALUATORS)
     if isinstance(entry, Mapping) and len(entry) == 1:
-        ((name, params),) = entry.items()
+        (name, params), = entry.items()
         if name not in BUILTIN_EVALUATORS:
-            raise ConfigError(
-                f"{label}: unknown evaluator {name!r}; built-in evaluators are "
-                f"{builtin_names}, or give an import path 'module:name'"
-            )
+            raise ConfigError(f"{label}: unknown evaluator {name!r}; built-in evaluators are "
+                              f"{builtin_names}, or give an import path 'module:name'")
         if params is not None and not isinstance(params, Mapping):
             raise ConfigError(f"{label}: parameters of {name} must be a mapping")
         try:
@@ -243,14 +218,10 @@ def _evaluator_from_entry(entry: Any, index: int, base: str, where: _Locator) ->
         except OloproofError as exc:
             raise ConfigError(f"{label}: {exc}") from None
         if not isinstance(found, Evaluator):
-            raise ConfigError(
-                f"{label}: {entry!r} is a {type(found).__name__}, not an "
-                "evaluator; decorate it with @evaluator(criterion=...)"
-            )
+            raise ConfigError(f"{label}: {entry!r} is a {type(found).__name__}, not an "
+                              "evaluator; decorate it with @evaluator(criterion=...)")
         return found
-    raise ConfigError(
-        f"{label}: cannot read {entry!r}; write a built-in evaluator with its "
-        f"parameters ({builtin_names}), e.g. '- ExactMatch: {{criterion: "
-        "exact_label, field: label}', an import path '- module:name', or a "
-        "metric file '- metric.py'"
-    )
+    raise ConfigError(f"{label}: cannot read {entry!r}; write a built-in evaluator with its "
+                      f"parameters ({builtin_names}), e.g. '- ExactMatch: {{criterion: "
+                      "exact_label, field: label}', an import path '- module:name', or a "
+                      "metric file '- metric.py'")

@@ -9,10 +9,10 @@ from typing import Any
 
 from oloproof_core.errors import DeclarationError
 
-_WORKING_FORM = """\
+_WORKING_FORM = '''\
     @system(name="support-bot", version="1")
     def answer(case):
-        return {"label": "refund" if "refund" in case["question"].lower() else "other"}"""
+        return {"label": "refund" if "refund" in case["question"].lower() else "other"}'''
 
 
 class System:
@@ -22,14 +22,8 @@ class System:
     works as before in the user's own code.
     """
 
-    def __init__(
-        self,
-        fn: Callable[[Any], Any],
-        *,
-        name: str,
-        version: str | None,
-        import_path: str | None = None,
-    ) -> None:
+    def __init__(self, fn: Callable[[Any], Any], *, name: str, version: str | None,
+                 import_path: str | None = None) -> None:
         _check_signature(fn)
         self.fn = fn
         self.name = name
@@ -49,19 +43,16 @@ class System:
         return f"<system {self.release}>"
 
 
-def system(
-    name: str | None = None, version: str | int | None = None
-) -> Callable[[Callable[[Any], Any]], System]:
+def system(name: str | None = None, version: str | int | None = None
+           ) -> Callable[[Callable[[Any], Any]], System]:
     """Declare a function as a system (a release: `name` at `version`)."""
     if callable(name):
-        raise DeclarationError(
-            "use @system(name=..., version=...) with parentheses:\n\n" + _WORKING_FORM
-        )
+        raise DeclarationError("use @system(name=..., version=...) with parentheses:\n\n"
+                               + _WORKING_FORM)
 
     def declare(fn: Callable[[Any], Any]) -> System:
-        return System(
-            fn, name=name or fn.__name__, version=None if version is None else str(version)
-        )
+        return System(fn, name=name or fn.__name__,
+                      version=None if version is None else str(version))
 
     return declare
 
@@ -73,10 +64,8 @@ def as_system(candidate: Any) -> System:
     if callable(candidate):
         name = getattr(candidate, "__name__", type(candidate).__name__)
         return System(candidate, name=name, version=None)
-    raise DeclarationError(
-        f"system must be a function taking the case's input, got "
-        f"{type(candidate).__name__}:\n\n{_WORKING_FORM}"
-    )
+    raise DeclarationError(f"system must be a function taking the case's input, got "
+                           f"{type(candidate).__name__}:\n\n{_WORKING_FORM}")
 
 
 def _check_signature(fn: Callable[..., Any]) -> None:
@@ -84,19 +73,17 @@ def _check_signature(fn: Callable[..., Any]) -> None:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):
         return
-    required = [
-        p
-        for p in signature.parameters.values()
-        if p.default is p.empty
-        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    ]
+    required = [p for p in signature.parameters.values()
+                if p.default is p.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     takes_varargs = any(p.kind is p.VAR_POSITIONAL for p in signature.parameters.values())
     if len(required) == 1 or (not required and (takes_varargs or signature.parameters)):
         return
     shown = f"{getattr(fn, '__name__', 'system')}{signature}"
     raise DeclarationError(
         f"a system takes one argument, the case's input (a dict), and returns the output; "
-        f"{shown} takes {len(required)} required parameters. The working form:\n\n" + _WORKING_FORM
+        f"{shown} takes {len(required)} required parameters. The working form:\n\n"
+        + _WORKING_FORM
     )
 
 

@@ -6,6 +6,7 @@ whether a release may ship.
 """
 
 from oloproof._evaluate import evaluate
+from oloproof._plan import plan
 from oloproof_core import (
     ConfigError,
     ContractError,
@@ -34,5 +35,6 @@ __all__ = [
     "compare",
     "current_case",
     "evaluate",
+    "plan",
     "system",
 ]

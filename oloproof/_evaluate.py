@@ -6,7 +6,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from oloproof._store import default_store
-from oloproof_core import DatasetSource, ProgressCallback, Result, Store, run_evaluation
+from oloproof_core import (
+    DatasetSource,
+    ProgressCallback,
+    Result,
+    Store,
+    run_evaluation,
+    run_until_decided,
+)
 from oloproof_core.evaluators import Evaluator
 
 
@@ -24,6 +31,8 @@ def evaluate(
     store: Store | None = None,
     record: bool = True,
     progress: ProgressCallback | None = None,
+    until_decided: bool = False,
+    batch: int | None = None,
 ) -> Result:
     """Run `system` over `dataset`, judge every case with `evaluators`, and return the Result.
 
@@ -31,7 +40,19 @@ def evaluate(
     raises is missing, not wrong: check `metric.n_missing` before trusting an
     estimate. With `policy` (a release.yaml path or dict) the run is gated and
     `result.gate` holds the verdict; without one it is None.
+
+    `until_decided=True` runs the cases in batches (`batch`, default the policy's
+    `sequential: {batch: N}` or 50) in an order fixed by their ids, deciding the
+    gate with anytime-valid intervals after each batch, and stops as soon as it is
+    decided or the cases run out (docs/policy.md, "Sequential gates").
     """
+    if until_decided:
+        return run_until_decided(
+            system=system, dataset=dataset, evaluators=evaluators,
+            store=store if store is not None else default_store(), policy=policy,
+            baseline=baseline, split=split, concurrency=concurrency, timeout=timeout,
+            confidence=confidence, batch=batch, progress=progress, record=record,
+        )
     return run_evaluation(
         system=system, dataset=dataset, evaluators=evaluators,
         store=store if store is not None else default_store(), policy=policy,

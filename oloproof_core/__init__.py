@@ -46,6 +46,12 @@ from oloproof_core.run_config import (
     load_run_config,
     run_config_from_mapping,
 )
+from oloproof_core.sequential import (
+    decide_sequential,
+    next_batch,
+    run_until_decided,
+    sequential_order,
+)
 from oloproof_core.store import CacheEntry, InMemoryStore, Store
 from oloproof_core.system import System, system
 from oloproof_core.verdict import Verdict
@@ -83,6 +89,7 @@ __all__ = [
     "check_run_config",
     "conclude_run",
     "current_case",
+    "decide_sequential",
     "digest_text",
     "dspy_examples",
     "dspy_metric",
@@ -92,6 +99,7 @@ __all__ = [
     "load_object",
     "load_result",
     "load_run_config",
+    "next_batch",
     "observation",
     "plan_run",
     "process_rows",
@@ -99,6 +107,8 @@ __all__ = [
     "reward",
     "run_config_from_mapping",
     "run_evaluation",
+    "run_until_decided",
+    "sequential_order",
     "service_cost",
     "system",
 ]

@@ -55,10 +55,13 @@ def plan_run(*, system: Any, evaluators: Sequence[Evaluator], policy: Any = None
     check_confidence(confidence)
     if timeout is not None and timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    loaded = _load_policy(policy) if policy is not None else None
+    if loaded is not None:
+        # Rules that could never pass are refused before a single case runs.
+        loaded.check_declared({e.criterion: tuple(e.score_range) for e in evaluators})
     return RunPlan(release=as_system(system), evaluators=evaluators,
                    concurrency=DEFAULT_CONCURRENCY if concurrency is None else int(concurrency),
-                   timeout=timeout, confidence=confidence,
-                   policy=_load_policy(policy) if policy is not None else None)
+                   timeout=timeout, confidence=confidence, policy=loaded)
 
 
 def process_rows(plan: RunPlan, rows: Sequence[Row], store: Store,

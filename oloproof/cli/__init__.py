@@ -8,10 +8,10 @@ import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
-from oloproof.cli import _compare, _demo, _exit_codes, _gate, _run, _serve, _worker
+from oloproof.cli import _compare, _demo, _exit_codes, _gate, _plan, _run, _serve, _worker
 from oloproof_core import OloproofError, __version__
 
-COMMANDS = [_run, _gate, _compare, _worker, _serve, _demo]
+COMMANDS = [_run, _gate, _compare, _plan, _worker, _serve, _demo]
 """Each module registers one subcommand and sets `handler` to a function returning an exit code."""
 
 

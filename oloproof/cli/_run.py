@@ -43,6 +43,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "OLOPROOF_RECORD=0 also keeps the verdict cache in memory)",
     )
     parser.add_argument(
+        "--until-decided",
+        action="store_true",
+        help="add cases in batches (order fixed by case ids) until the gate decides or the "
+        "cases run out; the gate reads anytime-valid intervals (docs/policy.md)",
+    )
+    parser.add_argument(
+        "--batch", type=int, help="with --until-decided: cases per batch (default: policy's, 50)"
+    )
+    parser.add_argument(
         "--submit",
         action="store_true",
         help="queue the run for the workers instead of running it here; prints the run id",
@@ -58,6 +67,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def handle(args: argparse.Namespace) -> int:
     if args.wait and not args.submit:
         raise ConfigError("--wait follows a submitted run: use it with --submit")
+    if args.until_decided and args.submit:
+        raise ConfigError("--until-decided runs here: it cannot be combined with --submit")
     if args.submit:
         from oloproof.cli._submit import handle_submit
 
@@ -76,11 +87,20 @@ def handle(args: argparse.Namespace) -> int:
         confidence=config.confidence,
         progress=ProgressBar(enabled=args.progress),
         record=args.record,
+        until_decided=args.until_decided,
+        batch=args.batch,
     )
     if args.json_path == "-":
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
     else:
         print(result)
+        sequential = result.provenance.get("sequential")
+        if sequential:
+            print(
+                f"\nsequential: {sequential['n_run']} of {sequential['horizon']} cases run "
+                f"in {sequential['looks']} looks",
+                file=sys.stderr,
+            )
         if args.json_path:
             result.to_json(args.json_path)
             print(f"\nresult written to {args.json_path}", file=sys.stderr)

@@ -186,6 +186,7 @@ def _compare_metric(
         _baseline=base,
         _candidate=cand,
         _clusters=None if clusters is None else tuple(clusters),
+        _ids=tuple(union),
     )
 
 

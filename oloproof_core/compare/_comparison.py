@@ -51,6 +51,7 @@ class MetricComparison:
     _baseline: FloatArray = field(repr=False, compare=False)
     _candidate: FloatArray = field(repr=False, compare=False)
     _clusters: tuple[str, ...] | None = field(repr=False, compare=False)
+    _ids: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def cluster_aware(self) -> bool:
@@ -67,37 +68,48 @@ class MetricComparison:
         )
         return f"all {self.n_pairs} cases{bounded}"
 
-    def interval_with_more_cases(self, extra: int) -> Interval:
-        """The interval after `extra` more pairs that repeat the observed ones (readout).
+    def interval_repeated(self, copies: int) -> Interval:
+        """The interval if the whole comparison were `copies` times as large (readout).
 
-        The observed pairs are repeated in order (clusters repeated as new
-        clusters), so the rates of regressed and improved cases stay those seen;
-        pairs already missing a side stay missing.
+        Every pair is repeated `copies` times as new cases (and each cluster as new
+        clusters), so the shares of regressed and improved pairs, the spread of
+        the differences and the share of incomplete pairs all stay those seen.
         """
-        both = ~(np.isnan(self._baseline) | np.isnan(self._candidate))
-        order = np.flatnonzero(both)
-        if order.size == 0:
+        if copies <= 1:
             return self.interval
-        picks = np.resize(order, extra)
-        baseline = np.concatenate((self._baseline, self._baseline[picks]))
-        candidate = np.concatenate((self._candidate, self._candidate[picks]))
-        clusters: list[str] | None = None
+        ids = [f"{case_id}#{r}" for r in range(copies) for case_id in self._ids]
+        clusters = None
         if self._clusters is not None:
-            rounds = np.arange(extra) // order.size + 1
-            clusters = list(self._clusters) + [
-                f"{self._clusters[pick]}#{round_}"
-                for pick, round_ in zip(picks, rounds, strict=True)
-            ]
+            clusters = [f"{label}#{r}" for r in range(copies) for label in self._clusters]
         low, high = self.score_range
         return paired_figures(
-            baseline,
-            candidate,
+            np.tile(self._baseline, copies),
+            np.tile(self._candidate, copies),
             pass_fail=self.value_type == "pass_fail",
             low=low,
             high=high,
             confidence=self.confidence,
             clusters=clusters,
+            keys=ids,
         ).interval
+
+    def unit_fills(self) -> tuple[FloatArray, FloatArray, list[str]]:
+        """Per-case differences on [0, 1] with missing sides at worst / best, and the ids."""
+        span = self.score_range[1] - self.score_range[0]
+        missing_a, missing_b = np.isnan(self._baseline), np.isnan(self._candidate)
+        low, high = self.score_range
+        fills = []
+        for best in (False, True):
+            a = np.where(missing_a, low if best else high, self._baseline)
+            b = np.where(missing_b, high if best else low, self._candidate)
+            fills.append(np.clip((b - a + span) / (2.0 * span), 0.0, 1.0))
+        return fills[0], fills[1], list(self._ids)
+
+    def difference_sd(self) -> float:
+        """Standard deviation of the complete pairs' differences (planning)."""
+        both = ~(np.isnan(self._baseline) | np.isnan(self._candidate))
+        differences = self._candidate[both] - self._baseline[both]
+        return float(differences.std(ddof=1)) if differences.size > 1 else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {

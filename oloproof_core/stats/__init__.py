@@ -13,6 +13,8 @@ in that module's docstring:
   with few clusters), CR1 for reference (``cr1_*``);
 - the reading order of the betting methods, fixed by case ids (``_order``);
 - how many more cases would settle a rule (``cases_needed``);
+- cases for 80 % power at a stated effect (``_power``);
+- anytime-valid intervals for cases added in batches (``running_interval``);
 - many rules or metrics at once: Holm, Benjamini–Hochberg (``_multiplicity``).
 """
 
@@ -38,17 +40,21 @@ from ._interval import Interval
 from ._missing import mean_interval, proportion_interval
 from ._multiplicity import benjamini_hochberg, holm_rejections
 from ._paired import mcnemar_exact_p_value, paired_mean_difference, paired_proportion_difference
+from ._power import POWER, betting_cases_for_power, proportion_cases_for_power
 from ._sample_size import MAX_CASES, cases_needed
+from ._sequential import running_interval, running_side_p_values
 
 __all__ = [
     "DIFFERENCE_TUNING",
     "FEW_CLUSTERS",
     "MAX_CASES",
+    "POWER",
     "SCORE_TUNING",
     "BetTuning",
     "Interval",
     "PairedDifference",
     "benjamini_hochberg",
+    "betting_cases_for_power",
     "betting_p_value",
     "betting_side_p_values",
     "bounded_mean_bounds",
@@ -65,5 +71,8 @@ __all__ = [
     "mean_interval",
     "paired_mean_difference",
     "paired_proportion_difference",
+    "proportion_cases_for_power",
     "proportion_interval",
+    "running_interval",
+    "running_side_p_values",
 ]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from oloproof._evaluate import evaluate
 from oloproof._optimize import optimize
+from oloproof._plan import plan
 from oloproof._results import gate, load
 from oloproof._submit import Submission, submit
 from oloproof_core import (
@@ -47,6 +48,7 @@ __all__ = [
     "gate",
     "load",
     "optimize",
+    "plan",
     "submit",
     "system",
 ]

@@ -30,24 +30,23 @@ def evaluate(
     progress: ProgressCallback | None = None,
     isolation: str = "process",
     memory_limit_mb: int | None = None,
+    until_decided: bool = False,
+    batch: int | None = None,
 ) -> Result:
     """Run `system` over `dataset`, judge every case with `evaluators`, and return the Result.
 
-    `system` receives each row's `input` (never its `expected`). A case whose system
-    raises is missing, not wrong: check `metric.n_missing` before trusting an
-    estimate. With `policy` (a release.yaml path or dict) the run is gated and
-    `result.gate` holds the verdict; without one it is None. `baseline` is a Result,
-    a result file or a recorded run's id. The system runs in processes of its own
-    (`isolation="process"`, each capped at `memory_limit_mb`, 4096 MiB by default) or,
-    for trusted code, in this one (`isolation="thread"`); see docs/isolation.md.
+    `system` gets each row's `input`, never its `expected`; a case it raises on is
+    missing, not wrong (check `metric.n_missing`). `policy` gates the run
+    (`result.gate`, else None); `baseline` is a Result, a result file or a run id.
+    Isolation, memory caps and `until_decided`: README and docs/isolation.md, policy.md.
     """
-    # Imported here: the engine brings the statistics, and a system's own process
-    # imports the system's module, which often imports `evaluate`.
+    # Imported here: a system's own process imports `evaluate` without the statistics.
     from oloproof._results import load
-    from oloproof_core import run_evaluation
+    from oloproof_core import run_evaluation, run_until_decided
 
     chosen = store if store is not None else default_store()
-    result = run_evaluation(
+    run, extra = (run_until_decided, {"batch": batch}) if until_decided else (run_evaluation, {})
+    result = run(
         system=system,
         dataset=dataset,
         evaluators=evaluators,
@@ -62,6 +61,7 @@ def evaluate(
         record=False,
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
+        **extra,
     )
     return _record(result, chosen) if record else result
 

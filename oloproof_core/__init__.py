@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "Dataset": "oloproof_core.dataset",
     "DatasetError": "oloproof_core.errors",
     "DatasetSource": "oloproof_core.evaluation",
+    "decide_sequential": "oloproof_core.sequential",
     "DeclarationError": "oloproof_core.errors",
     "digest_text": "oloproof_core._canonical",
     "dspy_examples": "oloproof_core.dspy_adapter",
@@ -54,6 +55,7 @@ _EXPORTS: dict[str, str] = {
     "Measurements": "oloproof_core.context",
     "MetricEstimate": "oloproof_core.aggregate",
     "namespace_for": "oloproof_core.imports",
+    "next_batch": "oloproof_core.sequential",
     "observation": "oloproof_core.measurement",
     "OloproofError": "oloproof_core.errors",
     "path_within": "oloproof_core.imports",
@@ -68,9 +70,11 @@ _EXPORTS: dict[str, str] = {
     "run_config_paths": "oloproof_core.run_config",
     "run_config_paths_check": "oloproof_core.run_config",
     "run_evaluation": "oloproof_core.evaluation",
+    "run_until_decided": "oloproof_core.sequential",
     "RunConfig": "oloproof_core.run_config",
     "RunConfigField": "oloproof_core.run_config",
     "RunPlan": "oloproof_core.evaluation",
+    "sequential_order": "oloproof_core.sequential",
     "service_cost": "oloproof_core.measurement",
     "storable_text": "oloproof_core.limits",
     "Store": "oloproof_core.store",
@@ -228,6 +232,18 @@ if TYPE_CHECKING:
     from oloproof_core.safe_yaml import (
         yaml_load as yaml_load,
     )
+    from oloproof_core.sequential import (
+        decide_sequential as decide_sequential,
+    )
+    from oloproof_core.sequential import (
+        next_batch as next_batch,
+    )
+    from oloproof_core.sequential import (
+        run_until_decided as run_until_decided,
+    )
+    from oloproof_core.sequential import (
+        sequential_order as sequential_order,
+    )
     from oloproof_core.store import (
         CacheEntry as CacheEntry,
     )
@@ -274,6 +290,7 @@ __all__ = [
     "component",
     "conclude_run",
     "current_case",
+    "decide_sequential",
     "digest_text",
     "dspy_examples",
     "dspy_metric",
@@ -284,6 +301,7 @@ __all__ = [
     "load_result",
     "load_run_config",
     "namespace_for",
+    "next_batch",
     "observation",
     "path_within",
     "plan_run",
@@ -294,6 +312,8 @@ __all__ = [
     "run_config_paths",
     "run_config_paths_check",
     "run_evaluation",
+    "run_until_decided",
+    "sequential_order",
     "service_cost",
     "storable_text",
     "system",

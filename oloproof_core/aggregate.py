@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,13 +12,14 @@ from oloproof_core.evaluators import Evaluator
 from oloproof_core.stats import (
     Interval,
     clustered_mean_interval,
+    few_clusters_warning,
     mean_interval,
     proportion_interval,
 )
 
 CLOPPER_PEARSON = "clopper-pearson exact"
 BETTING = "betting (Waudby-Smith & Ramdas 2024)"
-CLUSTER_AWARE = " + cluster-robust CR1 (asymptotic)"
+CLUSTER_AWARE = " + betting on cluster means (finite-sample)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +28,9 @@ class MetricEstimate:
 
     `estimate` is computed over the observed verdicts and is None when nothing was
     observed; `interval` covers every way the `n_missing` cases could have gone.
+    `n_clusters` counts the clusters of a clustered dataset (None otherwise);
+    `warning` says what a reader must know before trusting the interval (e.g. too
+    few clusters), and the CLI table and the dashboard print it.
     """
 
     metric: str
@@ -38,6 +43,8 @@ class MetricEstimate:
     value_type: str
     score_range: tuple[float, float]
     criterion: str
+    n_clusters: int | None = None
+    warning: str | None = None
 
     @property
     def is_sub_score(self) -> bool:
@@ -55,6 +62,8 @@ class MetricEstimate:
             "confidence": self.confidence,
             "value_type": self.value_type,
             "score_range": list(self.score_range),
+            "n_clusters": self.n_clusters,
+            "warning": self.warning,
         }
 
 
@@ -62,6 +71,7 @@ def aggregate(
     cases: Sequence[CaseResult], evaluators: Sequence[Evaluator], confidence: float
 ) -> list[MetricEstimate]:
     clusters = case_clusters(cases)
+    ids = [case.id for case in cases]
     metrics: list[MetricEstimate] = []
     for evaluator in evaluators:
         criterion = evaluator.criterion
@@ -76,6 +86,7 @@ def aggregate(
                 evaluator.score_range,
                 confidence,
                 clusters,
+                keys=ids,
             )
         )
         sub_names = dict.fromkeys(name for v in verdicts for name in v.scores)
@@ -90,6 +101,7 @@ def aggregate(
                     evaluator.sub_score_range,
                     confidence,
                     clusters,
+                    keys=ids,
                 )
             )
     return metrics
@@ -102,6 +114,30 @@ def case_clusters(cases: Sequence[CaseResult]) -> list[str] | None:
     return [case.cluster if case.cluster is not None else f"\0{case.id}" for case in cases]
 
 
+def _iid_figures(
+    values: Sequence[float | None],
+    observed: list[float],
+    value_type: str,
+    score_range: tuple[float, float],
+    confidence: float,
+    keys: Sequence[str] | None,
+) -> tuple[float | None, Interval, str]:
+    """Estimate, interval and method for independent cases."""
+    n_missing = len(values) - len(observed)
+    if value_type == "pass_fail":
+        successes = sum(1 for value in observed if value >= 1.0)
+        interval = proportion_interval(successes, len(observed), n_missing, confidence)
+        return (successes / len(observed) if observed else None), interval, CLOPPER_PEARSON
+    low, high = score_range
+    order = None
+    if keys is not None:
+        order = [k for k, v in zip(keys, values, strict=True) if v is not None]
+        order += [k for k, v in zip(keys, values, strict=True) if v is None]
+    interval = mean_interval(observed, n_missing, low, high, confidence, keys=order)
+    estimate = math.fsum(observed) / len(observed) if observed else None
+    return estimate, interval, BETTING
+
+
 def estimate_metric(
     metric: str,
     criterion: str,
@@ -110,32 +146,32 @@ def estimate_metric(
     score_range: tuple[float, float],
     confidence: float,
     clusters: Sequence[str] | None = None,
+    *,
+    keys: Sequence[str] | None = None,
 ) -> MetricEstimate:
     """Estimate over the observed values, interval over every completion of the missing ones.
 
     With clusters (Miller 2024, "Adding Error Bars to Evals", §3.2) the interval is
-    the hull of the finite-sample one and the cluster-robust one: the cluster-robust
-    interval carries the correlation within clusters, the finite-sample one keeps the
-    guarantee at small n that the asymptotic interval lacks.
+    the betting interval on cluster means, valid for any number of clusters
+    (`oloproof_core.stats._cluster_betting`), widened if needed to contain the
+    estimate; below `FEW_CLUSTERS` clusters the estimate carries a warning.
+
+    ``keys`` (the cases' ids, aligned with ``values``) fix the order in which the
+    betting intervals read the values: the same cases in any order give the
+    same figures (``oloproof_core.stats._order``).
     """
     observed = [value for value in values if value is not None]
     n_missing = len(values) - len(observed)
-    if value_type == "pass_fail":
-        successes = sum(1 for value in observed if value >= 1.0)
-        interval = proportion_interval(successes, len(observed), n_missing, confidence)
-        estimate = successes / len(observed) if observed else None
-        method = CLOPPER_PEARSON
-    else:
-        low, high = score_range
-        interval = mean_interval(observed, n_missing, low, high, confidence)
-        estimate = sum(observed) / len(observed) if observed else None
-        method = BETTING
+    estimate, interval, method = _iid_figures(
+        values, observed, value_type, score_range, confidence, keys
+    )
+    n_clusters = None
     if clusters is not None:
         low, high = (0.0, 1.0) if value_type == "pass_fail" else score_range
-        clustered = clustered_mean_interval(values, clusters, low, high, confidence)
-        interval = Interval(
-            min(interval.lower, clustered.lower), max(interval.upper, clustered.upper)
-        )
+        interval = clustered_mean_interval(values, clusters, low, high, confidence)
+        if estimate is not None:
+            interval = Interval(min(interval.lower, estimate), max(interval.upper, estimate))
+        n_clusters = len(set(clusters))
         method += CLUSTER_AWARE
     return MetricEstimate(
         metric=metric,
@@ -148,4 +184,6 @@ def estimate_metric(
         value_type=value_type,
         score_range=score_range,
         criterion=criterion,
+        n_clusters=n_clusters,
+        warning=few_clusters_warning(n_clusters),
     )

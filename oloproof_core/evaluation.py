@@ -82,13 +82,17 @@ def plan_run(
     if timeout is not None and timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     _check_isolation(isolation, memory_limit_mb)
+    loaded = _load_policy(policy) if policy is not None else None
+    if loaded is not None:
+        # Rules that could never pass are refused before a single case runs.
+        loaded.check_declared({e.criterion: tuple(e.score_range) for e in evaluators})
     return RunPlan(
         release=as_system(system),
         evaluators=evaluators,
         concurrency=DEFAULT_CONCURRENCY if concurrency is None else int(concurrency),
         timeout=timeout,
         confidence=confidence,
-        policy=_load_policy(policy) if policy is not None else None,
+        policy=loaded,
         isolation=isolation,
         memory_limit_mb=memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
         requested_concurrency=None if concurrency is None else int(concurrency),

@@ -47,6 +47,7 @@ def render_text(result: Result) -> str:
         )
         if index == 0:
             lines.append("  ".join("-" * width for width in widths))
+    lines.extend(_warning_lines(result))
     failures = result.error_summary()
     if failures:
         total = sum(count for _, count, _ in failures)
@@ -73,6 +74,14 @@ def render_text(result: Result) -> str:
         lines.append("")
         lines.append(str(result.gate))
     return "\n".join(lines)
+
+
+def _warning_lines(result: Result) -> list[str]:
+    """What the figures themselves warn of (few clusters, say), once each."""
+    warnings = dict.fromkeys(
+        f"{metric.metric}: {metric.warning}" for metric in result.metrics if metric.warning
+    )
+    return ["", *(f"! {warning}" for warning in warnings)] if warnings else []
 
 
 def _usage_lines(result: Result) -> list[str]:
@@ -162,6 +171,11 @@ def render_html(result: Result) -> str:
         f"{missing} missing (system failed)</p>",
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>",
         f"<p>missing because:</p><ul>{reasons}</ul>" if reasons else "",
+        "".join(
+            f"<p><b>!</b> {escape(metric.metric)}: {escape(metric.warning)}</p>"
+            for metric in result.metrics
+            if metric.warning
+        ),
         _gate_html(result.gate if result.gate is not None else result.extras.get("gate")),
         f'<p><a href="{escape(str(link))}" target="_blank">run #{escape(str(result.run_id))} '
         "on the dashboard</a></p>"

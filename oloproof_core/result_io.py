@@ -56,6 +56,8 @@ def _metric(item: Mapping[str, Any]) -> MetricEstimate:
         value_type=item["value_type"],
         score_range=(float(low), float(high)),
         criterion=item.get("criterion", item["metric"].split(".")[0]),
+        n_clusters=item.get("n_clusters"),
+        warning=item.get("warning"),
     )
 
 

@@ -32,6 +32,8 @@ from oloproof_core.gates import load_policy
 from oloproof_core.result import Result
 from oloproof_core.stats import bounded_mean_bounds, cases_needed, clopper_pearson
 
+from . import _round_two as round_two
+
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
@@ -117,7 +119,7 @@ def power(reps: int) -> list[dict[str, float]]:
 def clustered_coverage(reps: int) -> list[dict[str, float]]:
     rng = np.random.default_rng(3)
     rows = []
-    for clusters, size in ((10, 20), (30, 10), (100, 5)):
+    for clusters, size in ((5, 20), (10, 20), (30, 10), (100, 5)):
         n = clusters * size
         covered = covered_iid = 0
         for _ in range(reps):
@@ -196,6 +198,9 @@ def main() -> None:
         "regression_power": power(args.reps),
         "clustered_coverage": clustered_coverage(max(200, args.reps // 10)),
         "readout": readout(max(200, args.reps // 10)),
+        "sequential_at_threshold": round_two.sequential_at_threshold(max(200, args.reps // 4)),
+        "rules_at_threshold": round_two.rules_at_threshold(args.reps),
+        "metrics_equal_releases": round_two.metrics_equal_releases(max(50, args.reps // 40)),
     }
     report["seconds"] = round(time.perf_counter() - started, 1)
     RESULTS.mkdir(exist_ok=True)
@@ -224,6 +229,9 @@ def main() -> None:
             f"{row['conclusive_after_readout']:.3f} conclusive of "
             f"{row['inconclusive_runs']} inconclusive runs"
         )
+    for key in ("sequential_at_threshold", "rules_at_threshold", "metrics_equal_releases"):
+        for row in report[key]:
+            print(f"{key}: " + ", ".join(f"{k} {v}" for k, v in row.items()))
     print(f"{report['seconds']} s")
 
 

@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-import oloproof_core.stats._bounded_mean as bounded_mean_module
-from oloproof_core.stats import bounded_mean_bounds, clustered_mean_interval
+from oloproof_core.stats import BetTuning, bounded_mean_bounds, cr1_mean_interval
 
 from ._reference import (
     clopper_pearson_arrays,
@@ -96,22 +95,17 @@ def bounded_mean_coverage(reps: int, ns: list[int]) -> list[Row]:
 def truncation_comparison(reps: int, ns: list[int]) -> list[Row]:
     """Mean width of the betting interval for bet truncation c = 1/2 against c = 3/4."""
     rows: list[Row] = []
-    chosen = bounded_mean_module._TRUNCATION
     names = ["bernoulli(0.3)", "beta(2,5)", "uniform", "two-point {0.1:95%,1:5%}"]
-    try:
-        for name in names:
-            draw, truth = DISTRIBUTIONS[name]
-            for n in ns:
-                sample = draw(np.random.default_rng([2, n]), (reps, n))
-                row: Row = {"distribution": name, "n": n}
-                for c in (0.5, 0.75):
-                    bounded_mean_module._TRUNCATION = c
-                    bounds = _bounds(sample)
-                    row[f"width_c{c}"] = float(np.mean(bounds[:, 1] - bounds[:, 0]))
-                    row[f"coverage_c{c}"] = _coverage(bounds[:, 0], bounds[:, 1], truth)[0]
-                rows.append(row)
-    finally:
-        bounded_mean_module._TRUNCATION = chosen
+    for name in names:
+        draw, truth = DISTRIBUTIONS[name]
+        for n in ns:
+            sample = draw(np.random.default_rng([2, n]), (reps, n))
+            row: Row = {"distribution": name, "n": n}
+            for c in (0.5, 0.75):
+                bounds = bounded_mean_bounds(sample, tuning=BetTuning(c, 1.0))
+                row[f"width_c{c}"] = float(np.mean(bounds[:, 1] - bounds[:, 0]))
+                row[f"coverage_c{c}"] = _coverage(bounds[:, 0], bounds[:, 1], truth)[0]
+            rows.append(row)
     return rows
 
 
@@ -269,7 +263,7 @@ def clustered_coverage(reps: int, clusters: list[int]) -> list[Row]:
         cluster_reps = min(reps, 2000)
         hits = 0
         for row_values in x[:cluster_reps]:
-            hits += clustered_mean_interval(row_values.tolist(), keys).contains(truth)
+            hits += cr1_mean_interval(row_values.tolist(), keys).contains(truth)
         naive = _bounds(x)
         rows.append(
             {

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from . import _round_two as round_two
 from . import _simulations as sims
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "stats_coverage.json"
@@ -88,6 +89,21 @@ def main() -> None:
             "Clustered data: CR1 (asymptotic) vs i.i.d. betting",
             lambda: sims.clustered_coverage(reps, clusters),
         ),
+        ("order", "Same cases, 50 orders", lambda: round_two.order_invariance()),
+        (
+            "few_clusters",
+            "Few clusters at ICC 0.5: betting on cluster means vs CR1",
+            lambda: round_two.few_clusters(
+                max(200, reps // 4), [5, 10] if args.quick else [5, 10, 30]
+            ),
+        ),
+        (
+            "paired_widths",
+            "Paired scores, correlation 0.9: width / paired-t width",
+            lambda: round_two.paired_widths(max(200, reps // 4), [30, 100, 300]),
+        ),
+        ("coherence", "Compare row: p-value vs interval", lambda: round_two.coherence()),
+        ("power", "Planned cases for 80 % power", lambda: round_two.power_check(reps)),
     ]
     results: dict[str, Any] = {"reps": reps, "confidence": 1 - sims.ALPHA}
     for key, title, run in runs:

@@ -14,6 +14,7 @@ from oloproof.cli import (
     _exit_codes,
     _gate,
     _optimize,
+    _plan,
     _project,
     _run,
     _serve,
@@ -22,7 +23,7 @@ from oloproof.cli import (
 )
 from oloproof_core import OloproofError, __version__
 
-COMMANDS = [_run, _optimize, _gate, _compare, _worker, _serve, _demo, _user, _project]
+COMMANDS = [_run, _optimize, _gate, _compare, _plan, _worker, _serve, _demo, _user, _project]
 """Each module registers one subcommand and sets `handler` to a function returning an exit code."""
 
 

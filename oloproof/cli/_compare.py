@@ -27,6 +27,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
     )
+    parser.add_argument(
+        "--no-fdr",
+        dest="fdr",
+        action="store_false",
+        help="flag metrics on plain p-values instead of Benjamini–Hochberg q-values",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -35,7 +41,9 @@ def handle(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--confidence must be between 0 and 1 (e.g. 0.95), got {args.confidence}"
         )
-    comparison = compare_runs(load(args.baseline), load(args.candidate), confidence=args.confidence)
+    comparison = compare_runs(
+        load(args.baseline), load(args.candidate), confidence=args.confidence, fdr=args.fdr
+    )
     if args.json:
         print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False))
     else:

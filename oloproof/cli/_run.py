@@ -44,6 +44,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="record the run in the local store for the dashboard (default; "
         "OLOPROOF_RECORD=0 also keeps the verdict cache in memory)",
     )
+    _where_it_runs(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _where_it_runs(parser: argparse.ArgumentParser) -> None:
+    """Options for how far and where a run goes: sequentially, or on the workers."""
+    parser.add_argument(
+        "--until-decided",
+        action="store_true",
+        help="add cases in batches (order fixed by case ids) until the gate decides or the "
+        "cases run out; the gate reads anytime-valid intervals (docs/policy.md)",
+    )
+    parser.add_argument(
+        "--batch", type=int, help="with --until-decided: cases per batch (default: policy's, 50)"
+    )
     parser.add_argument(
         "--submit",
         action="store_true",
@@ -54,12 +69,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_true",
         help="with --submit: follow the run's progress and print its result",
     )
-    parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
     if args.wait and not args.submit:
         raise ConfigError("--wait follows a submitted run: use it with --submit")
+    if args.until_decided and args.submit:
+        raise ConfigError("--until-decided runs here: it cannot be combined with --submit")
     if args.submit:
         from oloproof.cli._submit import handle_submit
 
@@ -73,6 +89,13 @@ def handle(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
     else:
         print(result)
+        sequential = result.provenance.get("sequential")
+        if sequential:
+            print(
+                f"\nsequential: {sequential['n_run']} of {sequential['horizon']} cases run "
+                f"in {sequential['looks']} looks",
+                file=sys.stderr,
+            )
         if args.json_path:
             result.to_json(args.json_path)
             print(f"\nresult written to {args.json_path}", file=sys.stderr)
@@ -99,6 +122,8 @@ def _evaluate(args: argparse.Namespace) -> Result:
         record=args.record,
         isolation=config.isolation,
         memory_limit_mb=config.memory_limit_mb,
+        until_decided=args.until_decided,
+        batch=args.batch,
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,6 +16,7 @@ from oloproof_core.compare._comparison import (
 from oloproof_core.compare._paired import FloatArray, paired_figures
 from oloproof_core.compare._values import values_by_case
 from oloproof_core.errors import OloproofError
+from oloproof_core.stats import benjamini_hochberg, few_clusters_warning
 from oloproof_core.stats._validate import check_confidence
 
 if TYPE_CHECKING:
@@ -29,24 +32,25 @@ def run_label(result: Result) -> str:
     return f"{label} (run {result.run_id})" if result.run_id else label
 
 
-def compare_runs(baseline: Result, candidate: Result, confidence: float = 0.95) -> Comparison:
+def compare_runs(
+    baseline: Result, candidate: Result, confidence: float = 0.95, *, fdr: bool = True
+) -> Comparison:
     """Compare `candidate` against `baseline` on the same cases, paired by case id.
 
-    Every metric present in both runs (sub-scores included) gets both estimates,
-    the mean paired difference (candidate − baseline), a paired interval, a
-    p-value and the regressed and improved case ids. Cases present in only one
-    run are listed and treated as pairs with a missing side: they widen the
-    interval instead of being dropped. When cases carry a `cluster`, intervals
-    and p-values are cluster-aware (see `oloproof_core.compare._paired`).
+    Every metric present in both runs (sub-scores included) gets both estimates
+    and their difference over the complete pairs, a paired interval and p-value
+    from one procedure over all cases, and the regressed and improved case ids.
+    Cases present in only one run are listed and treated as pairs with a missing
+    side: they widen the interval instead of being dropped. When cases carry a
+    `cluster`, intervals and p-values are cluster-aware (see
+    `oloproof_core.compare._paired`). The figures depend on the set of cases,
+    not on their order.
+
+    With `fdr` (the default) each metric's `flag` is decided on its Benjamini–
+    Hochberg q-value across the metrics; `fdr=False` flags on the plain p-values.
     """
     level = check_confidence(confidence)
-    for name, result in (("baseline", baseline), ("candidate", candidate)):
-        if not result.cases and result.metrics:
-            raise OloproofError(
-                f"the {name} run carries no cases, so nothing can be paired; "
-                "save results with their cases (oloproof run --json keeps "
-                "them)"
-            )
+    _check_has_cases(baseline, candidate)
     baseline_ids = [case.id for case in baseline.cases]
     candidate_ids = [case.id for case in candidate.cases]
     union = list(dict.fromkeys([*baseline_ids, *candidate_ids]))
@@ -61,6 +65,7 @@ def compare_runs(baseline: Result, candidate: Result, confidence: float = 0.95) 
                     baseline_metrics[name], metric, baseline, candidate, union, clusters, level
                 )
             )
+    compared = _flagged(compared, 1.0 - level, fdr)
     only_base = ids_only_in(baseline_ids, candidate_ids)
     return Comparison(
         baseline=run_label(baseline),
@@ -74,7 +79,31 @@ def compare_runs(baseline: Result, candidate: Result, confidence: float = 0.95) 
         metrics_only_in_baseline=tuple(n for n in baseline_metrics if n not in candidate_metrics),
         metrics_only_in_candidate=tuple(n for n in candidate_metrics if n not in baseline_metrics),
         n_clusters=None if clusters is None else len(set(clusters)),
+        fdr=fdr,
     )
+
+
+def _check_has_cases(baseline: Result, candidate: Result) -> None:
+    for name, result in (("baseline", baseline), ("candidate", candidate)):
+        if not result.cases and result.metrics:
+            raise OloproofError(
+                f"the {name} run carries no cases, so nothing can be paired; "
+                "save results with their cases (oloproof run --json keeps "
+                "them)"
+            )
+
+
+def _flagged(items: list[MetricComparison], alpha: float, fdr: bool) -> list[MetricComparison]:
+    """Set each metric's q-value and flag (regressed / improved / None)."""
+    p_values = [1.0 if item.p_value is None else item.p_value for item in items]
+    q_values = benjamini_hochberg(p_values) if fdr else p_values
+    flagged = []
+    for item, q in zip(items, q_values, strict=True):
+        flag = None
+        if q <= alpha and item.difference is not None:
+            flag = "improved" if item.interval.lower > 0 else "regressed"
+        flagged.append(replace(item, q_value=q, flag=flag))
+    return flagged
 
 
 def _clusters(baseline: Result, candidate: Result, union: list[str]) -> list[str] | None:
@@ -129,22 +158,18 @@ def _compare_metric(
     ids = np.asarray(union, dtype=object)[both]
     pass_fail = cand_metric.value_type == "pass_fail"
     figures = paired_figures(
-        base,
-        cand,
-        pass_fail=pass_fail,
-        low=low,
-        high=high,
-        confidence=confidence,
-        clusters=clusters,
-    )
+        base, cand, pass_fail=pass_fail, low=low, high=high, confidence=confidence,
+        clusters=clusters, keys=union,
+    )  # fmt: skip
+    n_clusters = None if clusters is None else len(set(clusters))
     return MetricComparison(
         metric=cand_metric.metric,
         criterion=cand_metric.criterion,
         value_type=cand_metric.value_type,
         score_range=(low, high),
-        baseline_estimate=_mean(base),
-        candidate_estimate=_mean(cand),
-        difference=float(differences.mean()) if differences.size else None,
+        baseline_estimate=_exact_mean(base[both]),
+        candidate_estimate=_exact_mean(cand[both]),
+        difference=_exact_mean(differences),
         interval=figures.interval,
         p_value=figures.p_value,
         method=figures.method,
@@ -153,17 +178,22 @@ def _compare_metric(
         n_missing_pairs=int(np.count_nonzero(~both)),
         regressed=tuple(str(case_id) for case_id in ids[differences < 0]),
         improved=tuple(str(case_id) for case_id in ids[differences > 0]),
-        n_clusters=None if clusters is None else len(set(clusters)),
+        n_clusters=n_clusters,
+        n_complete=int(np.count_nonzero(both)),
+        q_value=None,
+        flag=None,
+        warning=few_clusters_warning(n_clusters),
         _baseline=base,
         _candidate=cand,
         _clusters=None if clusters is None else tuple(clusters),
+        _ids=tuple(union),
     )
+
+
+def _exact_mean(values: FloatArray) -> float | None:
+    """Correctly rounded mean (independent of the order of the cases), None if empty."""
+    return math.fsum(values) / values.size if values.size else None
 
 
 def _number(value: float | None) -> float:
     return float("nan") if value is None else value
-
-
-def _mean(values: np.ndarray) -> float | None:
-    observed = values[~np.isnan(values)]
-    return float(observed.mean()) if observed.size else None

@@ -16,10 +16,16 @@ from oloproof_core.stats import Interval
 class MetricComparison:
     """One metric of two runs compared on the union of their cases.
 
-    `difference` is the mean of candidate − baseline over the pairs observed on
-    both sides; `interval` is the paired interval for the true mean difference,
-    with every pair that has a missing side bounded (`n_missing_pairs`).
-    `regressed` and `improved` list case ids whose value went down or up.
+    The three estimates (baseline, candidate, difference) are over the same
+    `n_complete` pairs observed on both sides, so `difference` is exactly
+    candidate − baseline; `interval` and `p_value` are over all `n_pairs` cases
+    of the union, every pair with a missing side bounded (`n_missing_pairs`),
+    and come from one procedure, so p ≤ 1 − confidence exactly when the interval
+    excludes 0. `q_value` is the Benjamini–Hochberg adjusted p-value across the
+    comparison's metrics and `flag` ("regressed", "improved" or None) the
+    false-discovery-controlled verdict. `regressed` and `improved` list case ids
+    whose value went down or up. `warning` says what a reader must know (too few
+    clusters).
     """
 
     metric: str
@@ -38,45 +44,72 @@ class MetricComparison:
     regressed: tuple[str, ...]
     improved: tuple[str, ...]
     n_clusters: int | None
+    n_complete: int
+    q_value: float | None
+    flag: str | None
+    warning: str | None
     _baseline: FloatArray = field(repr=False, compare=False)
     _candidate: FloatArray = field(repr=False, compare=False)
     _clusters: tuple[str, ...] | None = field(repr=False, compare=False)
+    _ids: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def cluster_aware(self) -> bool:
         return self.n_clusters is not None
 
-    def interval_with_more_cases(self, extra: int) -> Interval:
-        """The interval after `extra` more pairs that repeat the observed ones (readout).
+    @property
+    def estimates_over(self) -> str:
+        return f"{self.n_complete} complete pairs (observed in both runs)"
 
-        The observed pairs are repeated in order (clusters repeated as new
-        clusters), so the rates of regressed and improved cases stay those seen;
-        pairs already missing a side stay missing.
+    @property
+    def interval_over(self) -> str:
+        bounded = (
+            f", {self.n_missing_pairs} with a missing side bounded" if self.n_missing_pairs else ""
+        )
+        return f"all {self.n_pairs} cases{bounded}"
+
+    def interval_repeated(self, copies: int) -> Interval:
+        """The interval if the whole comparison were `copies` times as large (readout).
+
+        Every pair is repeated `copies` times as new cases (and each cluster as new
+        clusters), so the shares of regressed and improved pairs, the spread of
+        the differences and the share of incomplete pairs all stay those seen.
         """
-        both = ~(np.isnan(self._baseline) | np.isnan(self._candidate))
-        order = np.flatnonzero(both)
-        if order.size == 0:
+        if copies <= 1:
             return self.interval
-        picks = np.resize(order, extra)
-        baseline = np.concatenate((self._baseline, self._baseline[picks]))
-        candidate = np.concatenate((self._candidate, self._candidate[picks]))
-        clusters: list[str] | None = None
+        ids = [f"{case_id}#{r}" for r in range(copies) for case_id in self._ids]
+        clusters = None
         if self._clusters is not None:
-            rounds = np.arange(extra) // order.size + 1
-            clusters = list(self._clusters) + [
-                f"{self._clusters[pick]}#{round_}"
-                for pick, round_ in zip(picks, rounds, strict=True)
-            ]
+            clusters = [f"{label}#{r}" for r in range(copies) for label in self._clusters]
         low, high = self.score_range
         return paired_figures(
-            baseline,
-            candidate,
+            np.tile(self._baseline, copies),
+            np.tile(self._candidate, copies),
             pass_fail=self.value_type == "pass_fail",
             low=low,
             high=high,
             confidence=self.confidence,
             clusters=clusters,
+            keys=ids,
         ).interval
+
+    def unit_fills(self) -> tuple[FloatArray, FloatArray, list[str]]:
+        """Per-case differences on [0, 1] with missing sides at worst / best, and the ids."""
+        span = self.score_range[1] - self.score_range[0]
+        missing_a, missing_b = np.isnan(self._baseline), np.isnan(self._candidate)
+        low, high = self.score_range
+        fills = []
+        for best in (False, True):
+            a = np.where(missing_a, low if best else high, self._baseline)
+            b = np.where(missing_b, high if best else low, self._candidate)
+            fills.append(np.clip((b - a + span) / (2.0 * span), 0.0, 1.0))
+        return fills[0], fills[1], list(self._ids)
+
+    def difference_sd(self) -> float:
+        """Standard deviation of the complete pairs' differences (planning)."""
+        both = ~(np.isnan(self._baseline) | np.isnan(self._candidate))
+        differences = self._candidate[both] - self._baseline[both]
+        return float(differences.std(ddof=1)) if differences.size > 1 else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +127,12 @@ class MetricComparison:
             "n_pairs": self.n_pairs,
             "n_missing_pairs": self.n_missing_pairs,
             "n_clusters": self.n_clusters,
+            "n_complete": self.n_complete,
+            "estimates_over": self.estimates_over,
+            "interval_over": self.interval_over,
+            "q_value": self.q_value,
+            "flag": self.flag,
+            "warning": self.warning,
             "regressed": list(self.regressed),
             "improved": list(self.improved),
         }
@@ -114,6 +153,7 @@ class Comparison:
     metrics_only_in_baseline: tuple[str, ...] = ()
     metrics_only_in_candidate: tuple[str, ...] = ()
     n_clusters: int | None = None
+    fdr: bool = True
 
     @property
     def cluster_aware(self) -> bool:
@@ -142,6 +182,7 @@ class Comparison:
             "metrics_only_in_candidate": list(self.metrics_only_in_candidate),
             "cluster_aware": self.cluster_aware,
             "n_clusters": self.n_clusters,
+            "fdr": "benjamini-hochberg" if self.fdr else None,
             "metrics": [item.to_dict() for item in self.metrics],
         }
 

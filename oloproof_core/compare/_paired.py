@@ -6,11 +6,14 @@ differences, driven by the discordant pairs; exact McNemar p-value). Scores:
 p-value). Both bound pairs with a missing side by their worst and best
 completions (see `oloproof_core.stats._paired`).
 
+Interval and p-value come from one procedure (the same betting capital), so
+they never disagree. Cases are read in the order of their ids' digests
+(`keys`), so the figures are a function of the set of pairs.
+
 Clusters (Miller, "Adding Error Bars to Evals", 2024, §3.2): when cases carry
-a `cluster`, `clustered_paired_difference` gives the cluster-robust (CR1,
-Student t) interval and p-value. That interval is asymptotic in the number of
-clusters, so the reported interval is the hull of it and the finite-sample
-i.i.d. interval: never narrower than either, and wide when clusters are few.
+a `cluster`, `clustered_paired_difference` bets on the cluster means of the
+per-case differences instead, valid for any number of clusters; below
+`FEW_CLUSTERS` the comparison carries a warning.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import numpy as np
 import numpy.typing as npt
 
 from oloproof_core.stats import (
+    DIFFERENCE_TUNING,
+    SCORE_TUNING,
     Interval,
     clustered_paired_difference,
     paired_mean_difference,
@@ -30,9 +35,7 @@ from oloproof_core.stats import (
 
 FloatArray = npt.NDArray[np.float64]
 
-CLUSTER_NOTE = (
-    "cluster-aware: widened to the cluster-robust CR1 interval over {k} clusters (Miller 2024)"
-)
+CLUSTER_NOTE = "cluster-aware: betting on the means of {k} clusters"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,24 +62,31 @@ def paired_figures(
     high: float,
     confidence: float,
     clusters: Sequence[str] | None = None,
+    keys: Sequence[str] | None = None,
 ) -> PairedFigures:
-    """Interval and p-value for mean(candidate − baseline); NaN marks a missing side."""
+    """Interval and p-value for mean(candidate − baseline); NaN marks a missing side.
+
+    `keys` are the cases' ids (reading order); `clusters` their cluster labels.
+    """
+    if clusters is not None:
+        tuning = SCORE_TUNING if pass_fail else DIFFERENCE_TUNING
+        robust = clustered_paired_difference(
+            _as_scores(baseline),
+            _as_scores(candidate),
+            list(clusters),
+            low,
+            high,
+            confidence,
+            tuning=tuning,
+        )
+        note = CLUSTER_NOTE.format(k=len(set(clusters)))
+        return PairedFigures(robust.interval, robust.p_value, f"{robust.method}; {note}")
     if pass_fail:
         iid = paired_proportion_difference(
-            _as_verdicts(baseline), _as_verdicts(candidate), confidence
+            _as_verdicts(baseline), _as_verdicts(candidate), confidence, keys=keys
         )
     else:
         iid = paired_mean_difference(
-            _as_scores(baseline), _as_scores(candidate), low, high, confidence
+            _as_scores(baseline), _as_scores(candidate), low, high, confidence, keys=keys
         )
-    if clusters is None:
-        return PairedFigures(iid.interval, iid.p_value, iid.method)
-    robust = clustered_paired_difference(
-        _as_scores(baseline), _as_scores(candidate), list(clusters), low, high, confidence
-    )
-    interval = Interval(
-        min(iid.interval.lower, robust.interval.lower),
-        max(iid.interval.upper, robust.interval.upper),
-    )
-    note = CLUSTER_NOTE.format(k=len(set(clusters)))
-    return PairedFigures(interval, robust.p_value, f"{iid.method}; {note}")
+    return PairedFigures(iid.interval, iid.p_value, iid.method)

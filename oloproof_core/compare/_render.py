@@ -30,6 +30,8 @@ def _row(item: MetricComparison) -> list[str]:
         _number(item.difference, True),
         interval,
         _p(item.p_value),
+        _p(item.q_value),
+        item.flag or "",
         str(len(item.regressed)),
         str(len(item.improved)),
         missing,
@@ -45,6 +47,8 @@ def render_comparison(comparison: Comparison) -> str:
         "difference",
         f"{level} interval",
         "p",
+        "q (BH)" if comparison.fdr else "q (none)",
+        "flag",
         "regressed",
         "improved",
         "missing pairs",
@@ -72,8 +76,21 @@ def _notes(comparison: Comparison) -> list[str]:
         lines.append("")
         for method in dict.fromkeys(item.method for item in comparison.metrics):
             lines.append(f"method: {method}")
+        first = comparison.metrics[0]
+        lines.append(
+            f"estimates and difference over {first.estimates_over}; interval and p over "
+            f"{first.interval_over}, from one procedure (they never disagree)."
+        )
+        if comparison.fdr:
+            lines.append(
+                "flag: Benjamini–Hochberg q ≤ "
+                f"{1 - comparison.confidence:.3g} across the {len(comparison.metrics)} "
+                "metrics (false-discovery control)."
+            )
     if comparison.cluster_aware:
         lines.append(f"cluster-aware: {comparison.n_clusters} clusters.")
+    for warning in dict.fromkeys(item.warning for item in comparison.metrics if item.warning):
+        lines.append(f"! {warning}")
     for side, ids in (
         ("baseline", comparison.only_in_baseline),
         ("candidate", comparison.only_in_candidate),

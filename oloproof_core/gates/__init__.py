@@ -8,17 +8,21 @@ pass, fail or inconclusive, with each rule's figures and reason.
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._gate import Gate, combine
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
+from oloproof_core.gates._plan import CasePlan, RulePlan, plan_cases
 from oloproof_core.gates._policy import Policy, load_policy
 from oloproof_core.gates._schema import SCHEMA_VERSION
 
 __all__ = [
     "SCHEMA_VERSION",
+    "CasePlan",
     "Gate",
     "MoreCases",
     "Outcome",
     "Policy",
     "PolicyError",
     "RuleOutcome",
+    "RulePlan",
     "combine",
     "load_policy",
+    "plan_cases",
 ]

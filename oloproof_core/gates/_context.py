@@ -5,9 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+import numpy.typing as npt
+
 from oloproof_core.aggregate import MetricEstimate, estimate_metric
 from oloproof_core.compare._values import values_by_case
 from oloproof_core.gates._errors import PolicyError
+from oloproof_core.stats import Interval, running_interval
+
+FloatArray = npt.NDArray[np.float64]
 
 if TYPE_CHECKING:
     from oloproof_core.compare import Comparison
@@ -27,8 +33,45 @@ class DecisionContext:
     confidence: float
     baseline: Result | None = None
     baseline_label: str | None = None
+    horizon: int | None = None
+    """Sequential gate: the number of cases that may be run (intervals are anytime-valid)."""
+    effect: float = 0.05
+    readouts: bool = True
+    """Whether undecided rules compute their sample-size readouts (costly for scores)."""
     _comparison: Comparison | None = field(default=None, repr=False)
     _estimates: dict[str, MetricEstimate] = field(default_factory=dict, repr=False)
+    _at_level: dict[tuple[str, float], Interval] = field(default_factory=dict, repr=False)
+
+    @property
+    def sequential(self) -> bool:
+        return self.horizon is not None
+
+    def ids(self) -> list[str]:
+        return [case.id for case in self.result.cases]
+
+    def interval_for(self, name: str, confidence: float | None = None) -> Interval:
+        """The interval a bound rule reads: fixed-size, or anytime-valid when sequential."""
+        level = self.confidence if confidence is None else confidence
+        key = (name, level)
+        if key not in self._at_level:
+            self._at_level[key] = self._interval_for(name, level)
+        return self._at_level[key]
+
+    def _interval_for(self, name: str, level: float) -> Interval:
+        stored = self.result.metric(name)
+        if self.horizon is None:
+            if level == self.confidence:
+                return self.estimate(name).interval
+            return self._recompute(stored, level).interval
+        if stored.n_clusters is not None:
+            raise PolicyError(
+                f"a sequential gate cannot decide {name!r}: its cases are clustered, and "
+                "the anytime-valid interval treats cases as independent"
+            )
+        low, high = stored.score_range
+        worst, best = unit_fills(self.values(name), low, high)
+        lower, upper = running_interval(worst, best, self.ids(), self.horizon, level)
+        return Interval(low + lower * (high - low), low + upper * (high - low))
 
     def has_metric(self, name: str) -> bool:
         return any(metric.metric == name for metric in self.result.metrics)
@@ -49,7 +92,7 @@ class DecisionContext:
         stored = self.result.metric(name)
         return list(values_by_case(self.result, stored).values())
 
-    def _recompute(self, stored: MetricEstimate) -> MetricEstimate:
+    def _recompute(self, stored: MetricEstimate, level: float | None = None) -> MetricEstimate:
         if not self.result.cases:
             raise PolicyError(
                 f"the policy's confidence {self.confidence} differs from the run's "
@@ -63,14 +106,26 @@ class DecisionContext:
             self.values(stored.metric),
             stored.value_type,
             stored.score_range,
-            self.confidence,
+            self.confidence if level is None else level,
+            keys=self.ids(),
         )
 
-    def comparison(self) -> Comparison:
+    def comparison(self, confidence: float | None = None) -> Comparison:
         if self.baseline is None:
             raise PolicyError("a no_regression rule needs a baseline run")
-        if self._comparison is None:
-            from oloproof_core.compare import compare_runs
+        from oloproof_core.compare import compare_runs
 
+        if confidence is not None and confidence != self.confidence:
+            return compare_runs(self.baseline, self.result, confidence=confidence)
+        if self._comparison is None:
             self._comparison = compare_runs(self.baseline, self.result, confidence=self.confidence)
         return self._comparison
+
+
+def unit_fills(
+    values: list[float | None], low: float, high: float
+) -> tuple[FloatArray, FloatArray]:
+    """Values mapped onto [0, 1], missing ones at 0 (worst) and at 1 (best)."""
+    raw = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    unit = np.clip((raw - low) / (high - low), 0.0, 1.0)
+    return np.where(np.isnan(raw), 0.0, unit), np.where(np.isnan(raw), 1.0, unit)

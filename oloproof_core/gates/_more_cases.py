@@ -1,14 +1,23 @@
-"""Sample-size readout: roughly how many more cases would make an undecided rule decide.
+"""Sample-size readouts for an undecided rule: how many more cases, and how many for 80 % power.
 
-Method ("projection at the observed rate"): pretend the next `m` cases behave
-exactly like the ones already seen — the same pass rate, the same spread of
-scores, the same discordant-pair rates — while the cases already missing stay
-missing, recompute the very interval the rule uses, and find the smallest `m`
-for which the interval no longer straddles the threshold. The search doubles
-`m` until the rule decides and then bisects, so it costs a few dozen interval
-evaluations. It is a planning figure, not a promise: the true rate is unknown
-and new cases will not repeat the sample exactly. When the estimate sits on
-the threshold no number of cases decides the rule, and the readout says so.
+Two figures, both planning figures rather than promises:
+
+- **Projection** ("repeat the sample"): the run is imagined `k` times as large,
+  every case repeated `k` times as a new case (clusters as new clusters, missing
+  cases as missing cases), so the rate, the spread of the scores and the shares
+  of regressed, improved and missing cases all stay exactly those observed; the
+  rule's own interval is recomputed for `k = 2, 4, 8, …` and then bisected over
+  whole `k`. The readout is `(k − 1) × n` more cases, and a run with that many
+  cases behaving like the sample does decide (partial copies of the sample, as an
+  earlier version used, change its make-up and gave figures that a real run of
+  that size contradicted). Pass/fail rules with nothing missing use the smooth
+  exact form instead (`oloproof_core.stats.cases_needed`).
+- **Power** (`power_cases`): the total number of cases with which the rule would
+  pass with probability 80 % if the truth sat at the observed distance from the
+  threshold, or, when the estimate sits on the threshold (where no projection
+  decides), at the policy's planning `effect`. Formulas in
+  `oloproof_core.stats._power` (exact for pass/fail rates; the betting
+  interval's constant otherwise), checked by simulation in bench/README.md.
 """
 
 from __future__ import annotations
@@ -19,42 +28,41 @@ from oloproof_core.gates._outcome import MoreCases
 from oloproof_core.stats import Interval
 
 METHOD = (
-    "projection at the observed rate: the smallest number of extra cases, "
-    "behaving like those seen so far, for which the same interval stops "
-    "straddling the threshold"
+    "projection by whole repeats of the sample: the smallest k for which the same "
+    "interval over the cases repeated k times stops straddling the threshold; "
+    "(k − 1) × n more cases"
 )
-LIMIT = 1_000_000
+LIMIT = 200_000
 
 
-def more_cases_needed(
-    interval_with: Callable[[int], Interval],
+def repeats_needed(
+    interval_repeated: Callable[[int], Interval],
     decided: Callable[[Interval], bool],
+    n_cases: int,
     *,
     estimate_on_threshold: bool,
     limit: int = LIMIT,
 ) -> MoreCases:
-    """Smallest `m` in 1..limit with `decided(interval_with(m))`, searched by doubling.
-
-    `interval_with(m)` is the rule's interval after `m` more cases at the observed
-    rate; deciding is assumed to stay true as `m` grows (intervals shrink).
-    """
+    """Smallest whole `k ≥ 2` with `decided(interval_repeated(k))`, as `(k − 1) × n` more cases."""
     if estimate_on_threshold:
         return MoreCases(
             None,
             METHOD,
-            "the estimate sits on the threshold; at the observed "
-            "rate no number of cases decides it",
+            "the estimate sits on the threshold; repeating the sample never decides it",
         )
-    high = 1
-    while not decided(interval_with(high)):
-        if high >= limit:
+    if n_cases == 0:
+        return MoreCases(None, METHOD, "nothing was observed, so there is no sample to repeat")
+    most = max(2, limit // n_cases)
+    high = 2
+    while not decided(interval_repeated(high)):
+        if high >= most:
             return MoreCases(None, METHOD, f"more than {limit:,} cases at the observed rate")
-        high = min(limit, high * 2)
-    low = high // 2  # undecided (or zero, the current run, which did not decide)
-    while high - low > max(1, high // 50):
+        high = min(most, high * 2)
+    low = max(1, high // 2)
+    while high - low > 1:
         middle = (low + high) // 2
-        if decided(interval_with(middle)):
+        if decided(interval_repeated(middle)):
             high = middle
         else:
             low = middle
-    return MoreCases(high, METHOD)
+    return MoreCases((high - 1) * n_cases, METHOD)

@@ -9,10 +9,16 @@ from oloproof_core.compare import MetricComparison
 from oloproof_core.gates import _format as fmt
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
-from oloproof_core.gates._more_cases import more_cases_needed
+from oloproof_core.gates._more_cases import repeats_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
 from oloproof_core.gates._rules import Rule, _level, _readout, _short_readout
-from oloproof_core.stats import Interval
+from oloproof_core.stats import (
+    DIFFERENCE_TUNING,
+    SCORE_TUNING,
+    Interval,
+    betting_cases_for_power,
+    running_interval,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +30,7 @@ class NoRegressionRule(Rule):
 
     kind = "no_regression"
     needs_baseline = True
+    reads_interval = True
 
     @property
     def label(self) -> str:
@@ -51,16 +58,38 @@ class NoRegressionRule(Rule):
             else "inconclusive"
         )
 
-    def check(self, context: DecisionContext) -> RuleOutcome:
-        comparison = context.comparison()
+    def _paired(
+        self, context: DecisionContext, confidence: float | None = None
+    ) -> MetricComparison:
+        comparison = context.comparison(confidence)
         if not comparison.has_metric(self.metric):
             raise PolicyError(
                 f"{self.where}: the baseline run ({context.baseline_label}) has "
                 f"no metric {self.metric!r}; compare against a run that "
                 "measured it"
             )
-        paired = comparison.metric(self.metric)
-        interval = paired.interval
+        return comparison.metric(self.metric)
+
+    def _interval(self, context: DecisionContext, confidence: float | None = None) -> Interval:
+        """The paired interval: fixed-size, or the anytime-valid sequence when sequential."""
+        paired = self._paired(context, confidence)
+        if context.horizon is None:
+            return paired.interval
+        if paired.cluster_aware:
+            raise PolicyError(f"{self.where}: a sequential gate cannot pair clustered cases")
+        worst, best, ids = paired.unit_fills()
+        tuning = SCORE_TUNING if paired.value_type == "pass_fail" else DIFFERENCE_TUNING
+        level = context.confidence if confidence is None else confidence
+        lower, upper = running_interval(worst, best, ids, context.horizon, level, tuning=tuning)
+        span = paired.score_range[1] - paired.score_range[0]
+        return Interval(span * (2 * lower - 1), span * (2 * upper - 1))
+
+    def fails_at(self, context: DecisionContext, confidence: float) -> bool:
+        return self._decide(self._interval(context, confidence)) == "fail"
+
+    def check(self, context: DecisionContext) -> RuleOutcome:
+        paired = self._paired(context)
+        interval = self._interval(context)
         outcome = self._decide(interval)
         figures: dict[str, Any] = {
             "baseline_estimate": paired.baseline_estimate,
@@ -82,14 +111,19 @@ class NoRegressionRule(Rule):
             f"baseline), [{fmt.signed(interval.lower)}, {fmt.signed(interval.upper)}]"
         )
         counts = f"{len(paired.regressed)} regressed, {len(paired.improved)} improved"
-        reason, summary, more = self._explain(outcome, paired, what, counts)
+        reason, summary, more = self._explain(outcome, paired, what, counts, context)
         return self._outcome(outcome, reason, summary, figures, metric=self.metric, more_cases=more)
 
     def _explain(
-        self, outcome: Outcome, paired: MetricComparison, what: str, counts: str
+        self,
+        outcome: Outcome,
+        paired: MetricComparison,
+        what: str,
+        counts: str,
+        context: DecisionContext,
     ) -> tuple[str, str, MoreCases | None]:
         """The rule's reason and one-line summary, and for a straddle the cases readout."""
-        interval = paired.interval
+        interval = self._interval(context)
         floor = f"−{fmt.threshold(self.margin)}"
         more: MoreCases | None = None
         if outcome == "pass":
@@ -105,12 +139,7 @@ class NoRegressionRule(Rule):
                 f"{fmt.signed(interval.lower)}–{fmt.signed(interval.upper)} below {floor}"
             )
         else:
-            more = more_cases_needed(
-                paired.interval_with_more_cases,
-                lambda projected: self._decide(projected) != "inconclusive",
-                estimate_on_threshold=paired.difference == -self.margin,
-                limit=200_000,
-            )
+            more = self._more_cases(paired, context)
             reason = f"The {what[4:]}, straddles {floor} ({counts}); {_readout(more)}."
             summary = (
                 f"difference {fmt.signed(paired.difference)}, interval "
@@ -118,6 +147,22 @@ class NoRegressionRule(Rule):
                 f"{floor}; {_short_readout(more)}"
             )
         return reason, summary, more
+
+    def _more_cases(self, paired: MetricComparison, context: DecisionContext) -> MoreCases:
+        if not context.readouts:
+            return MoreCases(None, "", "readout skipped at an intermediate look")
+        more = repeats_needed(
+            paired.interval_repeated,
+            lambda projected: self._decide(projected) != "inconclusive",
+            paired.n_pairs,
+            estimate_on_threshold=paired.difference == -self.margin,
+            limit=200_000,
+        )
+        low, high = paired.score_range
+        distance = 0.0 if paired.difference is None else abs(paired.difference + self.margin)
+        effect = distance if distance > 0 else context.effect * (high - low)
+        cases = betting_cases_for_power(paired.difference_sd(), effect, context.confidence)
+        return more.with_power(cases, effect)
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "no_regression": {"margin": self.margin}}

@@ -15,14 +15,28 @@ class MoreCases:
 
     `count` is None when no number of cases would (the estimate sits on the
     threshold) or the search limit was reached; `note` then says which.
+    `power_cases` is the total number of cases for 80 % power at `power_effect`
+    (see `oloproof_core.gates._more_cases`).
     """
 
     count: int | None
     method: str
     note: str = ""
+    power_cases: int | None = None
+    """Total cases for an 80 % chance of passing at `power_effect` from the threshold."""
+    power_effect: float | None = None
+
+    def with_power(self, cases: int | None, effect: float | None) -> MoreCases:
+        return MoreCases(self.count, self.method, self.note, cases, effect)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"count": self.count, "method": self.method, "note": self.note}
+        return {
+            "count": self.count,
+            "method": self.method,
+            "note": self.note,
+            "power_cases": self.power_cases,
+            "power_effect": self.power_effect,
+        }
 
 
 @dataclass(frozen=True, slots=True)

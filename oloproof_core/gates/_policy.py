@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from oloproof_core._canonical import canonical_json, digest_text
@@ -12,6 +13,7 @@ from oloproof_core.gates._baseline import resolve_baseline
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._gate import Gate
+from oloproof_core.gates._holm import apply_holm
 from oloproof_core.gates._schema import SCHEMA_VERSION, PolicySpec, parse_policy
 from oloproof_core.gates._yaml_lines import load_yaml_with_lines
 
@@ -37,6 +39,29 @@ class Policy:
         return self.spec.rules
 
     @property
+    def sequential(self) -> bool:
+        return self.spec.batch is not None
+
+    def as_sequential(self, batch: int) -> Policy:
+        """The same rules decided with anytime-valid intervals, `batch` cases per look."""
+        copy = Policy(replace(self.spec, batch=batch), source=self.source, data={})
+        copy.digest = self.digest
+        return copy
+
+    def check_declared(self, ranges: Mapping[str, tuple[float, float]]) -> None:
+        """Refuse, before anything runs, rules that could never pass on these metrics.
+
+        `ranges` maps the run's declared metric names to their score ranges (from
+        the evaluators); rules on other names are checked when the run is decided.
+        """
+        for rule in self.spec.rules:
+            metric = getattr(rule, "metric", None)
+            if isinstance(metric, str) and metric in ranges:
+                problem = rule.never_passes(*ranges[metric])
+                if problem is not None:
+                    raise PolicyError(problem)
+
+    @property
     def needs_baseline(self) -> bool:
         return any(rule.needs_baseline for rule in self.spec.rules)
 
@@ -50,37 +75,78 @@ class Policy:
             "confidence": spec.confidence,
             "baseline": None if spec.baseline is None else spec.baseline.describe(),
             "rules": [rule.to_dict() for rule in spec.rules],
+            "multiplicity": spec.multiplicity,
+            "sequential": None if spec.batch is None else {"batch": spec.batch},
+            "effect": spec.effect,
         }
 
     def decide(
-        self, result: Result, baseline: Result | None = None, store: Store | None = None
+        self,
+        result: Result,
+        baseline: Result | None = None,
+        store: Store | None = None,
+        *,
+        horizon: int | None = None,
+        readouts: bool = True,
     ) -> Gate:
         """Decide `result`: every rule's outcome and the gate's verdict.
 
-        Raises PolicyError when the policy cannot apply to this run: a rule names a
-        metric the run lacks, a threshold lies outside the metric's range, or a
-        no_regression rule has no baseline.
+        A sequential policy reads anytime-valid intervals tuned to `horizon` cases
+        (default: the run's recorded horizon, else its number of cases), so the run
+        may be decided again after every batch. Raises PolicyError when the policy
+        cannot apply to this run: a rule names a metric the run lacks, a threshold
+        lies outside the metric's range or can never be reached, or a
+        no_regression rule has no baseline. `readouts=False` skips the sample-size
+        readouts of undecided rules (a sequential run's intermediate looks).
         """
         confidence = self.spec.confidence or _run_confidence(result)
-        context = DecisionContext(result=result, confidence=confidence)
-        if self.needs_baseline:
-            first = next(rule for rule in self.spec.rules if rule.needs_baseline)
-            if baseline is None:
-                baseline = resolve_baseline(self.spec.baseline, result, store, first.where)
-            context.baseline = baseline
-            context.baseline_label = describe_run(baseline)
+        context = DecisionContext(
+            result=result,
+            confidence=confidence,
+            horizon=_horizon(result, horizon) if self.sequential else None,
+            effect=self.spec.effect,
+            readouts=readouts,
+        )
+        self._attach_baseline(context, baseline, store)
         for rule in self.spec.rules:
             rule.validate(context)
         outcomes = [rule.check(context) for rule in self.spec.rules]
+        if self.spec.multiplicity == "holm":
+            outcomes = apply_holm(self.spec.rules, outcomes, context)
         baseline_info = None
         if context.baseline is not None:
             baseline_info = {"label": context.baseline_label, "run_id": context.baseline.run_id}
         return Gate.from_rules(
             outcomes,
             confidence=confidence,
-            policy={"source": self.source, "digest": self.digest},
+            policy={
+                "source": self.source,
+                "digest": self.digest,
+                "multiplicity": self.spec.multiplicity,
+                "sequential": context.horizon,
+            },
             baseline=baseline_info,
         )
+
+    def _attach_baseline(
+        self, context: DecisionContext, baseline: Result | None, store: Store | None
+    ) -> None:
+        if not self.needs_baseline:
+            return
+        first = next(rule for rule in self.spec.rules if rule.needs_baseline)
+        if baseline is None:
+            baseline = resolve_baseline(self.spec.baseline, context.result, store, first.where)
+        context.baseline = baseline
+        context.baseline_label = describe_run(baseline)
+
+
+def _horizon(result: Result, given: int | None) -> int:
+    if given is not None:
+        return max(given, len(result.cases))
+    recorded = (result.provenance.get("sequential") or {}).get("horizon")
+    if isinstance(recorded, int) and recorded >= len(result.cases):
+        return recorded
+    return len(result.cases)
 
 
 def _run_confidence(result: Result) -> float:

@@ -1,33 +1,62 @@
-"""Intervals projected to a larger run at the observed rate (for the sample-size readout)."""
+"""Intervals of a run imagined k times as large (the projection readout) and power figures."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-import numpy as np
-
-from oloproof_core.aggregate import MetricEstimate
-from oloproof_core.stats import Interval, mean_interval, proportion_interval
+from oloproof_core.aggregate import MetricEstimate, estimate_metric
+from oloproof_core.stats import Interval, betting_cases_for_power, proportion_cases_for_power
 
 
-def projected_interval(
-    metric: MetricEstimate, values: Sequence[float | None], extra: int, confidence: float
+def repeated_interval(
+    metric: MetricEstimate,
+    values: Sequence[float | None],
+    ids: Sequence[str],
+    clusters: Sequence[str] | None,
+    copies: int,
+    confidence: float,
 ) -> Interval:
-    """The metric's interval after `extra` more observed cases that repeat the sample.
+    """The metric's interval over every case repeated `copies` times (as new cases)."""
+    tiled_ids = [f"{case_id}#{r}" for r in range(copies) for case_id in ids]
+    tiled_clusters = (
+        None if clusters is None else [f"{c}#{r}" for r in range(copies) for c in clusters]
+    )
+    return estimate_metric(
+        metric.metric,
+        metric.criterion,
+        list(values) * copies,
+        metric.value_type,
+        metric.score_range,
+        confidence,
+        tiled_clusters,
+        keys=tiled_ids,
+    ).interval
 
-    Pass/fail: the successes grow at the observed rate. Scores: the observed scores
-    are repeated in order, so the mean and the spread stay those of the sample.
-    Cases already missing stay missing and keep bounding the interval.
-    """
-    if metric.value_type == "pass_fail":
-        # The counts are recovered from the estimate, so a result saved without its
-        # cases still gets a readout.
-        n_observed = metric.n_observed
-        rate = metric.estimate or 0.0
-        successes = round(rate * n_observed)
-        grown = successes + round(rate * extra)
-        return proportion_interval(grown, n_observed + extra, metric.n_missing, confidence)
-    observed = np.asarray([value for value in values if value is not None], dtype=np.float64)
-    repeated = np.resize(observed, observed.size + extra) if observed.size else observed
+
+def power_cases(
+    metric: MetricEstimate,
+    values: Sequence[float | None],
+    threshold: float,
+    side: str,
+    effect_share: float,
+    confidence: float,
+) -> tuple[int | None, float]:
+    """Total cases for 80 % power, and the effect it is computed at (see `_more_cases`)."""
     low, high = metric.score_range
-    return mean_interval(repeated, metric.n_missing, low, high, confidence)
+    estimate = metric.estimate
+    distance = 0.0 if estimate is None else abs(estimate - threshold)
+    effect = distance if distance > 0 else effect_share * (high - low)
+    direction = 1.0 if side == "min" else -1.0
+    truth = min(high, max(low, threshold + direction * effect))
+    if metric.value_type == "pass_fail":
+        unit_truth = (truth - low) / (high - low)
+        unit_threshold = (threshold - low) / (high - low)
+        return proportion_cases_for_power(unit_truth, unit_threshold, confidence), effect
+    observed = [v for v in values if v is not None]
+    if len(observed) > 1:
+        mean = math.fsum(observed) / len(observed)
+        sd = math.sqrt(math.fsum((v - mean) ** 2 for v in observed) / (len(observed) - 1))
+    else:
+        sd = math.sqrt(max(0.0, (truth - low) * (high - truth)))
+    return betting_cases_for_power(sd, effect, confidence), effect

@@ -16,9 +16,9 @@ from oloproof_core.aggregate import MetricEstimate
 from oloproof_core.gates import _format as fmt
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
-from oloproof_core.gates._more_cases import more_cases_needed
+from oloproof_core.gates._more_cases import repeats_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
-from oloproof_core.gates._projection import projected_interval
+from oloproof_core.gates._projection import power_cases, repeated_interval
 from oloproof_core.stats import MAX_CASES, Interval, cases_needed
 
 
@@ -29,6 +29,8 @@ class Rule(ABC):
 
     kind = "rule"
     needs_baseline = False
+    reads_interval = False
+    """Interval rules can err; they take part in the gate's multiplicity control."""
 
     @property
     @abstractmethod
@@ -46,6 +48,14 @@ class Rule(ABC):
     @abstractmethod
     def to_dict(self) -> dict[str, Any]:
         """The rule as the policy states it, for provenance."""
+
+    def fails_at(self, context: DecisionContext, confidence: float) -> bool:
+        """Whether the rule fails with its interval at `confidence` (for Holm's procedure)."""
+        return False
+
+    def never_passes(self, low: float, high: float) -> str | None:
+        """Why the rule could never pass on a metric with range [low, high], or None."""
+        return None
 
     def _outcome(
         self,
@@ -103,19 +113,38 @@ class BoundRule(Rule):
     side: Literal["min", "max"]
 
     kind = "bound"
+    reads_interval = True
 
     @property
     def label(self) -> str:
         return f"{self.metric} {'≥' if self.side == 'min' else '≤'} {fmt.threshold(self.threshold)}"
 
-    def validate(self, context: DecisionContext) -> None:
-        low, high = self._known_metric(context, self.metric).score_range
+    def never_passes(self, low: float, high: float) -> str | None:
         if not low <= self.threshold <= high:
-            raise PolicyError(
-                f"{self.where}: {self.side}: {fmt.threshold(self.threshold)} is "
+            return (
+                f"{self.where}.{self.side}: {fmt.threshold(self.threshold)} is "
                 f"outside the range of {self.metric!r}, [{fmt.threshold(low)}, "
                 f"{fmt.threshold(high)}]; give a threshold within it"
             )
+        edge = high if self.side == "min" else low
+        if self.threshold == edge:
+            end = "lower" if self.side == "min" else "upper"
+            return (
+                f"{self.where}.{self.side}: {fmt.threshold(self.threshold)} can never "
+                f"pass: it is the {'top' if self.side == 'min' else 'bottom'} of "
+                f"{self.metric!r}'s range, and no finite number of cases puts an "
+                f"interval's {end} end there; give a threshold inside the range"
+            )
+        return None
+
+    def validate(self, context: DecisionContext) -> None:
+        low, high = self._known_metric(context, self.metric).score_range
+        problem = self.never_passes(low, high)
+        if problem is not None:
+            raise PolicyError(problem)
+
+    def fails_at(self, context: DecisionContext, confidence: float) -> bool:
+        return self._decide(context.interval_for(self.metric, confidence)) == "fail"
 
     def _decide(self, interval: Interval) -> Outcome:
         lower, upper, threshold = interval.lower, interval.upper, self.threshold
@@ -125,7 +154,7 @@ class BoundRule(Rule):
 
     def check(self, context: DecisionContext) -> RuleOutcome:
         metric = context.estimate(self.metric)
-        interval = metric.interval
+        interval = context.interval_for(self.metric)
         outcome = self._decide(interval)
         where = (
             f"the {_level(context)} interval for {self.metric}, "
@@ -140,7 +169,7 @@ class BoundRule(Rule):
             "side": self.side,
             "n_observed": metric.n_observed,
             "n_missing": metric.n_missing,
-            "method": metric.method,
+            "method": _rule_method(context, metric),
         }
         more: MoreCases | None = None
         if outcome == "pass":
@@ -166,24 +195,39 @@ class BoundRule(Rule):
         return self._outcome(outcome, reason, summary, figures, metric=self.metric, more_cases=more)
 
     def _more_cases(self, context: DecisionContext, metric: MetricEstimate) -> MoreCases:
+        if not context.readouts:
+            return MoreCases(None, "", "readout skipped at an intermediate look")
         if metric.estimate is None:
             return MoreCases(None, "", "nothing was observed, so there is no rate to project")
-        if metric.value_type == "pass_fail" and not metric.n_missing:
+        values = context.values(self.metric) if context.result.cases else []
+        more = self._projection(context, metric, values)
+        cases, effect = power_cases(
+            metric, values, self.threshold, self.side, context.effect, context.confidence
+        )
+        return more.with_power(cases, effect)
+
+    def _projection(
+        self, context: DecisionContext, metric: MetricEstimate, values: list[float | None]
+    ) -> MoreCases:
+        simple = metric.value_type == "pass_fail" and not metric.n_missing
+        if simple and metric.n_clusters is None:
             count = cases_needed(
-                metric.estimate, self.threshold, metric.n_observed, context.confidence
+                metric.estimate or 0.0, self.threshold, metric.n_observed, context.confidence
             )
             if count is None and metric.estimate != self.threshold:
                 return MoreCases(None, CASES_NEEDED_METHOD, f"more than {MAX_CASES:,} cases")
             if count is not None:
                 return MoreCases(max(1, count), CASES_NEEDED_METHOD)
-        values: list[float | None] = []
-        if metric.value_type != "pass_fail":
-            if not context.result.cases:
-                return MoreCases(None, "", "the result carries no cases to project from")
-            values = context.values(self.metric)
-        return more_cases_needed(
-            lambda extra: projected_interval(metric, values, extra, context.confidence),
+        if not context.result.cases:
+            return MoreCases(None, "", "the result carries no cases to project from")
+        ids = context.ids()
+        clusters = None
+        if metric.n_clusters is not None:
+            clusters = [case.cluster or f"\0{case.id}" for case in context.result.cases]
+        return repeats_needed(
+            lambda k: repeated_interval(metric, values, ids, clusters, k, context.confidence),
             lambda interval: self._decide(interval) != "inconclusive",
+            len(values),
             estimate_on_threshold=metric.estimate == self.threshold,
         )
 
@@ -191,16 +235,33 @@ class BoundRule(Rule):
         return {"metric": self.metric, self.side: self.threshold}
 
 
+def _power_text(more: MoreCases) -> str:
+    if more.power_cases is None:
+        return ""
+    return f" ({more.power_cases:,} cases in all give 80 % power)"
+
+
 def _readout(more: MoreCases) -> str:
     if more.count is None:
-        return more.note
-    return f"roughly {more.count:,} more cases at the observed rate would"
+        return more.note + _power_text(more)
+    return f"roughly {more.count:,} more cases at the observed rate would" + _power_text(more)
 
 
 def _short_readout(more: MoreCases) -> str:
     if more.count is None:
+        if more.power_cases is not None:
+            return f"{more.power_cases:,} cases for 80 % power"
         return more.note.split(";")[0]
     return f"~{more.count:,} more cases needed"
+
+
+def _rule_method(context: DecisionContext, metric: MetricEstimate) -> str:
+    if context.sequential:
+        return (
+            f"anytime-valid betting confidence sequence over {context.horizon} planned "
+            "cases (sequential gate)"
+        )
+    return metric.method
 
 
 @dataclass(frozen=True, slots=True)

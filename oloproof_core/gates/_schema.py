@@ -27,7 +27,16 @@ TOP_KEYS: dict[str, str] = {
     "baseline": "what no_regression rules compare against: {run: path.json}, "
     "{release: 'name@version'} or {last_approved: true}",
     "rules": "list of rules",
+    "multiplicity": "error control across rules: holm (default) or none",
+    "sequential": "true or {batch: N}: anytime-valid intervals, so cases may be added "
+    "in batches until the gate decides (oloproof run --until-decided)",
+    "effect": "planning effect for the cases-for-80%-power readout, as a share of each "
+    "metric's range (default 0.05)",
 }
+MULTIPLICITY = ("holm", "none")
+DEFAULT_BATCH = 50
+DEFAULT_EFFECT = 0.05
+SEQUENTIAL_KEYS = {"batch": "cases added per look, a whole number ≥ 1 (default 50)"}
 RULE_KEYS: dict[str, str] = {
     "metric": "the criterion or sub-score (criterion.name) the rule applies to",
     "min": "the whole interval must be at or above this",
@@ -42,7 +51,7 @@ BASELINE_KEYS: dict[str, str] = {
     "last_approved": "true: the last approved release of the same system",
 }
 MISSING_KEYS = {"max_count": "a whole number ≥ 0", "max_rate": "a share between 0 and 1"}
-REGRESSION_KEYS = {"margin": "how much worse than the baseline is tolerated, ≥ 0 (default 0)"}
+REGRESSION_KEYS = {"margin": "how much worse than the baseline is tolerated, > 0"}
 
 
 def _allowed(keys: Mapping[str, str]) -> str:
@@ -66,6 +75,10 @@ class PolicySpec:
     confidence: float | None
     baseline: BaselineSpec | None
     description: str | None
+    multiplicity: str = "holm"
+    batch: int | None = None
+    """Cases per look when the policy is sequential; None for a fixed-size gate."""
+    effect: float = DEFAULT_EFFECT
 
 
 class _Where:
@@ -107,14 +120,7 @@ def parse_policy(
     description = data.get("description")
     if description is not None and not isinstance(description, str):
         raise PolicyError(f"{where(('description',))}: must be text")
-    confidence = None
-    if data.get("confidence") is not None:
-        value = data["confidence"]
-        if not _is_number(value) or not 0 < value < 1:
-            raise PolicyError(
-                f"{where(('confidence',))}: must be between 0 and 1 (e.g. 0.95), got {value!r}"
-            )
-        confidence = float(value)
+    confidence = _confidence(data.get("confidence"), where)
     baseline = None
     if data.get("baseline") is not None:
         baseline = _baseline(data["baseline"], where, base_dir)
@@ -129,8 +135,60 @@ def parse_policy(
     for index, entry in enumerate(raw_rules):
         rules.extend(_rules(entry, ("rules", index), where))
     return PolicySpec(
-        rules=tuple(rules), confidence=confidence, baseline=baseline, description=description
+        rules=tuple(rules),
+        confidence=confidence,
+        baseline=baseline,
+        description=description,
+        multiplicity=_multiplicity(data.get("multiplicity", "holm"), where),
+        batch=_sequential(data.get("sequential"), where),
+        effect=_effect(data.get("effect", DEFAULT_EFFECT), where),
     )
+
+
+def _confidence(value: Any, where: _Where) -> float | None:
+    if value is None:
+        return None
+    if not _is_number(value) or not 0 < value < 1:
+        raise PolicyError(
+            f"{where(('confidence',))}: must be between 0 and 1 (e.g. 0.95), got {value!r}"
+        )
+    return float(value)
+
+
+def _multiplicity(value: Any, where: _Where) -> str:
+    if value not in MULTIPLICITY:
+        raise PolicyError(
+            f"{where(('multiplicity',))}: must be one of {', '.join(MULTIPLICITY)} "
+            f"(holm: a gate falsely fails at most 2.5 % of the time however many rules "
+            f"it has; none: each rule on its own), got {value!r}"
+        )
+    return str(value)
+
+
+def _sequential(value: Any, where: _Where) -> int | None:
+    if value is None or value is False:
+        return None
+    if value is True:
+        return DEFAULT_BATCH
+    at = where(("sequential",))
+    if not isinstance(value, Mapping):
+        raise PolicyError(f"{at}: write 'sequential: true' or 'sequential: {{batch: 50}}'")
+    _no_unknown_keys(value, SEQUENTIAL_KEYS, ("sequential",), where)
+    batch = value.get("batch", DEFAULT_BATCH)
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise PolicyError(
+            f"{where(('sequential', 'batch'))}: must be {SEQUENTIAL_KEYS['batch']}, got {batch!r}"
+        )
+    return batch
+
+
+def _effect(value: Any, where: _Where) -> float:
+    if not _is_number(value) or not 0 < value < 1:
+        raise PolicyError(
+            f"{where(('effect',))}: must be a share of the range between 0 and 1 "
+            f"(e.g. 0.05), got {value!r}"
+        )
+    return float(value)
 
 
 def _no_unknown_keys(
@@ -264,17 +322,25 @@ def _missing(caps: Any, metric: str | None, path: Path, where: _Where) -> Missin
 
 
 def _no_regression(options: Any, metric: str, path: Path, where: _Where) -> NoRegressionRule:
-    if options is None or options is True:
-        options = {}
     if not isinstance(options, Mapping):
-        raise PolicyError(
-            f"{where(path)}: must be a mapping such as {{margin: 0.02}} (or true for a margin of 0)"
-        )
+        raise PolicyError(f"{where(path)}: must be a mapping such as {{margin: 0.02}}")
     _no_unknown_keys(options, REGRESSION_KEYS, path, where)
-    margin = options.get("margin", 0.0)
+    if "margin" not in options:
+        raise PolicyError(
+            f"{where(path)}: needs a margin, e.g. {{margin: 0.02}}: with no margin the "
+            "candidate must prove itself strictly better, and two equal releases "
+            "could never pass"
+        )
+    margin = options["margin"]
     if not _is_number(margin) or margin < 0:
         raise PolicyError(
-            f"{where((*path, 'margin'))}: must be a number ≥ 0 (how much worse "
+            f"{where((*path, 'margin'))}: must be a number > 0 (how much worse "
             f"than the baseline is tolerated), got {margin!r}"
+        )
+    if margin == 0:
+        raise PolicyError(
+            f"{where((*path, 'margin'))}: a margin of 0 can never pass for two equal "
+            "releases (the interval of a zero difference always reaches below 0); "
+            "state the regression you tolerate, e.g. 0.02"
         )
     return NoRegressionRule(where(path[:-1]), metric, float(margin))

@@ -8,33 +8,71 @@ in that module's docstring:
 - missing cases bounded by their worst and best completions
   (``proportion_interval``, ``mean_interval``);
 - two runs on the same cases: paired differences (``paired_proportion_difference``,
-  ``paired_mean_difference``), cluster-robust variants (``clustered_*``);
-- how many more cases would settle a rule (``cases_needed``).
+  ``paired_mean_difference``);
+- clustered data: betting on cluster means (``clustered_*``, finite-sample valid
+  with few clusters), CR1 for reference (``cr1_*``);
+- the reading order of the betting methods, fixed by case ids (``_order``);
+- how many more cases would settle a rule (``cases_needed``);
+- cases for 80 % power at a stated effect (``_power``);
+- anytime-valid intervals for cases added in batches (``running_interval``);
+- many rules or metrics at once: Holm, Benjamini–Hochberg (``_multiplicity``).
 """
 
-from ._bounded_mean import betting_p_value, bounded_mean_bounds, bounded_mean_interval
+from ._bounded_mean import (
+    DIFFERENCE_TUNING,
+    SCORE_TUNING,
+    BetTuning,
+    betting_p_value,
+    betting_side_p_values,
+    bounded_mean_bounds,
+    bounded_mean_interval,
+)
 from ._clopper_pearson import clopper_pearson
-from ._cluster import clustered_mean_interval, clustered_paired_difference
+from ._cluster import cr1_mean_interval, cr1_paired_difference
+from ._cluster_betting import (
+    FEW_CLUSTERS,
+    clustered_mean_interval,
+    clustered_paired_difference,
+    few_clusters_warning,
+)
 from ._difference import PairedDifference
 from ._interval import Interval
 from ._missing import mean_interval, proportion_interval
+from ._multiplicity import benjamini_hochberg, holm_rejections
 from ._paired import mcnemar_exact_p_value, paired_mean_difference, paired_proportion_difference
+from ._power import POWER, betting_cases_for_power, proportion_cases_for_power
 from ._sample_size import MAX_CASES, cases_needed
+from ._sequential import running_interval, running_side_p_values
 
 __all__ = [
+    "DIFFERENCE_TUNING",
+    "FEW_CLUSTERS",
     "MAX_CASES",
+    "POWER",
+    "SCORE_TUNING",
+    "BetTuning",
     "Interval",
     "PairedDifference",
+    "benjamini_hochberg",
+    "betting_cases_for_power",
     "betting_p_value",
+    "betting_side_p_values",
     "bounded_mean_bounds",
     "bounded_mean_interval",
     "cases_needed",
     "clopper_pearson",
     "clustered_mean_interval",
     "clustered_paired_difference",
+    "cr1_mean_interval",
+    "cr1_paired_difference",
+    "few_clusters_warning",
+    "holm_rejections",
     "mcnemar_exact_p_value",
     "mean_interval",
     "paired_mean_difference",
     "paired_proportion_difference",
+    "proportion_cases_for_power",
     "proportion_interval",
+    "running_interval",
+    "running_side_p_values",
 ]

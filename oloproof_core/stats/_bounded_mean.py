@@ -27,27 +27,47 @@ is the quasi-convexity of the hedged capital the paper relies on: the lower
 end depends on ``K^+`` alone, the upper end on ``K^-`` alone, and each is
 found by bisection on a monotone function.
 
-Order of processing: a fixed-seed permutation of the given order. The bets
-adapt to the running variance, and evaluation datasets are often grouped
-(by topic, difficulty, authoring session); a grouped stream mis-tunes the
-bets and gives erratic widths. A permutation chosen independently of the
-values keeps the guarantee whenever the given order is i.i.d. (a fixed
-permutation of an i.i.d. sequence is i.i.d.) while breaking up such runs,
-and the fixed seed keeps the result reproducible for identical input.
+Order of processing: see ``_order``. With ``keys`` (the cases' ids) the
+values are read in the order of the keys' digests, so the interval is a
+function of the set of cases, not of the order they were given in; without
+keys, in a fixed pseudo-random permutation of the given order. Either way the
+order never depends on the values, which keeps the guarantee, and it breaks up
+runs of similar values that a grouped dataset (by topic, difficulty, authoring
+session) would feed the adaptive bets.
+
+Tuning. Any predictable bets and any truncation ``c < 1`` keep the guarantee;
+they only move the width. Two tunings are used (figures in bench/README.md):
+
+- scores (``SCORE_TUNING``): ``c = 3/4`` and a prior pseudo-observation of
+  weight 1; the best all-round choice for values spread over the range and for
+  rates near 0 or 1, where a bolder truncation loses capital on every rare value;
+- paired differences (``DIFFERENCE_TUNING``): ``c = 0.99`` and prior weight
+  1/5. Differences of two correlated runs sit near the middle of their range,
+  where the truncation, not the variance, limits the bets; raising it and
+  letting the running variance take over sooner narrows the interval by about
+  a fifth at n = 100 (variance-adaptive betting in the sense of Waudby-Smith &
+  Ramdas 2024, §5.1, who discuss both knobs).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from ._interval import Interval
+from ._order import read_order
 from ._validate import check_confidence
 
 __all__ = [
+    "DIFFERENCE_TUNING",
+    "SCORE_TUNING",
+    "BetTuning",
     "betting_p_value",
+    "betting_side_p_values",
     "bounded_mean_bounds",
     "bounded_mean_interval",
     "check_unit_values",
@@ -55,15 +75,24 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 
-# Truncation c of the bets (the paper suggests 1/2 or 3/4). Any c < 1 is
-# valid; 3/4 gave up to 18 % narrower intervals than 1/2 for continuous and
-# skewed scores at n <= 100 and the same width (within 1 %) for binary data,
-# in the simulations recorded in bench/README.md.
-_TRUNCATION = 0.75
+
+@dataclass(frozen=True, slots=True)
+class BetTuning:
+    """How boldly the gamblers bet: truncation ``c`` and the prior's weight."""
+
+    truncation: float = 0.75
+    prior_weight: float = 1.0
+
+
+# c = 3/4 (the paper suggests 1/2 or 3/4) gave up to 18 % narrower intervals
+# than 1/2 for continuous and skewed scores at n <= 100 and the same width
+# (within 1 %) for binary data, in the simulations recorded in bench/README.md.
+SCORE_TUNING = BetTuning(0.75, 1.0)
+DIFFERENCE_TUNING = BetTuning(0.99, 0.2)
+_TRUNCATION = SCORE_TUNING.truncation
 # A bisection on [0, 1] halves the bracket each step: 42 steps leave it
 # below 2.3e-13, far below any figure a report shows.
 _BISECTION_STEPS = 42
-_SEED = 20_240_101
 
 
 def check_unit_values(values: npt.ArrayLike, name: str = "values") -> FloatArray:
@@ -82,27 +111,36 @@ def check_unit_values(values: npt.ArrayLike, name: str = "values") -> FloatArray
     return array
 
 
-def _plug_in_bets(x: FloatArray, alpha: float) -> FloatArray:
-    """Predictable bets ``l_i`` from ``x_1 .. x_{i-1}`` per row (paper eq. (17), CI form)."""
+def plug_in_bets(
+    x: FloatArray, alpha: float, horizon: int, tuning: BetTuning = SCORE_TUNING
+) -> FloatArray:
+    """Predictable bets ``l_i`` from ``x_1 .. x_{i-1}`` per row (paper eq. (17), CI form).
+
+    ``horizon`` is the sample size the bets are tuned to: the sample's own size
+    for a fixed-size interval, the number of cases available for a sequence.
+    """
     n = x.shape[1]
     t = np.arange(1, n + 1, dtype=np.float64)
     # A prior pseudo-observation with mean 1/2 and variance 1/4 keeps the
     # first bets finite and moderate.
-    mu = (0.5 + np.cumsum(x, axis=1)) / (t + 1.0)
-    s2 = (0.25 + np.cumsum((x - mu) ** 2, axis=1)) / (t + 1.0)
+    w = tuning.prior_weight
+    mu = (0.5 * w + np.cumsum(x, axis=1)) / (t + w)
+    s2 = (0.25 * w + np.cumsum((x - mu) ** 2, axis=1)) / (t + w)
     s2_prev = np.concatenate((np.full((x.shape[0], 1), 0.25), s2[:, :-1]), axis=1)
-    bets: FloatArray = np.sqrt(2.0 * math.log(2.0 / alpha) / (n * s2_prev))
+    bets: FloatArray = np.sqrt(2.0 * math.log(2.0 / alpha) / (max(horizon, 1) * s2_prev))
     return bets
 
 
-def _max_log_capital(x: FloatArray, bets: FloatArray, m: FloatArray, sign: float) -> FloatArray:
+def max_log_capital(
+    x: FloatArray, bets: FloatArray, m: FloatArray, sign: float, truncation: float = _TRUNCATION
+) -> FloatArray:
     """Per row: ``max_t log K_t^{sign}(m)`` over ``t = 1 .. n``."""
     gap = m if sign > 0 else 1.0 - m
     # gap == 0 needs no truncation: every factor is then at least 1. A
     # subnormal gap overflows to an infinite cap, which is the same limit.
     cap = np.full_like(gap, np.inf)
     with np.errstate(over="ignore"):
-        np.divide(_TRUNCATION, gap, out=cap, where=gap > 0.0)
+        np.divide(truncation, gap, out=cap, where=gap > 0.0)
     factors = 1.0 + sign * np.minimum(bets, cap[:, None]) * (x - m[:, None])
     log_capital = np.cumsum(np.log(factors), axis=1)
     result: FloatArray = log_capital.max(axis=1)
@@ -110,26 +148,40 @@ def _max_log_capital(x: FloatArray, bets: FloatArray, m: FloatArray, sign: float
 
 
 def _rejected(
-    x: FloatArray, bets: FloatArray, m: FloatArray, sign: float, threshold: float
+    x: FloatArray,
+    bets: FloatArray,
+    m: FloatArray,
+    sign: float,
+    threshold: float,
+    truncation: float,
 ) -> npt.NDArray[np.bool_]:
     """Per row: whether ``max_t log K_t^{sign}(m) >= threshold``."""
-    result: npt.NDArray[np.bool_] = _max_log_capital(x, bets, m, sign) >= threshold
+    capital = max_log_capital(x, bets, m, sign, truncation)
+    result: npt.NDArray[np.bool_] = capital >= threshold
     return result
 
 
-def _prepare(raw: FloatArray, alpha: float) -> tuple[FloatArray, FloatArray]:
-    """Permute the columns with the fixed seed and compute the bets."""
-    x = raw[:, np.random.default_rng(_SEED).permutation(raw.shape[1])]
-    return x, _plug_in_bets(x, alpha)
+def _prepare(
+    raw: FloatArray,
+    alpha: float,
+    tuning: BetTuning,
+    keys: Sequence[Hashable] | None,
+    ordered: bool,
+    horizon: int | None,
+) -> tuple[FloatArray, FloatArray]:
+    """Put the columns in reading order (``_order``; as given if ``ordered``), compute the bets."""
+    x = raw if ordered else raw[:, read_order(raw.shape[1], keys)]
+    return x, plug_in_bets(x, alpha, raw.shape[1] if horizon is None else horizon, tuning)
 
 
-def _bisect(
+def bisect_end(
     x: FloatArray,
     bets: FloatArray,
     sign: float,
     threshold: float,
     edge: FloatArray,
     mean: FloatArray,
+    truncation: float = _TRUNCATION,
 ) -> FloatArray:
     """End of the non-rejected set between ``edge`` (0 or 1) and ``mean``, per row.
 
@@ -137,8 +189,8 @@ def _bisect(
     end never cuts into the confidence set.
     """
     result = edge.copy()
-    open_rows = _rejected(x, bets, edge, sign, threshold)
-    at_mean = open_rows & _rejected(x, bets, mean, sign, threshold)
+    open_rows = _rejected(x, bets, edge, sign, threshold, truncation)
+    at_mean = open_rows & _rejected(x, bets, mean, sign, threshold, truncation)
     # Rejected even at the sample mean: only possible for adversarially
     # ordered data; reporting the mean widens the set and keeps validity.
     result[at_mean] = mean[at_mean]
@@ -149,19 +201,32 @@ def _bisect(
     rejected_side, kept_side = edge[rows].copy(), mean[rows].copy()
     for _ in range(_BISECTION_STEPS):
         mid = 0.5 * (rejected_side + kept_side)
-        hit = _rejected(xs, bs, mid, sign, threshold)
+        hit = _rejected(xs, bs, mid, sign, threshold, truncation)
         rejected_side = np.where(hit, mid, rejected_side)
         kept_side = np.where(hit, kept_side, mid)
     result[rows] = rejected_side
     return result
 
 
-def bounded_mean_bounds(samples: npt.ArrayLike, confidence: float = 0.95) -> FloatArray:
+def bounded_mean_bounds(
+    samples: npt.ArrayLike,
+    confidence: float = 0.95,
+    *,
+    tuning: BetTuning = SCORE_TUNING,
+    keys: Sequence[Hashable] | None = None,
+    ordered: bool = False,
+    horizon: int | None = None,
+) -> FloatArray:
     """Betting intervals for many samples at once: rows of ``samples`` -> ``(rows, 2)``.
 
     ``samples`` is a 2-D array, one independent sample of equal size per row,
     all values in ``[0, 1]``. Used for simulations; :func:`bounded_mean_interval`
     is the one-sample entry point and gives identical results.
+
+    ``keys`` names the case of each column and fixes the reading order
+    (``_order``). ``ordered=True`` reads each row in the given order and
+    ``horizon`` tunes the bets to a planned sample size: together they give
+    the running (anytime-valid) interval of a sequence read so far.
     """
     level = check_confidence(confidence)
     raw = np.asarray(samples, dtype=np.float64)
@@ -172,31 +237,79 @@ def bounded_mean_bounds(samples: npt.ArrayLike, confidence: float = 0.95) -> Flo
     if n == 0:
         return np.tile(np.array([0.0, 1.0]), (rows, 1))
     alpha = 1.0 - level
-    x, bets = _prepare(raw, alpha)
+    x, bets = _prepare(raw, alpha, tuning, keys, ordered, horizon)
     # Hedging with weight 1/2 on each side: reject m when one side's
     # capital reaches 2 / alpha.
     threshold = math.log(2.0 / alpha)
     mean = np.clip(x.mean(axis=1), 0.0, 1.0)
-    lower = _bisect(x, bets, 1.0, threshold, np.zeros(rows), mean)
-    upper = _bisect(x, bets, -1.0, threshold, np.ones(rows), mean)
+    c = tuning.truncation
+    lower = bisect_end(x, bets, 1.0, threshold, np.zeros(rows), mean, c)
+    upper = bisect_end(x, bets, -1.0, threshold, np.ones(rows), mean, c)
     return np.column_stack((lower, upper))
 
 
-def bounded_mean_interval(values: npt.ArrayLike, confidence: float = 0.95) -> Interval:
+def bounded_mean_interval(
+    values: npt.ArrayLike,
+    confidence: float = 0.95,
+    *,
+    tuning: BetTuning = SCORE_TUNING,
+    keys: Sequence[Hashable] | None = None,
+) -> Interval:
     """Confidence interval for the mean of i.i.d. values in ``[0, 1]``.
 
     Valid at every sample size (coverage at least ``confidence`` for every
     distribution on ``[0, 1]``); see the module docstring for the method.
     The ends are widened, if needed, to include the sample mean; this can
-    only raise coverage and guarantees ``lower <= mean <= upper`` even for
-    adversarially ordered input.
+    only raise coverage and guarantees ``lower <= mean <= upper``. With
+    ``keys`` (one distinct key per value, e.g. case ids) the same cases in any
+    order give the same interval.
 
     No values gives ``[0, 1]``. A value outside ``[0, 1]`` (or NaN) raises
     ``ValueError`` naming it.
     """
     x = check_unit_values(values)
-    lower, upper = bounded_mean_bounds(x[None, :], confidence)[0]
+    lower, upper = bounded_mean_bounds(x[None, :], confidence, tuning=tuning, keys=keys)[0]
     return Interval(float(lower), float(upper))
+
+
+def betting_side_p_values(
+    lower_fill: npt.ArrayLike,
+    upper_fill: npt.ArrayLike,
+    null_mean: float,
+    confidence: float = 0.95,
+    *,
+    tuning: BetTuning = SCORE_TUNING,
+    keys: Sequence[Hashable] | None = None,
+    ordered: bool = False,
+    horizon: int | None = None,
+) -> tuple[float, float]:
+    """One-sided p-values ``(p_above, p_below)`` for ``null_mean`` from the interval's capital.
+
+    ``p_above = min(1, 1 / sup_t K_t^+)`` measures the evidence that the mean
+    is above ``null_mean`` (computed on ``lower_fill``), ``p_below`` that it is
+    below (on ``upper_fill``). Each is valid at every level by Ville's
+    inequality, and ``p_above <= (1 - confidence) / 2`` exactly when the
+    interval's lower end is above ``null_mean`` (the same capital, the same
+    bets, the same order). ``keys``, ``ordered`` and ``horizon`` as for
+    :func:`bounded_mean_bounds`.
+    """
+    level = check_confidence(confidence)
+    low_side = check_unit_values(lower_fill, "lower_fill")
+    high_side = check_unit_values(upper_fill, "upper_fill")
+    if low_side.size != high_side.size:
+        raise ValueError("lower_fill and upper_fill must have the same length")
+    if low_side.size == 0:
+        return 1.0, 1.0
+    m = np.array([float(null_mean)])
+    if not 0.0 <= m[0] <= 1.0:
+        raise ValueError(f"null_mean must lie in [0, 1], got {null_mean!r}")
+    alpha = 1.0 - level
+    c = tuning.truncation
+    x_plus, bets_plus = _prepare(low_side[None, :], alpha, tuning, keys, ordered, horizon)
+    x_minus, bets_minus = _prepare(high_side[None, :], alpha, tuning, keys, ordered, horizon)
+    plus = float(max_log_capital(x_plus, bets_plus, m, 1.0, c)[0])
+    minus = float(max_log_capital(x_minus, bets_minus, m, -1.0, c)[0])
+    return min(1.0, math.exp(-max(plus, 0.0))), min(1.0, math.exp(-max(minus, 0.0)))
 
 
 def betting_p_value(
@@ -204,8 +317,11 @@ def betting_p_value(
     upper_fill: npt.ArrayLike,
     null_mean: float,
     confidence: float = 0.95,
+    *,
+    tuning: BetTuning = SCORE_TUNING,
+    keys: Sequence[Hashable] | None = None,
 ) -> float:
-    """P-value for ``mean == null_mean`` from the same hedged capital as the interval.
+    """Two-sided p-value for ``mean == null_mean`` from the same hedged capital as the interval.
 
     ``p = min(1, 1 / sup_t max(K_t^+ / 2, K_t^- / 2))`` is valid at every level
     by Ville's inequality (Shafer, G. (2021), "Testing by betting", JRSS-A
@@ -219,21 +335,7 @@ def betting_p_value(
     p-value over those completions' capitals; with nothing unknown pass the
     same array twice. Both arrays must have the same length.
     """
-    level = check_confidence(confidence)
-    low_side = check_unit_values(lower_fill, "lower_fill")
-    high_side = check_unit_values(upper_fill, "upper_fill")
-    if low_side.size != high_side.size:
-        raise ValueError("lower_fill and upper_fill must have the same length")
-    if low_side.size == 0:
-        return 1.0
-    m = np.array([float(null_mean)])
-    if not 0.0 <= m[0] <= 1.0:
-        raise ValueError(f"null_mean must lie in [0, 1], got {null_mean!r}")
-    alpha = 1.0 - level
-    x_plus, bets_plus = _prepare(low_side[None, :], alpha)
-    x_minus, bets_minus = _prepare(high_side[None, :], alpha)
-    log_capital = max(
-        float(_max_log_capital(x_plus, bets_plus, m, 1.0)[0]),
-        float(_max_log_capital(x_minus, bets_minus, m, -1.0)[0]),
+    above, below = betting_side_p_values(
+        lower_fill, upper_fill, null_mean, confidence, tuning=tuning, keys=keys
     )
-    return min(1.0, math.exp(math.log(2.0) - log_capital))
+    return min(1.0, 2.0 * min(above, below))

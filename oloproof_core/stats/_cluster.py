@@ -1,4 +1,8 @@
-"""Cluster-robust intervals for datasets whose cases come in groups.
+"""Cluster-robust (CR1) intervals: the asymptotic reference for clustered data.
+
+The engine reports the finite-sample betting interval of ``_cluster_betting``;
+these CR1 intervals remain for comparison (bench/README.md): they are
+what the literature recommends, and what users will check against.
 
 Cases that share a source document, a conversation or a template are not
 independent, and treating them as such understates the uncertainty. Miller,
@@ -38,7 +42,7 @@ from ._interval import Interval
 from ._pairs import Pairs, read_scores
 from ._validate import check_confidence
 
-__all__ = ["clustered_mean_interval", "clustered_paired_difference"]
+__all__ = ["cr1_mean_interval", "cr1_paired_difference"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -103,7 +107,7 @@ def _p_value(worst: FloatArray, best: FloatArray, codes: npt.NDArray[np.intp]) -
     return min(1.0, 2.0 * tail)
 
 
-def clustered_mean_interval(
+def cr1_mean_interval(
     values: Sequence[float | bool | None],
     clusters: Sequence[Hashable],
     low: float = 0.0,
@@ -142,7 +146,7 @@ def _complete_pair_means(pairs: Pairs) -> tuple[float | None, float | None, floa
     )
 
 
-def clustered_paired_difference(
+def cr1_paired_difference(
     a: Sequence[float | bool | None],
     b: Sequence[float | bool | None],
     clusters: Sequence[Hashable],

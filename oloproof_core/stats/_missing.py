@@ -16,17 +16,20 @@ Why coverage survives whatever the missing outcomes are:
   extreme completions give the smallest lower and the largest upper limit
   over all completions; the complete data's interval lies inside.
 - The betting limits are not exactly monotone in each value (the bets adapt
-  to the running variance), but validity does not need that. The lower
-  end's capital uses bets computed from the worst-filled sequence, which
-  depend only on earlier observed values and earlier missingness, so they
-  are predictable for the complete data too; and each factor
-  ``1 + bet * (x - m)`` with a missing ``x`` at its minimum is no larger
-  than with its true value. The computed capital is therefore dominated by
-  a genuine test martingale on the complete data, and Ville's inequality
-  still bounds the error by ``alpha``. The upper end is symmetric.
+  to the running variance), but validity does not need that. Read the
+  worst-filled sequence in a uniformly random order (which is what its
+  canonical order amounts to, see ``_order``), the complete data in the same
+  order: the lower end's bets depend only on earlier values and earlier
+  missingness, so they are predictable for the complete data too, and each
+  factor ``1 + bet * (x - m)`` with a missing ``x`` at its minimum is no
+  larger than with its true value. The computed capital is therefore
+  dominated by a genuine test martingale on the complete data, and Ville's
+  inequality still bounds the error by ``alpha``. The upper end is symmetric.
 """
 
 from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -98,6 +101,8 @@ def mean_interval(
     low: float,
     high: float,
     confidence: float = 0.95,
+    *,
+    keys: Sequence[Hashable] | None = None,
 ) -> Interval:
     """Interval for a mean score in ``[low, high]`` with ``n_missing`` unknown scores.
 
@@ -107,11 +112,11 @@ def mean_interval(
     missing score set to ``high``; both are mapped back to ``[low, high]``.
     No values and nothing missing gives the whole range.
 
-    The betting interval reads its input in a fixed pseudo-random order
-    derived from positions, so pass observed scores in case order; the
-    missing ones are placed after them. A case going missing then changes
-    one entry from its score to the range's end, which can only widen the
-    interval.
+    ``keys`` names the case of each observed score and then of each missing
+    one (``len(values) + n_missing`` keys); the completions are read in the
+    order of the keys (``_order``), so the same cases in any order give the
+    same interval. Without keys the missing scores are placed after the
+    observed ones in a fixed shuffle of that order.
     """
     lo, hi = check_range(low, high)
     missing = check_count(n_missing, "n_missing")
@@ -119,6 +124,6 @@ def mean_interval(
     unit = rescale(values, lo, hi)
     worst = np.concatenate((unit, np.zeros(missing)))
     best = np.concatenate((unit, np.ones(missing)))
-    lower = bounded_mean_interval(worst, level).lower
-    upper = bounded_mean_interval(best, level).upper
+    lower = bounded_mean_interval(worst, level, keys=keys).lower
+    upper = bounded_mean_interval(best, level, keys=keys).upper
     return Interval(unscale(lower, lo, hi), unscale(upper, lo, hi))

@@ -20,22 +20,36 @@ Statistics in Medicine 17, 891–908) because that is asymptotic and its
 coverage dips below nominal at small ``n`` (Fagerland, Lydersen & Laake
 (2014), Statistics in Medicine 33, 2850–2875).
 
+Interval and p-value come from one procedure: the p-value is the betting test
+of zero difference on the same capital, the same bets and the same (canonical)
+order as the interval, so ``p <= 1 - confidence`` exactly when the interval
+excludes 0 and a row never shows a "significant" p-value beside an interval
+that contains 0, or the reverse. (The exact McNemar test, still available as
+``mcnemar_exact_p_value``, is a different procedure: beside the betting
+interval it disagreed in both directions.) The bets use ``DIFFERENCE_TUNING``
+(see ``_bounded_mean``): paired differences cluster near zero.
+
 Missing entries are bounded, not dropped: the lower end uses every
 incomplete pair at its worst (baseline at the top of the range, candidate
-at the bottom), the upper end at its best. Missing entries stay at their
-own position in the sequence, so one pair going missing changes one
-difference to its extreme. Why this keeps coverage for every completion is
+at the bottom), the upper end at its best. Each completion is read in its own
+canonical order (``_order``). Why this keeps coverage for every completion is
 set out in ``_missing``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 from scipy.stats import binomtest
 
-from ._bounded_mean import betting_p_value, bounded_mean_bounds
+from ._bounded_mean import (
+    DIFFERENCE_TUNING,
+    SCORE_TUNING,
+    BetTuning,
+    betting_p_value,
+    bounded_mean_bounds,
+)
 from ._difference import PairedDifference
 from ._interval import Interval
 from ._pairs import Pairs, read_scores, read_verdicts
@@ -45,9 +59,9 @@ __all__ = ["mcnemar_exact_p_value", "paired_mean_difference", "paired_proportion
 
 _PROPORTION_METHOD = (
     "paired difference of pass rates (b - a): Waudby-Smith-Ramdas betting interval on "
-    "per-case differences, finite-sample valid; p-value: exact McNemar (two-sided binomial "
-    "test on discordant pairs), largest over completions of missing verdicts; missing "
-    "verdicts bounded by worst/best completion"
+    "per-case differences, finite-sample valid; p-value: betting test of zero difference "
+    "on the same capital (agrees with the interval); missing verdicts bounded by "
+    "worst/best completion"
 )
 _MEAN_METHOD = (
     "paired difference of mean scores (b - a): Waudby-Smith-Ramdas betting interval on "
@@ -70,44 +84,31 @@ def mcnemar_exact_p_value(n_improved: int, n_regressed: int) -> float:
     return float(binomtest(n_improved, discordant, 0.5).pvalue)
 
 
-def _largest_mcnemar_p_value(
-    n_improved: int, n_regressed: int, can_improve: int, can_regress: int, either: int
-) -> float:
-    """Largest exact McNemar p-value over completions of the missing verdicts.
-
-    ``can_improve`` incomplete pairs could turn out improved or concordant,
-    ``can_regress`` regressed or concordant, ``either`` (both sides missing)
-    any of the three. The two-sided binomial p-value grows with the smaller
-    discordant count and shrinks with the larger one (adding a trial to the
-    smaller side can only raise its tail probability), so the maximum puts
-    every available pair on the smaller side; once the sides can be
-    balanced the p-value is 1.
-    """
-    if n_improved >= n_regressed:
-        room = can_regress + either
-        gap = n_improved - n_regressed
-        if room >= gap - 1:
-            return 1.0
-        return mcnemar_exact_p_value(n_improved, n_regressed + room)
-    room = can_improve + either
-    gap = n_regressed - n_improved
-    if room >= gap - 1:
-        return 1.0
-    return mcnemar_exact_p_value(n_improved + room, n_regressed)
-
-
-def _difference_interval(pairs: Pairs, confidence: float) -> Interval:
+def _difference_interval(
+    pairs: Pairs, confidence: float, tuning: BetTuning, keys: Sequence[Hashable] | None
+) -> Interval:
     """Betting interval for the mean difference, missing bounded by extreme completions."""
     if pairs.a.size == 0:
         return Interval(-pairs.span, pairs.span)
     worst = pairs.unit_differences(best=False)
     best = pairs.unit_differences(best=True)
-    bounds = bounded_mean_bounds(np.vstack((worst, best)), confidence)
+    bounds = bounded_mean_bounds(np.vstack((worst, best)), confidence, tuning=tuning, keys=keys)
     lower_unit, upper_unit = float(bounds[0, 0]), float(bounds[1, 1])
     span = pairs.span
     lower = -span if lower_unit <= 0.0 else max(-span, span * (2.0 * lower_unit - 1.0))
     upper = span if upper_unit >= 1.0 else min(span, span * (2.0 * upper_unit - 1.0))
     return Interval(lower, upper)
+
+
+def _difference_p_value(
+    pairs: Pairs, confidence: float, tuning: BetTuning, keys: Sequence[Hashable] | None
+) -> float:
+    """Betting test of zero difference; the largest over the extreme completions."""
+    if pairs.a.size == 0:
+        return 1.0
+    worst = pairs.unit_differences(best=False)
+    best = pairs.unit_differences(best=True)
+    return betting_p_value(worst, best, 0.5, confidence, tuning=tuning, keys=keys)
 
 
 def _estimates(pairs: Pairs) -> tuple[float | None, float | None, float | None]:
@@ -120,42 +121,39 @@ def _estimates(pairs: Pairs) -> tuple[float | None, float | None, float | None]:
 
 
 def paired_proportion_difference(
-    a: Sequence[bool | None], b: Sequence[bool | None], confidence: float = 0.95
+    a: Sequence[bool | None],
+    b: Sequence[bool | None],
+    confidence: float = 0.95,
+    *,
+    keys: Sequence[Hashable] | None = None,
 ) -> PairedDifference:
     """Difference in pass rate ``rate_b - rate_a`` over the same cases.
 
     ``a`` is the baseline, ``b`` the candidate, aligned by index; ``None``
     marks a missing verdict. Estimates use the complete pairs; the interval
     bounds the incomplete ones (lower end: ``b`` missing counted as fail and
-    ``a`` missing as pass; upper end the reverse).
+    ``a`` missing as pass; upper end the reverse). ``keys`` (the cases' ids)
+    fix the reading order, so the same cases in any order give the same
+    figures (``_order``).
     """
     level = check_confidence(confidence)
     pairs = read_verdicts(a, b)
     complete = pairs.complete
     a_pass = pairs.a == 1.0
     b_pass = pairs.b == 1.0
-    improved = int(np.sum(complete & ~a_pass & b_pass))
-    regressed = int(np.sum(complete & a_pass & ~b_pass))
-    only_a_missing = pairs.a_missing & ~pairs.b_missing
-    only_b_missing = pairs.b_missing & ~pairs.a_missing
-    # A missing baseline next to a passing candidate can only be an
-    # improvement or a tie; the other one-sided cases follow the same logic.
-    can_improve = int(np.sum(only_a_missing & b_pass) + np.sum(only_b_missing & ~a_pass))
-    can_regress = int(np.sum(only_a_missing & ~b_pass) + np.sum(only_b_missing & a_pass))
-    either = int(np.sum(pairs.a_missing & pairs.b_missing))
     estimate_a, estimate_b, difference = _estimates(pairs)
     return PairedDifference(
         estimate_a=estimate_a,
         estimate_b=estimate_b,
         difference=difference,
-        interval=_difference_interval(pairs, level),
-        p_value=_largest_mcnemar_p_value(improved, regressed, can_improve, can_regress, either),
+        interval=_difference_interval(pairs, level, SCORE_TUNING, keys),
+        p_value=_difference_p_value(pairs, level, SCORE_TUNING, keys),
         n_pairs=int(complete.sum()),
         n_missing=int((~complete).sum()),
         method=_PROPORTION_METHOD,
         confidence=level,
-        n_improved=improved,
-        n_regressed=regressed,
+        n_improved=int(np.sum(complete & ~a_pass & b_pass)),
+        n_regressed=int(np.sum(complete & a_pass & ~b_pass)),
     )
 
 
@@ -165,6 +163,8 @@ def paired_mean_difference(
     low: float,
     high: float,
     confidence: float = 0.95,
+    *,
+    keys: Sequence[Hashable] | None = None,
 ) -> PairedDifference:
     """Difference in mean score ``mean_b - mean_a`` for scores in ``[low, high]``.
 
@@ -172,22 +172,18 @@ def paired_mean_difference(
     betting test of zero difference on the same capital as the interval, so
     ``p_value <= 1 - confidence`` exactly when the interval excludes 0; with
     missing scores it is the largest over the worst and best completions.
+    ``keys`` as for :func:`paired_proportion_difference`.
     """
     level = check_confidence(confidence)
     pairs = read_scores(a, b, low, high)
     estimate_a, estimate_b, difference = _estimates(pairs)
-    p_value = (
-        betting_p_value(pairs.unit_differences(False), pairs.unit_differences(True), 0.5, level)
-        if pairs.a.size
-        else 1.0
-    )
     complete = pairs.complete
     return PairedDifference(
         estimate_a=estimate_a,
         estimate_b=estimate_b,
         difference=difference,
-        interval=_difference_interval(pairs, level),
-        p_value=p_value,
+        interval=_difference_interval(pairs, level, DIFFERENCE_TUNING, keys),
+        p_value=_difference_p_value(pairs, level, DIFFERENCE_TUNING, keys),
         n_pairs=int(complete.sum()),
         n_missing=int((~complete).sum()),
         method=_MEAN_METHOD,

@@ -176,7 +176,7 @@ def test_clustered_rows_widen_the_interval_and_say_so(store):
     independent = evaluate(half_right, unclustered, [ECHO], store=store).metric("echo")
 
     assert clustered.estimate == independent.estimate == 0.5
-    assert "cluster-robust" in clustered.method
+    assert "cluster means" in clustered.method
     assert "cluster" not in independent.method
     assert clustered.interval.width > independent.interval.width
     assert clustered.interval.lower <= independent.interval.lower

@@ -55,7 +55,9 @@ def make_run(
     metrics: list[MetricEstimate] = []
     for name, values in criteria.items():
         kind = value_types.get(name, "pass_fail")
-        metrics.append(estimate_metric(name, name, list(values), kind, (0.0, 1.0), confidence))
+        metrics.append(
+            estimate_metric(name, name, list(values), kind, (0.0, 1.0), confidence, keys=ids)
+        )
         for sub, sub_values in sub_scores.get(name, {}).items():
             masked = [None if values[i] is None else sub_values[i] for i in range(n)]
             metrics.append(

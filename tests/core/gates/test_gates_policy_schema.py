@@ -143,7 +143,7 @@ def test_policy_error_is_a_config_error(tmp_path: Path) -> None:
         ),
         (
             "version: 1\nrules:\n  - metric: a\n    no_regression: {margin: -0.1}\n",
-            "rules[0].no_regression.margin: must be a number ≥ 0",
+            "rules[0].no_regression.margin: must be a number > 0",
         ),
         (
             "version: 1\nrules:\n  - metric: a\n    no_regression: {tolerance: 0.1}\n",
@@ -252,7 +252,7 @@ def test_baseline_file_that_cannot_be_read(tmp_path: Path) -> None:
     message = decide_text(
         tmp_path,
         "version: 1\nbaseline: {run: missing.json}\nrules:\n"
-        "  - metric: exact_label\n    no_regression: {}\n",
+        "  - metric: exact_label\n    no_regression: {margin: 0.02}\n",
     )
     assert ":2: baseline.run: cannot load the baseline" in message
 
@@ -260,7 +260,7 @@ def test_baseline_file_that_cannot_be_read(tmp_path: Path) -> None:
 def test_release_baseline_needs_a_store_that_finds_it(tmp_path: Path) -> None:
     text = (
         "version: 1\nbaseline: {release: 'support-bot@0'}\nrules:\n"
-        "  - metric: exact_label\n    no_regression: {}\n"
+        "  - metric: exact_label\n    no_regression: {margin: 0.02}\n"
     )
     assert "none is available here" in decide_text(tmp_path, text)
 

@@ -61,7 +61,8 @@ def test_comparison_uses_the_simulated_paired_interval() -> None:
     base = (rng.random(300) < 0.85).astype(float)
     cand = np.where(rng.random(300) < 0.1, 1.0 - base, base)
     item = compare_runs(make_run({"m": list(base)}), make_run({"m": list(cand)})).metric("m")
-    direct = paired_proportion_difference(list(base >= 1), list(cand >= 1), 0.95)
+    ids = [f"case_{i:04d}" for i in range(300)]
+    direct = paired_proportion_difference(list(base >= 1), list(cand >= 1), 0.95, keys=ids)
     assert item.interval == direct.interval
     assert item.p_value == direct.p_value
 

@@ -13,7 +13,8 @@ from oloproof_core.stats import (
     bounded_mean_interval,
     clopper_pearson,
 )
-from oloproof_core.stats._bounded_mean import _SEED, _TRUNCATION
+from oloproof_core.stats._bounded_mean import _TRUNCATION
+from oloproof_core.stats._order import FIXED_SEED
 
 unit_floats = st.floats(0.0, 1.0, allow_nan=False)
 
@@ -52,7 +53,7 @@ def reference_interval(x, confidence=0.95, grid=20_001):
 def test_matches_loop_reference(seed):
     rng = np.random.default_rng(seed)
     x = rng.beta(2, 3, size=15)
-    permuted = x[np.random.default_rng(_SEED).permutation(x.size)]
+    permuted = x[np.random.default_rng(FIXED_SEED).permutation(x.size)]
     low, high = reference_interval(list(permuted), grid=4001)
     interval = bounded_mean_interval(x)
     step = 1 / 4000

@@ -1,0 +1,47 @@
+"""`oloproof plan release.yaml`: the cases a policy needs for 80 % power at a stated effect."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from oloproof._plan import plan
+from oloproof.cli import _exit_codes
+from oloproof_core import ConfigError, load_result
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "plan",
+        help="cases a release policy needs for 80 % power",
+        description="For each rule of a release policy, the number of cases with which it "
+        "passes with 80 % probability when the truth sits a stated effect beyond its "
+        "threshold (docs/policy.md, 'Planning'). Exit codes: 0 planned, 3 bad input, 4 "
+        "internal error.",
+    )
+    parser.add_argument("policy", help="release policy, e.g. release.yaml")
+    parser.add_argument("--baseline", metavar="PATH", help="result JSON of the baseline run")
+    parser.add_argument(
+        "--result", metavar="PATH", help="result JSON of a pilot run of the candidate"
+    )
+    parser.add_argument(
+        "--effect",
+        type=float,
+        help="distance of the truth beyond each threshold, a share of the range "
+        "(default: the policy's effect, 0.05; no_regression: its margin)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the plan as JSON")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    if args.effect is not None and not 0 < args.effect < 1:
+        raise ConfigError(f"--effect must be between 0 and 1 (e.g. 0.05), got {args.effect}")
+    planned = plan(
+        args.policy,
+        result=load_result(args.result) if args.result else None,
+        baseline=load_result(args.baseline) if args.baseline else None,
+        effect=args.effect,
+    )
+    print(json.dumps(planned.to_dict(), indent=2) if args.json else planned)
+    return _exit_codes.OK

@@ -115,6 +115,9 @@ class MetricEstimate(models.Model):
     value_type = models.CharField(max_length=20, choices=Evaluator.ValueType.choices)
     score_range = models.JSONField(default=list)
     position = models.PositiveIntegerField(default=0)
+    n_clusters = models.PositiveIntegerField(null=True, blank=True)
+    warning = models.TextField(blank=True, default="")
+    """What the figures warn of (few clusters), as the engine said it."""
 
     class Meta:
         ordering = (

@@ -26,6 +26,8 @@ _ESTIMATE_FIELDS = (
     "value_type",
     "score_range",
     "position",
+    "n_clusters",
+    "warning",
 )
 
 
@@ -142,6 +144,8 @@ def metric_estimates_create(
             value_type=metric.value_type,
             score_range=list(metric.score_range),
             position=position,
+            n_clusters=metric.n_clusters,
+            warning=metric.warning or "",
         )
         for position, metric in enumerate(metrics)
     ]

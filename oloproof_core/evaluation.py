@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import time
@@ -16,7 +17,7 @@ from oloproof_core._version import __version__
 from oloproof_core.aggregate import aggregate
 from oloproof_core.case import CaseResult
 from oloproof_core.dataset import Dataset, Row, load_dataset
-from oloproof_core.errors import DeclarationError
+from oloproof_core.errors import ConfigError, DeclarationError
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.execution import DEFAULT_CONCURRENCY, ProgressCallback, run_system
 from oloproof_core.isolation import (
@@ -79,8 +80,9 @@ def plan_run(
         )
     check_criteria(evaluators)
     check_confidence(confidence)
-    if timeout is not None and timeout <= 0:
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    # `not timeout > 0` also refuses NaN, which would otherwise switch the timeout off.
+    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
+        raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
     _check_isolation(isolation, memory_limit_mb)
     loaded = _load_policy(policy) if policy is not None else None
     if loaded is not None:

@@ -52,21 +52,10 @@ def run_submit(
         checked = engine.check_run_config(config, label="config")
     except engine.ConfigError as exc:
         raise InvalidRequestError(str(exc)) from None
-    if not os.path.isabs(base_dir):
-        raise InvalidRequestError(
-            f"base_dir must be an absolute folder on the workers' machines, got {base_dir!r}"
-        )
-    project = project or project_default_ensure()
     with transaction.atomic():
-        if by is LOCAL and not project_code_roots(project_id=project.pk):
-            code_root_register(by=LOCAL, project=project, path=base_dir)
+        project, roots = _submission_roots(project=project, base_dir=base_dir, by=by)
         try:
-            engine.run_config_paths_check(
-                checked,
-                base_dir=base_dir,
-                roots=project_code_roots(project_id=project.pk),
-                label="config",
-            )
+            engine.run_config_paths_check(checked, base_dir=base_dir, roots=roots, label="config")
         except engine.ConfigError as exc:
             raise NotPermittedError(str(exc)) from None
         run = run_queued_create(
@@ -78,6 +67,24 @@ def run_submit(
         )
         send_work_on_commit(Enqueue(start=[run.pk]))
     return run
+
+
+def _submission_roots(
+    *, project: Project | None, base_dir: str, by: Actor
+) -> tuple[Project, list[str]]:
+    """The project a submission lands in and the code roots its folder must lie inside.
+
+    The command line (`by=LOCAL`, which holds the database's credentials anyway)
+    registers the folder it submits from when the project has no root yet.
+    """
+    if not os.path.isabs(base_dir):
+        raise InvalidRequestError(
+            f"base_dir must be an absolute folder on the workers' machines, got {base_dir!r}"
+        )
+    project = project or project_default_ensure()
+    if by is LOCAL and not project_code_roots(project_id=project.pk):
+        code_root_register(by=LOCAL, project=project, path=base_dir)
+    return project, project_code_roots(project_id=project.pk)
 
 
 def run_submit_by(
@@ -110,15 +117,9 @@ def optimization_submit(
         checked = optimize.check_optimize_config(config, label="config")
     except engine.ConfigError as exc:
         raise InvalidRequestError(str(exc)) from None
-    if not os.path.isabs(base_dir):
-        raise InvalidRequestError(
-            f"base_dir must be an absolute folder on the workers' machines, got {base_dir!r}"
-        )
-    project = project or project_default_ensure()
     with transaction.atomic():
-        if by is LOCAL and not project_code_roots(project_id=project.pk):
-            code_root_register(by=LOCAL, project=project, path=base_dir)
-        if not engine.path_within(base_dir, project_code_roots(project_id=project.pk)):
+        project, roots = _submission_roots(project=project, base_dir=base_dir, by=by)
+        if not engine.path_within(base_dir, roots):
             raise NotPermittedError(
                 f"base_dir {base_dir!r} is outside the code roots registered for project "
                 f"{project.slug!r}; a project admin registers the folders its code comes from"

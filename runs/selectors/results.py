@@ -54,6 +54,8 @@ def metric_dict(row: MetricEstimate) -> dict[str, Any]:
         "confidence": row.confidence,
         "value_type": row.value_type,
         "score_range": row.score_range if len(row.score_range) == 2 else [0.0, 1.0],
+        "n_clusters": row.n_clusters,
+        "warning": row.warning or None,
     }
 
 

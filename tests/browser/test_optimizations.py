@@ -23,7 +23,7 @@ def test_an_optimization_page_shows_scores_frontiers_lineage_and_the_proof(
 ) -> None:
     spec = load_optimize_config(str(write_project(tmp_path / "project")))
     result = run_optimization(spec=spec, store=DjangoStore(), ledger=DjangoLedger())
-    make_user("carol", "add_run")
+    make_user("carol", "runner")
     visit.login("carol")
 
     visit.go("/optimizations/")
@@ -46,7 +46,7 @@ def test_an_optimization_page_shows_scores_frontiers_lineage_and_the_proof(
 
 
 def test_the_guided_form_offers_an_optimization(visit: Visit) -> None:
-    make_user("dave", "add_run")
+    make_user("dave", "runner")
     visit.login("dave")
     visit.go("/runs/new/?kind=optimization")
     assert visit.page.is_checked("input[name=kind][value=optimization]")

@@ -180,3 +180,16 @@ def test_clustered_rows_widen_the_interval_and_say_so(store):
     assert "cluster" not in independent.method
     assert clustered.interval.width > independent.interval.width
     assert clustered.interval.lower <= independent.interval.lower
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf")])
+def test_a_timeout_that_is_not_a_positive_number_is_refused(timeout: float) -> None:
+    from oloproof_core import ConfigError, plan_run
+    from oloproof_core.evaluators import ExactMatch
+
+    with pytest.raises(ConfigError, match="timeout must be a positive number"):
+        plan_run(
+            system=lambda case: case,
+            evaluators=[ExactMatch(criterion="e", field="x")],
+            timeout=timeout,
+        )

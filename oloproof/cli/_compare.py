@@ -8,7 +8,6 @@ import json
 from oloproof._results import load
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError
-from oloproof_core.compare import compare_runs
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,6 +40,8 @@ def handle(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--confidence must be between 0 and 1 (e.g. 0.95), got {args.confidence}"
         )
+    from oloproof_core.compare import compare_runs  # the statistics: only when comparing
+
     comparison = compare_runs(
         load(args.baseline), load(args.candidate), confidence=args.confidence, fdr=args.fdr
     )

@@ -47,7 +47,11 @@ def rows_insert(
     names = [
         str(getattr(field, "column", name)) for field, name in zip(fields, columns, strict=True)
     ]
-    adapters = [_adapter(field) for field in fields]
+    adapters = [
+        (index, adapt)
+        for index, adapt in enumerate(_adapter(field) for field in fields)
+        if adapt is not None
+    ]
     adapted = (_adapt(row, adapters) for row in rows)
     if connection.vendor == "postgresql":
         return _copy_postgresql(table, names, adapted, ignore_conflicts)
@@ -55,20 +59,23 @@ def rows_insert(
 
 
 def _adapter(field: Any) -> Adapter | None:
+    """How a column's values become what the driver sends (None: as they are)."""
     kind = field.get_internal_type()
     if kind == "JSONField":
         encoder = field.encoder
-        return lambda value: None if value is None else json.dumps(value, cls=encoder)
+        return lambda value: json.dumps(value, cls=encoder)
     if kind == "DateTimeField" and connection.vendor != "postgresql":
-        adapt = connection.ops.adapt_datetimefield_value
-        return lambda value: None if value is None else adapt(value)
+        return connection.ops.adapt_datetimefield_value
     return None
 
 
-def _adapt(row: Sequence[Any], adapters: Sequence[Adapter | None]) -> tuple[Any, ...]:
-    return tuple(
-        value if adapt is None else adapt(value) for value, adapt in zip(row, adapters, strict=True)
-    )
+def _adapt(row: Sequence[Any], adapters: Sequence[tuple[int, Adapter]]) -> list[Any]:
+    values = list(row)
+    for index, adapt in adapters:
+        value = values[index]
+        if value is not None:  # SQL NULL, as Django stores None in a JSON column
+            values[index] = adapt(value)
+    return values
 
 
 def _quoted(names: Sequence[str]) -> str:
@@ -79,7 +86,7 @@ def _quoted(names: Sequence[str]) -> str:
 def _insert_many(
     table: str,
     names: Sequence[str],
-    rows: Iterable[tuple[Any, ...]],
+    rows: Iterable[Sequence[Any]],
     ignore_conflicts: bool,
     batch_size: int,
 ) -> int:
@@ -97,7 +104,7 @@ def _insert_many(
 
 
 def _copy_postgresql(
-    table: str, names: Sequence[str], rows: Iterable[tuple[Any, ...]], ignore_conflicts: bool
+    table: str, names: Sequence[str], rows: Iterable[Sequence[Any]], ignore_conflicts: bool
 ) -> int:
     quote = connection.ops.quote_name
     columns = _quoted(names)
@@ -124,7 +131,7 @@ def _copy_postgresql(
     return sent
 
 
-def _copy_rows(cursor: Any, table: str, columns: str, rows: Iterable[tuple[Any, ...]]) -> int:
+def _copy_rows(cursor: Any, table: str, columns: str, rows: Iterable[Sequence[Any]]) -> int:
     sent = 0
     with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
         for row in rows:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -25,6 +24,12 @@ import oloproof_core as engine
 from metrics.batching import first_of_each
 from metrics.bulk_rows import rows_insert
 from metrics.services import case_verdicts_create, evaluators_ensure, metric_estimates_create
+from runs.case_rows import (
+    CASE_RESULT_COLUMNS,
+    DATASET_CASE_COLUMNS,
+    case_id_of,
+    case_result_row,
+)
 from runs.errors import InvalidRequestError
 from runs.models import CaseResult, Dataset, DatasetCase, Gate, Project, Release, Run, System
 from runs.projects import project_default_ensure
@@ -61,7 +66,7 @@ def dataset_get_or_create(
             numbered: Iterable[tuple[int, engine.CaseResult | engine.Row]] = enumerate(cases)
             rows_insert(
                 model=DatasetCase,
-                columns=_DATASET_CASE_COLUMNS,
+                columns=DATASET_CASE_COLUMNS,
                 rows=(
                     (
                         dataset.pk,
@@ -73,7 +78,7 @@ def dataset_get_or_create(
                         case.cluster,
                     )
                     # A repeated id keeps its first row, as before.
-                    for position, case in first_of_each(numbered, key=_case_id)
+                    for position, case in first_of_each(numbered, key=case_id_of)
                 ),
                 ignore_conflicts=False,
                 batch_size=batch_size_or_default(batch_size),
@@ -86,30 +91,6 @@ def dataset_record(data: engine.Dataset) -> Dataset:
     return dataset_get_or_create(
         digest=data.digest, source=data.source, splits=data.splits, cases=data.rows
     )
-
-
-_DATASET_CASE_COLUMNS = (
-    "dataset_id",
-    "case_id",
-    "position",
-    "input",
-    "expected",
-    "split",
-    "cluster",
-)
-
-
-def case_outcome(case: engine.CaseResult, pass_fail: frozenset[str]) -> str:
-    """missing if the system or any evaluator failed; failed if a pass/fail criterion failed."""
-    if case.error is not None:
-        return CaseResult.Outcome.MISSING
-    outcome = CaseResult.Outcome.PASSED
-    for criterion, verdict in case.verdicts.items():
-        if verdict.value is None:
-            return CaseResult.Outcome.MISSING
-        if criterion in pass_fail and verdict.value < 1.0:
-            outcome = CaseResult.Outcome.FAILED
-    return outcome
 
 
 def case_results_create(
@@ -129,54 +110,13 @@ def case_results_create(
     """
     return rows_insert(
         model=CaseResult,
-        columns=_CASE_RESULT_COLUMNS,
+        columns=CASE_RESULT_COLUMNS,
         rows=(
-            _case_result_row(run_id, first_position + index, case, pass_fail)
-            for index, case in first_of_each(enumerate(cases), key=_case_id)
+            case_result_row(run_id, first_position + index, case, pass_fail)
+            for index, case in first_of_each(enumerate(cases), key=case_id_of)
         ),
         ignore_conflicts=not new_run,
         batch_size=batch_size_or_default(batch_size),
-    )
-
-
-def _case_id(numbered: tuple[int, engine.CaseResult | engine.Row]) -> str:
-    return numbered[1].id
-
-
-_CASE_RESULT_COLUMNS = (
-    "run_id",
-    "case_id",
-    "position",
-    "output",
-    "error_type",
-    "error_message",
-    "error_traceback",
-    "latency_ms",
-    "cost_usd",
-    "artifacts",
-    "model_calls",
-    "outcome",
-)
-
-
-def _case_result_row(
-    run_id: int, position: int, case: engine.CaseResult, pass_fail: frozenset[str]
-) -> tuple[Any, ...]:
-    error = case.error
-    calls = case.measurements.model_calls
-    return (
-        run_id,
-        case.id,
-        position,
-        case.output if error is None else None,
-        "" if error is None else engine.storable_text(error.type)[:200],
-        "" if error is None else engine.storable_text(error.message),
-        "" if error is None else engine.storable_text(error.traceback),
-        case.latency_ms,
-        case.cost_usd,
-        case.artifacts,
-        [asdict(call) for call in calls] if calls else [],
-        case_outcome(case, pass_fail),
     )
 
 

@@ -19,8 +19,9 @@ from metrics.services import cached_verdicts_put
 from oloproof_core.aggregate import aggregate
 from oloproof_core.context import ModelCall
 from oloproof_core.evaluators import ExactMatch
+from runs.case_rows import case_outcome
 from runs.models import CaseResult, Dataset, DatasetCase, Run
-from runs.recording import case_outcome, chunk_cases_record, run_record
+from runs.recording import chunk_cases_record, run_record
 
 pytestmark = pytest.mark.django_db
 

@@ -101,25 +101,29 @@ def run_interval_chart(
     ticks = [(item.metric, value) for item in estimates for value in marks.get(item.metric, ())]
     if ticks:
         figure.add_trace(_threshold_ticks(ticks))
-    low, high = _zoomed_range(estimates, [value for _, value in ticks])
-    figure.update_layout(
-        **_layout(
-            height=110 + 44 * max(len(estimates), 1),
-            showlegend=True,
-            legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
-            margin={"l": 10, "r": 90, "t": 40, "b": 40},
-            annotations=_missing_notes(estimates),
-            xaxis={"range": [low, high], "gridcolor": "#e5e8ee", "zeroline": False},
-            yaxis={
-                "autorange": "reversed",
-                "automargin": True,
-                "type": "category",
-                "categoryorder": "array",
-                "categoryarray": names,
-            },
-        )
-    )
+    figure.update_layout(**_run_chart_layout(estimates, names, [value for _, value in ticks]))
     return _render(figure, div_id=div_id)
+
+
+def _run_chart_layout(
+    estimates: Sequence[MetricEstimate], names: list[str], thresholds: list[float]
+) -> dict[str, Any]:
+    low, high = _zoomed_range(estimates, thresholds)
+    return _layout(
+        height=110 + 44 * max(len(estimates), 1),
+        showlegend=True,
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+        margin={"l": 10, "r": 90, "t": 40, "b": 40},
+        annotations=_missing_notes(estimates),
+        xaxis={"range": [low, high], "gridcolor": "#e5e8ee", "zeroline": False},
+        yaxis={
+            "autorange": "reversed",
+            "automargin": True,
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": names,
+        },
+    )
 
 
 def _interval_bars(estimates: Sequence[MetricEstimate], *, colour: str, name: str) -> go.Bar:

@@ -12,10 +12,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import cache
+
 import oloproof_core as engine
 from oloproof_core.gates import PolicyError, RulePlan, load_policy, plan_cases
 from runs.models import Run
 from runs.selectors.results import run_result
+
+PLAN_CACHE_S = 3600
+NOT_PLANNABLE = "not plannable"
+"""Cached in place of a plan when there is none, so the attempt is not repeated."""
 
 POLICY_KEYS = ("version", "confidence", "rules", "multiplicity", "effect")
 """The keys of a recorded policy that planning reads (its baseline is looked up apart)."""
@@ -57,6 +63,18 @@ def run_gate_plan(*, run: Run) -> GatePlan | None:
     recorded = (run.provenance or {}).get("policy")
     if not isinstance(recorded, Mapping) or not recorded.get("rules"):
         return None
+    # A finished run's verdicts never change, so its plan is computed once: reading
+    # every verdict of a large run on each view of its page would be the page's cost.
+    stamp = "-" if run.finished_at is None else f"{run.finished_at.timestamp():.6f}"
+    key = f"oloproof:gate-plan:{run.pk}:{stamp}:{run.policy_digest}"
+    cached = cache.get(key)
+    if cached is None:
+        cached = _planned(run, recorded) or NOT_PLANNABLE
+        cache.set(key, cached, PLAN_CACHE_S)
+    return None if cached == NOT_PLANNABLE else cached
+
+
+def _planned(run: Run, recorded: Mapping[str, Any]) -> GatePlan | None:
     try:
         policy = load_policy(_plannable(recorded))
         plan = plan_cases(policy, result=run_result(run=run, with_content=False))

@@ -136,6 +136,10 @@ def test_an_inconclusive_gate_says_how_many_cases_would_settle_it(teammate) -> N
     assert "would decide it" in reason
     assert not reason.rstrip(".").endswith("would")
     assert "more cases behaving like these would decide it" in page
+    # The plan is computed once per finished run: a second view reads no verdicts.
+    with CaptureQueriesContext(connection) as second_view:
+        assert f"With about {planned.cases:,} cases" in page_of(teammate, run)
+    assert not [query for query in second_view if "caseverdict" in query["sql"].lower()]
 
 
 def test_a_passing_gate_shows_no_planning_figure(teammate) -> None:

@@ -143,8 +143,8 @@ def _straddle(
     if figures.get("fails_alone"):
         return (
             f"{span}{widened}, which misses {threshold:g} on its own, but not at the stricter "
-            "level Holm's procedure sets for a gate with several interval rules, so the "
-            "failure needs more cases to be confirmed"
+            "level Holm's procedure sets for a gate with several interval rules; more cases "
+            "are needed to confirm the failure"
         )
     return f"{span}{widened} and contains {threshold:g}"
 

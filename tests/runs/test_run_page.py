@@ -254,3 +254,46 @@ def test_the_runs_list_names_each_dataset(teammate, tmp_path: Path) -> None:
     assert run.dataset.digest[:10] not in listed
     # Names come with the page's one joined read, not one query per row.
     assert len(many_rows) == len(one_row)
+
+
+def test_a_failure_holm_does_not_confirm_and_a_capped_share_read_plainly() -> None:
+    unconfirmed, share = gate_rules_explained(
+        rules=[
+            {
+                "rule": "exact_label ≥ 0.9",
+                "kind": "bound",
+                "metric": "exact_label",
+                "outcome": "inconclusive",
+                "figures": {
+                    "estimate": 0.8,
+                    "lower": 0.82,
+                    "upper": 0.89,
+                    "threshold": 0.9,
+                    "side": "min",
+                    "n_observed": 300,
+                    "n_missing": 0,
+                    "fails_alone": True,
+                },
+            },
+            {
+                "rule": "exact_label missing ≤ 5%",
+                "kind": "missing",
+                "metric": "exact_label",
+                "outcome": "fail",
+                "figures": {"n_missing": 30, "n_cases": 300, "max_count": None, "max_rate": 0.05},
+            },
+        ],
+        confidence=0.95,
+        metrics={"exact_label": MetricFacts("pass_fail")},
+    )
+    assert unconfirmed.sentence == (
+        "At least 90 % of cases must pass exact_label: the 95 % interval runs from 0.820 to "
+        "0.890, which misses 0.9 on its own, but not at the stricter level Holm's procedure "
+        "sets for a gate with several interval rules; more cases are needed to confirm the "
+        "failure, so this rule cannot be decided yet."
+    )
+    assert share.sentence == (
+        "At most 5 % of verdicts for exact_label may be missing: 30 of 300 are missing, so "
+        "this rule fails."
+    )
+    assert (share.threshold, share.cases_used, share.missing) == ("≤ 5 %", "300", "30")

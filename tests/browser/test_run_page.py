@@ -209,9 +209,7 @@ def test_equal_series_on_the_system_page_stay_apart(visit: Visit) -> None:
     assert_legend_truthful(drawn)
     # Drawn on screen: the two markers of release 1 are at different places.
     points = visit.page.locator("#release-chart .scatterlayer .trace")
-    first_points = [
-        points.nth(index).locator(".point").first.bounding_box() for index in range(2)
-    ]
+    first_points = [points.nth(index).locator(".point").first.bounding_box() for index in range(2)]
     assert first_points[0]["x"] != first_points[1]["x"]
 
 

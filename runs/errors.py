@@ -27,3 +27,15 @@ class ConflictError(DomainError):
 
 class ImmutableRecordError(ConflictError):
     """An audit record (an approval) cannot be changed or deleted once written."""
+
+
+class OverrideNeededError(InvalidRequestError):
+    """Approving a gate that did not pass without saying it is an override."""
+
+    def __init__(self, message: str, *, gate_outcome: str) -> None:
+        super().__init__(message)
+        self.gate_outcome = gate_outcome
+
+
+class OverrideReasonMissingError(InvalidRequestError):
+    """An override with no reason given."""

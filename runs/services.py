@@ -20,7 +20,13 @@ import oloproof_core as engine
 import oloproof_core.optimize as optimize
 from runs.access import LOCAL, Actor, Role, account_of, role_require, submit_project_pick
 from runs.dispatch import Enqueue, send_work_on_commit
-from runs.errors import ConflictError, InvalidRequestError, NotPermittedError
+from runs.errors import (
+    ConflictError,
+    InvalidRequestError,
+    NotPermittedError,
+    OverrideNeededError,
+    OverrideReasonMissingError,
+)
 from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Project, Run
 from runs.optimization_records import optimization_create
 from runs.projects import code_root_register, membership_set, project_default_ensure
@@ -208,15 +214,16 @@ def _decision_check(
             f"(project {run.project.slug!r} requires four eyes)"
         )
     if override and not comment.strip():
-        raise InvalidRequestError("an override needs a reason: say why in comment")
+        raise OverrideReasonMissingError("an override needs a reason: say why in comment")
 
 
 def _decision_outcome_check(*, run: Run, gate: Gate, decision: str, override: bool) -> None:
     approving_unpassed = decision == Approval.Decision.APPROVE and gate.outcome != Gate.Outcome.PASS
     if approving_unpassed and not override:
-        raise InvalidRequestError(
+        raise OverrideNeededError(
             f"the gate of run {run.pk} is {gate.outcome}; approving it is an override: "
-            "send override=true with the reason in comment"
+            "send override=true with the reason in comment",
+            gate_outcome=gate.outcome,
         )
 
 

@@ -77,6 +77,8 @@ def main() -> int:
         COLD + "compare: 2,000 vs 2,000 cases": (
             f"/compare/?baseline={baseline}&candidate={candidate}"
         ),
+        "run: 2,000 cases, previous release, plan": f"/runs/{candidate}/",
+        COLD + "run: 2,000 cases, previous release, plan": f"/runs/{candidate}/",
         "system: 40 releases": f"/systems/{history.system_id}/",
         "gates": "/gates/",
     }

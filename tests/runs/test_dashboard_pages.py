@@ -94,7 +94,8 @@ def test_an_approver_decides_and_the_decision_shows_everywhere(approver) -> None
     assert run.gate.outcome != "pass"
     client = signed_in(approver)
     refused = client.post(f"/runs/{run.pk}/decide", {"decision": "approve", "comment": "ok"})
-    assert refused.status_code == 302
+    assert refused.status_code == 400
+    assert "tick &#x27;Override&#x27; to approve it anyway" in refused.content.decode()
     assert Approval.objects.count() == 0
     assert "override" in client.get(f"/runs/{run.pk}/").content.decode()
     client.post(

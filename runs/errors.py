@@ -27,3 +27,11 @@ class ConflictError(DomainError):
 
 class ImmutableRecordError(ConflictError):
     """An audit record (an approval) cannot be changed or deleted once written."""
+
+
+class RunConfigInvalidError(InvalidRequestError):
+    """A run config the workers could not run: every problem, with the key it concerns."""
+
+    def __init__(self, problems: list[tuple[str | None, str]]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(message for _, message in problems))

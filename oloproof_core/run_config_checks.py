@@ -104,22 +104,31 @@ def run_config_check(
         _plan(shaped, system, loaded, policy, where, problems)
     if problems or dataset is None:
         raise ConfigProblemsError(problems)
-    config = RunConfig(
+    config = _resolved(shaped, base=base, label=label, system=system, evaluators=loaded)
+    return CheckedRunConfig(config=config, dataset=dataset)
+
+
+def _resolved(
+    data: dict[str, Any], *, base: str, label: str, system: Any, evaluators: list[Evaluator]
+) -> RunConfig:
+    def local(key: str) -> str | None:
+        return os.path.join(base, data[key]) if data.get(key) else None
+
+    return RunConfig(
         path=label,
         system=system,
-        dataset=os.path.join(base, shaped["dataset"]),
-        evaluators=loaded,
-        split=shaped.get("split"),
-        policy=os.path.join(base, shaped["policy"]) if shaped.get("policy") else None,
-        baseline=os.path.join(base, shaped["baseline"]) if shaped.get("baseline") else None,
-        concurrency=shaped.get("concurrency"),
-        timeout=shaped.get("timeout"),
-        confidence=float(shaped.get("confidence", 0.95)),
-        isolation=shaped.get("isolation", "process"),
-        memory_limit_mb=shaped.get("memory_limit_mb"),
-        raw=shaped,
+        dataset=os.path.join(base, data["dataset"]),
+        evaluators=evaluators,
+        split=data.get("split"),
+        policy=local("policy"),
+        baseline=local("baseline"),
+        concurrency=data.get("concurrency"),
+        timeout=data.get("timeout"),
+        confidence=float(data.get("confidence", 0.95)),
+        isolation=data.get("isolation", "process"),
+        memory_limit_mb=data.get("memory_limit_mb"),
+        raw=data,
     )
-    return CheckedRunConfig(config=config, dataset=dataset)
 
 
 def _system(data: Mapping[str, Any], base: str, where: _Locator, roots: Any) -> Any:

@@ -25,8 +25,8 @@ from typing import Any
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.core.management import call_command
-from whitenoise.middleware import WhiteNoiseMiddleware
-from whitenoise.storage import CompressedManifestStaticFilesStorage
+from whitenoise.middleware import WhiteNoiseMiddleware  # type: ignore[import-untyped]
+from whitenoise.storage import CompressedManifestStaticFilesStorage  # type: ignore[import-untyped]
 
 SOURCES_FILE = "sources.json"
 """Beside the manifest: what the collected files were made from (name, size, mtime)."""
@@ -50,7 +50,7 @@ class StaticFilesStorage(CompressedManifestStaticFilesStorage):
             return name
 
 
-class StaticFilesMiddleware(WhiteNoiseMiddleware):  # type: ignore[misc]
+class StaticFilesMiddleware(WhiteNoiseMiddleware):
     """whitenoise, keeping a hashed file cached for a year rather than its default ten."""
 
     FOREVER = ONE_YEAR_S

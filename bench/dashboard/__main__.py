@@ -3,12 +3,14 @@
 Builds, in a fresh SQLite database in a temporary data folder (or a fresh PostgreSQL
 database with --postgres URL), 10,000 runs and one run of 100,000 cases (see
 _history.py), then requests each page with Django's test Client (signed in) and
-reports the median and 95th percentile of the time from request to rendered response.
+reports the median and 95th percentile of the time from request to rendered response,
+and the median's ratio to a floor measured in the same run (the sign-in page: no
+query of the history), since the shared machine's load moves every figure.
 
 The pages are every route of `runs.urls` that answers a GET, its parameters filled
 from the built history (so a page added to the URL conf is measured without editing
 this file; a route whose parameter has no value here is listed as not measured),
-plus the query variants in VARIANTS (filters, search, deep pages, a comparison first
+plus the query variants in `variants` (filters, search, deep pages, a comparison first
 and cached). With --profile, each page over the target is profiled once and its most
 expensive calls printed.
 
@@ -34,6 +36,8 @@ from typing import Any
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 TARGET_MS = 150.0
+FLOOR = "floor: the sign-in page"
+"""A page with no query of the history: what the machine and Django cost alone right now."""
 COLD = "(cold) "
 """Pages named with this prefix are timed with the cache emptied before each request."""
 
@@ -148,8 +152,8 @@ def main() -> int:
     print(f"built {args.runs:,} runs and a {args.cases:,}-case run in {build_s:.1f} s", flush=True)
     client = Client()
     client.force_login(User.objects.get(username="bench"))
-    pages, unfilled = url_conf_pages(history)
-    pages.update(variants(history))
+    found, unfilled = url_conf_pages(history)
+    pages = {FLOOR: "/accounts/login/", **found, **variants(history)}
     rows, skipped, over = [], [], []
     for name, path in pages.items():
         response = client.get(path)
@@ -159,13 +163,24 @@ def main() -> int:
         times = timed(client, path, args.repeats, cold=name.startswith(COLD))
         median = statistics.median(times)
         p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+        floor = rows[0]["median_ms"] if rows else median
         rows.append(
-            {"page": name, "path": path, "median_ms": round(median, 1), "p95_ms": round(p95, 1)}
+            {
+                "page": name,
+                "path": path,
+                "median_ms": round(median, 1),
+                "p95_ms": round(p95, 1),
+                "over_floor": round(median / floor, 1),
+            }
         )
         mark = "" if median <= TARGET_MS else "  (over target)"
         if mark:
             over.append((name, path))
-        print(f"{name:60s} median {median:7.1f} ms   p95 {p95:7.1f} ms{mark}", flush=True)
+        print(
+            f"{name:55s} median {median:7.1f} ms   p95 {p95:7.1f} ms   "
+            f"{median / floor:5.1f}x floor{mark}",
+            flush=True,
+        )
     for line in unfilled + skipped:
         print(f"not measured: {line}")
     if args.profile:

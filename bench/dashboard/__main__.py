@@ -4,7 +4,7 @@ Builds, in a fresh SQLite database in a temporary data folder (or a fresh Postgr
 database with --postgres URL), 10,000 runs and one run of 100,000 cases (see
 _history.py), then requests each page with Django's test Client (signed in) and
 reports the median and 95th percentile of the time from request to rendered response,
-and the median's ratio to a floor measured in the same run (the sign-in page: no
+and the median's ratio to a floor requested in turns with it (the sign-in page: no
 query of the history), since the shared machine's load moves every figure.
 
 The pages are every route of `runs.urls` that answers a GET, its parameters filled
@@ -15,7 +15,8 @@ and cached). With --profile, each page over the target is profiled once and its 
 expensive calls printed.
 
 Run: .venv/bin/python -m bench.dashboard [--repeats 30] [--runs 10000] [--cases 100000]
-     [--postgres postgresql://postgres@127.0.0.1:5432] [--profile]
+     [--postgres postgresql://postgres@127.0.0.1:5432] [--profile] [--only TEXT]
+     [--reuse DATA_FOLDER]   (the store of an earlier run, which printed its folder)
 Writes bench/results/dashboard.json.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import dataclasses
 import io
 import json
 import os
@@ -36,8 +38,9 @@ from typing import Any
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 TARGET_MS = 150.0
-FLOOR = "floor: the sign-in page"
-"""A page with no query of the history: what the machine and Django cost alone right now."""
+FLOOR_PATH = "/accounts/login/"
+"""A page with no query of the history, requested in turns with each page: what the
+machine and Django cost at that moment (the shared machine's load moves every figure)."""
 COLD = "(cold) "
 """Pages named with this prefix are timed with the cache emptied before each request."""
 
@@ -88,36 +91,58 @@ def url_conf_pages(history: Any) -> tuple[dict[str, str], list[str]]:
     return pages, unfilled
 
 
-def timed(client: Any, path: str, repeats: int, *, cold: bool) -> list[float]:
+def timed(client: Any, path: str, repeats: int, *, cold: bool) -> tuple[list[float], list[float]]:
+    """Sorted times of `path` and of the floor page, requested in turns (same moments)."""
     from django.core.cache import cache
 
-    times = []
+    times, floors = [], []
     for _ in range(repeats):
+        begin = time.perf_counter()
+        client.get(FLOOR_PATH)
+        floors.append((time.perf_counter() - begin) * 1000)
         if cold:
             cache.clear()
         begin = time.perf_counter()
         client.get(path)
         times.append((time.perf_counter() - begin) * 1000)
-    return sorted(times)
+    return sorted(times), sorted(floors)
 
 
 def profile(client: Any, path: str, *, cold: bool) -> str:
+    """Where one request's time goes: the project's own calls, then its slowest queries."""
     from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
 
     if cold:
         cache.clear()
     profiler = cProfile.Profile()
-    profiler.runcall(client.get, path)
+    with CaptureQueriesContext(connection) as queries:
+        profiler.runcall(client.get, path)
     out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
+    stats = pstats.Stats(profiler, stream=out).sort_stats("cumulative")
+    stats.print_stats(r"/(runs|metrics|oloproof_core)/", 20)
+    total_s = sum(float(query["time"]) for query in queries.captured_queries)
+    out.write(f"{len(queries)} queries, {total_s * 1000:.0f} ms in the database; slowest:\n")
+    slowest = sorted(queries.captured_queries, key=lambda query: -float(query["time"]))[:5]
+    for query in slowest:
+        out.write(f"  {float(query['time']) * 1000:7.1f} ms  {query['sql'][:300]}\n")
     return out.getvalue()
 
 
-def setup(args: argparse.Namespace) -> None:
-    data_dir = tempfile.mkdtemp(prefix="oloproof-bench-dashboard-")
+def history_load(data_dir: str) -> Any:
+    from bench.dashboard._history import History
+
+    saved = json.loads((Path(data_dir) / "history.json").read_text())
+    saved["compare_pair"] = tuple(saved["compare_pair"])
+    return History(**saved)
+
+
+def setup(args: argparse.Namespace) -> str:
+    data_dir = args.reuse or tempfile.mkdtemp(prefix="oloproof-bench-dashboard-")
     os.environ["OLOPROOF_DATA_DIR"] = data_dir
     os.environ.pop("DATABASE_URL", None)
-    if args.postgres:
+    if args.postgres and not args.reuse:
         from bench._platform import fresh_database
 
         os.environ["DATABASE_URL"] = fresh_database(args.postgres, "oloproof_bench_dashboard")
@@ -130,6 +155,7 @@ def setup(args: argparse.Namespace) -> None:
 
     setup_test_environment()
     call_command("migrate", interactive=False, verbosity=0)
+    return data_dir
 
 
 def main() -> int:
@@ -139,37 +165,45 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--postgres", default="", help="a PostgreSQL server URL (default SQLite)")
     parser.add_argument("--profile", action="store_true", help="profile the pages over target")
+    parser.add_argument("--only", default="", help="measure only pages whose name contains this")
+    parser.add_argument("--reuse", default="", help="the data folder of an earlier run's store")
     args = parser.parse_args()
-    setup(args)
+    data_dir = setup(args)
     from django.contrib.auth.models import User
     from django.test import Client
 
     from bench.dashboard._history import build_history
 
     started = time.perf_counter()
-    history = build_history(n_runs=args.runs, big_cases=args.cases)
+    if args.reuse:
+        history = history_load(data_dir)
+    else:
+        history = build_history(n_runs=args.runs, big_cases=args.cases)
+        (Path(data_dir) / "history.json").write_text(json.dumps(dataclasses.asdict(history)))
     build_s = time.perf_counter() - started
-    print(f"built {args.runs:,} runs and a {args.cases:,}-case run in {build_s:.1f} s", flush=True)
+    print(f"{args.runs:,} runs and a {args.cases:,}-case run in {build_s:.1f} s ({data_dir})")
     client = Client()
     client.force_login(User.objects.get(username="bench"))
     found, unfilled = url_conf_pages(history)
-    pages = {FLOOR: "/accounts/login/", **found, **variants(history)}
+    pages = {**found, **variants(history)}
     rows, skipped, over = [], [], []
     for name, path in pages.items():
+        if args.only and args.only not in name:
+            continue
         response = client.get(path)
         if response.status_code != 200:
             skipped.append(f"{name} (GET answered {response.status_code})")
             continue
-        times = timed(client, path, args.repeats, cold=name.startswith(COLD))
-        median = statistics.median(times)
+        times, floors = timed(client, path, args.repeats, cold=name.startswith(COLD))
+        median, floor = statistics.median(times), statistics.median(floors)
         p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-        floor = rows[0]["median_ms"] if rows else median
         rows.append(
             {
                 "page": name,
                 "path": path,
                 "median_ms": round(median, 1),
                 "p95_ms": round(p95, 1),
+                "floor_median_ms": round(floor, 1),
                 "over_floor": round(median / floor, 1),
             }
         )
@@ -177,8 +211,8 @@ def main() -> int:
         if mark:
             over.append((name, path))
         print(
-            f"{name:55s} median {median:7.1f} ms   p95 {p95:7.1f} ms   "
-            f"{median / floor:5.1f}x floor{mark}",
+            f"{name:50s} median {median:7.1f} ms  p95 {p95:7.1f} ms  "
+            f"floor {floor:5.1f} ms  {median / floor:5.1f}x{mark}",
             flush=True,
         )
     for line in unfilled + skipped:

@@ -142,10 +142,15 @@ def setup(args: argparse.Namespace) -> str:
     data_dir = args.reuse or tempfile.mkdtemp(prefix="oloproof-bench-dashboard-")
     os.environ["OLOPROOF_DATA_DIR"] = data_dir
     os.environ.pop("DATABASE_URL", None)
-    if args.postgres and not args.reuse:
+    if args.postgres:
         from bench._platform import fresh_database
 
-        os.environ["DATABASE_URL"] = fresh_database(args.postgres, "oloproof_bench_dashboard")
+        # Kept after the run, so --reuse (with the same --postgres) measures it again.
+        name = "oloproof_bench_dashboard"
+        server = args.postgres.rstrip("/")
+        os.environ["DATABASE_URL"] = (
+            f"{server}/{name}" if args.reuse else fresh_database(args.postgres, name)
+        )
     os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
     import django
 

@@ -1,10 +1,12 @@
 """`submit(config, wait=...)`: queue a run for the workers, as `oloproof run --submit` does.
 
 The config (a run-config file, or a mapping of the same keys with `base_dir`) is
-checked here first: its system and evaluators import and its dataset loads, so a
-mistake shows at once rather than in a worker's log. The dataset is recorded with
-the run, so the workers read its cases from the database; they load the system and
-evaluators from the config's folder, as recorded.
+checked first by the same function the dashboard's New-run form calls
+(`runs.run_code.run_config_verify`): its system and evaluators import, its dataset
+and rows load, its policy loads and could pass, so every mistake shows at once
+rather than in a worker's log. The dataset is recorded with the run, so the workers
+read its cases from the database; they load the system and evaluators from the
+config's folder, as recorded.
 """
 
 from __future__ import annotations
@@ -17,14 +19,7 @@ from typing import Any, Literal, overload
 
 from oloproof._platform import outside_event_loop
 from oloproof._store import run_url
-from oloproof_core import (
-    ConfigError,
-    OloproofError,
-    Result,
-    load_dataset,
-    load_run_config,
-    run_config_from_mapping,
-)
+from oloproof_core import ConfigError, OloproofError, Result, run_config_read
 
 _POLL_INTERVAL_S = 0.5
 NO_WORKER_HINT_AFTER_S = 10.0
@@ -55,13 +50,17 @@ class Submission:
         return _wait(self, timeout=timeout, log=log)
 
 
-def _loaded(config: str | os.PathLike[str] | Mapping[str, Any], base_dir: str | None) -> Any:
+def _read(
+    config: str | os.PathLike[str] | Mapping[str, Any], base_dir: str | None
+) -> tuple[Any, str, str, dict[str, int]]:
+    """The config's keys, the folder they resolve from, its name and its keys' lines."""
     if isinstance(config, Mapping):
         folder = os.path.abspath(base_dir or os.getcwd())
         raw = {key: value for key, value in config.items() if key != "base_dir"}
-        return run_config_from_mapping(raw, base_dir=folder, label="config"), folder
+        return raw, folder, "config", {}
     path = os.fspath(config)
-    return load_run_config(path), os.path.dirname(os.path.abspath(path))
+    data, lines = run_config_read(path)
+    return data, os.path.dirname(os.path.abspath(path)), path, lines
 
 
 @overload
@@ -100,19 +99,18 @@ def submit(
     a `Submission`; with `wait=True`, follows the run and returns its `Result`
     (`timeout` seconds at most).
     """
-    loaded, folder = _loaded(config, base_dir)
-    dataset = load_dataset(loaded.dataset, split=loaded.split)
-    raw: dict[str, Any] = dict(loaded.raw)
-    if concurrency:
-        raw["concurrency"] = concurrency
-    run_id = outside_event_loop(lambda: _queue(raw, folder, dataset))
-    submission = Submission(run_id=run_id, n_cases=len(dataset))
+    raw, folder, label, lines = _read(config, base_dir)
+    if concurrency and isinstance(raw, Mapping):
+        raw = {**raw, "concurrency": concurrency}
+    run_id, n_cases = outside_event_loop(lambda: _queue(raw, folder, label, lines))
+    submission = Submission(run_id=run_id, n_cases=n_cases)
     if log is not None:
-        log(f"run #{run_id} queued ({len(dataset):,} cases)")
+        log(f"run #{run_id} queued ({n_cases:,} cases)")
     return submission.wait(timeout=timeout, log=log) if wait else submission
 
 
-def _queue(raw: dict[str, Any], folder: str, dataset: Any) -> int:
+def _queue(raw: Any, folder: str, label: str, lines: dict[str, int]) -> tuple[int, int]:
+    """(run id, number of cases) of the run queued, once checked as a worker will load it."""
     from oloproof.cli._django import django_ready
 
     django_ready()
@@ -120,9 +118,10 @@ def _queue(raw: dict[str, Any], folder: str, dataset: Any) -> int:
     from runs.services import run_submit
 
     try:
-        return int(run_submit(config=raw, base_dir=folder, dataset=dataset).pk)
+        run = run_submit(config=raw, base_dir=folder, label=label, lines=lines)
     except DomainError as exc:
         raise ConfigError(str(exc)) from None
+    return int(run.pk), int(run.cases_total)
 
 
 def _wait(submission: Submission, *, timeout: float | None, log: Log | None) -> Result:

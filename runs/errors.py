@@ -39,3 +39,11 @@ class OverrideNeededError(InvalidRequestError):
 
 class OverrideReasonMissingError(InvalidRequestError):
     """An override with no reason given."""
+
+
+class RunConfigInvalidError(InvalidRequestError):
+    """A run config the workers could not run: every problem, with the key it concerns."""
+
+    def __init__(self, problems: list[tuple[str | None, str]]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(message for _, message in problems))

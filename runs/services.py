@@ -26,11 +26,13 @@ from runs.errors import (
     NotPermittedError,
     OverrideNeededError,
     OverrideReasonMissingError,
+    RunConfigInvalidError,
 )
 from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Project, Run
 from runs.optimization_records import optimization_create
 from runs.projects import code_root_register, membership_set, project_default_ensure
 from runs.recording import dataset_record, run_queued_create
+from runs.run_code import run_config_verify
 from runs.selectors.projects import project_code_roots
 
 
@@ -40,8 +42,9 @@ def run_submit(
     base_dir: str,
     project: Project | None = None,
     created_by: Account | None = None,
-    dataset: engine.Dataset | None = None,
     by: Actor = LOCAL,
+    label: str = "config",
+    lines: Mapping[str, int] | None = None,
 ) -> Run:
     """Queue a run described by a run config (the keys of oloproof.yaml) in `project`.
 
@@ -49,27 +52,35 @@ def run_submit(
     from, as the config file's folder does on the command line. The folder and every
     file the config names must lie inside one of the project's registered code roots
     (links resolved); the process itself (`by=LOCAL`: the command line, which already
-    holds the database's credentials) registers the folder it submits from. With
-    `dataset` (loaded by the caller) its cases are recorded with the run, so the
-    workers read them from the database. The run is handed to the workers once the
-    transaction commits, so a worker never looks for a run that is not there yet.
+    holds the database's credentials) registers the folder it submits from. Before
+    anything is written the config is loaded as a worker will load it
+    (`run_config_verify`: every problem raised at once, nothing recorded); its
+    dataset's cases are recorded with the run, so the workers read them from the
+    database. `label` and `lines` name the config file and its keys' lines in
+    errors. The run is handed to the workers once the transaction commits, so a
+    worker never looks for a run that is not there yet.
     """
     try:
-        checked = engine.check_run_config(config, label="config")
+        checked = engine.check_run_config(config, label=label, lines=lines)
     except engine.ConfigError as exc:
-        raise InvalidRequestError(str(exc)) from None
+        raise RunConfigInvalidError([(None, str(exc))]) from None
     with transaction.atomic():
         project, roots = _submission_roots(project=project, base_dir=base_dir, by=by)
         try:
-            engine.run_config_paths_check(checked, base_dir=base_dir, roots=roots, label="config")
+            engine.run_config_paths_check(
+                checked, base_dir=base_dir, roots=roots, label=label, lines=lines
+            )
         except engine.ConfigError as exc:
             raise NotPermittedError(str(exc)) from None
+        loaded = run_config_verify(
+            config=checked, base_dir=base_dir, roots=roots, label=label, lines=lines
+        )
         run = run_queued_create(
             project=project,
             config={**checked, "base_dir": base_dir},
-            confidence=float(checked.get("confidence", 0.95)),
+            confidence=loaded.config.confidence,
             created_by=created_by,
-            dataset=None if dataset is None else dataset_record(dataset),
+            dataset=dataset_record(loaded.dataset),
         )
         send_work_on_commit(Enqueue(start=[run.pk]))
     return run

@@ -26,6 +26,8 @@ from runs.models import (
     Dataset,
     DatasetCase,
     Gate,
+    Optimization,
+    Project,
     Release,
     Run,
     System,
@@ -43,6 +45,7 @@ class History:
     compare_pair: tuple[int, int]
     system_id: int
     big_case_id: str
+    optimization_id: int
 
 
 def _chunks(items: list[Any], size: int = BATCH) -> Iterator[list[Any]]:
@@ -218,10 +221,10 @@ def build_history(
         ]
         for batch in _chunks(gates):
             Gate.objects.bulk_create(batch)
-        for gate in Gate.objects.filter(outcome="pass").order_by("id")[:300]:
-            Approval.objects.create(
-                gate=gate, user=user, decision="approve", gate_outcome=gate.outcome
-            )
+        Approval.objects.bulk_create(
+            Approval(gate=gate, user=user, decision="approve", gate_outcome=gate.outcome)
+            for gate in Gate.objects.filter(outcome="pass").order_by("id")[:300]
+        )
 
     big_dataset = _dataset("b" * 64, big_cases)
     big = Run.objects.create(
@@ -253,9 +256,23 @@ def build_history(
         pair.append(run.pk)
     _undecided_gate(pair[1], pair_cases)
     return History(
+        optimization_id=_optimization(project, pair).pk,
         big_run=big.pk,
         typical_run=run_ids[len(run_ids) // 2],
         compare_pair=(pair[0], pair[1]),
         system_id=systems[0].pk,
         big_case_id=f"case_{big_cases // 2:06d}",
+    )
+
+
+def _optimization(project: Project, runs: list[int]) -> Optimization:
+    """A finished optimization whose seed and winner were proven on the compare pair."""
+    return Optimization.objects.create(
+        project=project,
+        system_name="bot-1",
+        engine="gepa",
+        status=Optimization.Status.SUCCEEDED,
+        seed_test_run_id=runs[0],
+        winner_test_run_id=runs[1],
+        winner_index=1,
     )

@@ -17,15 +17,32 @@ from django.contrib.auth.models import User as Account
 from django.db import IntegrityError, transaction
 
 import oloproof_core as engine
+import oloproof_core.gates as gates
 import oloproof_core.optimize as optimize
-from runs.access import LOCAL, Actor, Role, account_of, role_require, submit_project_pick
-from runs.dispatch import Enqueue, send_work_on_commit
+from runs.access import (
+    LOCAL,
+    Actor,
+    Role,
+    account_of,
+    role_require,
+    run_for,
+    submit_project_pick,
+)
+from runs.chunks import chunks_create
+from runs.dispatch import Enqueue, chunk_size, send_work_on_commit
 from runs.errors import ConflictError, InvalidRequestError, NotPermittedError
-from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Project, Run
+from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Project, Release, Run
 from runs.optimization_records import optimization_create
 from runs.projects import code_root_register, membership_set, project_default_ensure
-from runs.recording import dataset_record, run_queued_create
+from runs.recording import (
+    dataset_record,
+    release_get_or_create,
+    run_queued_create,
+    run_sequential_moved,
+)
 from runs.selectors.projects import project_code_roots
+from runs.selectors.runs import LIVE_STATUSES
+from runs.sequential_runs import sequential_continuation
 
 
 def run_submit(
@@ -35,6 +52,7 @@ def run_submit(
     project: Project | None = None,
     created_by: Account | None = None,
     dataset: engine.Dataset | None = None,
+    system: engine.System | None = None,
     by: Actor = LOCAL,
 ) -> Run:
     """Queue a run described by a run config (the keys of oloproof.yaml) in `project`.
@@ -45,8 +63,11 @@ def run_submit(
     (links resolved); the process itself (`by=LOCAL`: the command line, which already
     holds the database's credentials) registers the folder it submits from. With
     `dataset` (loaded by the caller) its cases are recorded with the run, so the
-    workers read them from the database. The run is handed to the workers once the
-    transaction commits, so a worker never looks for a run that is not there yet.
+    workers read them from the database; with `system` (imported by the caller) its
+    release is recorded at once. The policy is read and recorded here, so the run shows
+    its policy (and a bad policy is refused) before a worker takes it. The run is
+    handed to the workers once the transaction commits, so a worker never looks for a
+    run that is not there yet.
     """
     try:
         checked = engine.check_run_config(config, label="config")
@@ -64,9 +85,25 @@ def run_submit(
             confidence=float(checked.get("confidence", 0.95)),
             created_by=created_by,
             dataset=None if dataset is None else dataset_record(dataset),
+            release=None if system is None else _release_of(project, system),
+            policy=_policy_described(checked, base_dir),
         )
         send_work_on_commit(Enqueue(start=[run.pk]))
     return run
+
+
+def _release_of(project: Project, system: engine.System) -> Release:
+    return release_get_or_create(project=project, system_name=system.name, version=system.version)
+
+
+def _policy_described(config: Mapping[str, Any], base_dir: str) -> dict[str, Any] | None:
+    reference = config.get("policy")
+    if not isinstance(reference, str):
+        return None
+    try:
+        return gates.load_policy(os.path.join(base_dir, reference)).describe()
+    except engine.ConfigError as exc:
+        raise InvalidRequestError(str(exc)) from None
 
 
 def _submission_roots(
@@ -85,6 +122,39 @@ def _submission_roots(
     if by is LOCAL and not project_code_roots(project_id=project.pk):
         code_root_register(by=LOCAL, project=project, path=base_dir)
     return project, project_code_roots(project_id=project.pk)
+
+
+def run_continue(*, user: Actor, run_id: int) -> Run:
+    """Run more cases of a sequential run whose gate is inconclusive, into the same run.
+
+    Needs the runner role. The workers add batch after batch in the content-fixed
+    order, deciding the gate over all cases so far after each, until it decides or the
+    cases run out (`runs.sequential_runs`). A gate with a standing decision is refused:
+    that decision was made on the evidence so far, and is revoked first if it is to go.
+    """
+    run = run_for(user=user, run_id=run_id, role=Role.RUNNER, action="running more cases")
+    state, total = sequential_continuation(run=run)
+    with transaction.atomic():
+        # The gate's lock orders this against a decision being recorded meanwhile.
+        gate = Gate.objects.select_for_update().get(run=run)
+        standing = Approval.objects.filter(gate=gate, revocation__isnull=True).first()
+        if standing is not None:
+            raise ConflictError(
+                f"the gate of run {run.pk} has a standing decision ({standing.decision} by "
+                f"{standing.user}), made on {run.cases_done} cases; revoke it with a reason "
+                "before running more cases"
+            )
+        done = int(state["n_run"])
+        if not run_sequential_moved(
+            run_id=run.pk,
+            cases_total=total,
+            sequential={**state, "until_decided": True},
+            reopen=True,
+        ):
+            raise ConflictError(f"run {run.pk} is already running more cases")
+        chunk_ids = chunks_create(run_id=run.pk, total=total, size=chunk_size(), start=done)
+        send_work_on_commit(Enqueue(chunks=chunk_ids))
+    return run_for(user=user, run_id=run.pk)
 
 
 def run_submit_by(
@@ -212,6 +282,11 @@ def _decision_check(
 
 
 def _decision_outcome_check(*, run: Run, gate: Gate, decision: str, override: bool) -> None:
+    if Run.objects.filter(pk=run.pk, status__in=LIVE_STATUSES).exists():
+        raise ConflictError(
+            f"run {run.pk} is running more cases, so its gate will change; decide it "
+            "when the run finishes"
+        )
     approving_unpassed = decision == Approval.Decision.APPROVE and gate.outcome != Gate.Outcome.PASS
     if approving_unpassed and not override:
         raise InvalidRequestError(

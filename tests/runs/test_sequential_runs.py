@@ -189,3 +189,26 @@ def test_run_more_cases_needs_the_runner_role_and_a_visible_run(
     response = client.post(f"/api/runs/{run.pk}/continue")
     assert response.status_code == 400
     assert "is decided (pass)" in response.json()["detail"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_gate_is_not_decided_while_its_run_runs_more_cases(
+    project: Path, eager_tasks: None
+) -> None:
+    run = submit(project)
+    approver = member("alice", "approver")
+    client = Client()
+    client.force_login(approver)
+    # Inside one transaction the workers are not yet sent the new batch (they are sent
+    # when it commits), so the run is seen as it is while they work.
+    with transaction.atomic():
+        run_continue(user=LOCAL, run_id=run.pk)
+        with pytest.raises(ConflictError, match="running more cases"):
+            approval_create(run=run, user=approver, decision="reject", comment="no")
+        page = client.get(f"/runs/{run.pk}/").content.decode()
+        assert "running more cases; the decision shown is the one over the 10 cases" in page
+        assert f">{BATCH}/{2 * BATCH}</span> cases done" in page
+        assert "Run more cases</button>" not in page
+    run.refresh_from_db()
+    assert run.gate.outcome == "pass"
+    assert not Approval.objects.filter(gate=run.gate).exists()

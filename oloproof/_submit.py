@@ -1,4 +1,6 @@
-"""`submit(config, wait=...)`: queue a run for the workers, as `oloproof run --submit` does.
+"""`submit(config, wait=...)`: queue a run for the workers, as `oloproof run --submit` does;
+`continue_run(run_id, wait=...)`: run more cases of an inconclusive sequential gate there,
+as `oloproof continue RUN` does.
 
 The config (a run-config file, or a mapping of the same keys with `base_dir`) is
 checked first by the same function the dashboard's New-run form calls
@@ -21,10 +23,12 @@ from oloproof._platform import outside_event_loop
 from oloproof._store import run_url
 from oloproof_core import ConfigError, OloproofError, Result, run_config_read
 
-_POLL_INTERVAL_S = 0.5
+_POLL_INTERVAL_S = 0.25
 NO_WORKER_HINT_AFTER_S = 10.0
 
 Log = Callable[[str], None]
+Progress = Callable[[str, int, int], None]
+"""Called as progress(label, cases done, cases in the run) while a run advances."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +49,19 @@ class Submission:
 
         return outside_event_loop(lambda: run_progress(user=LOCAL, run_id=self.run_id))
 
-    def wait(self, *, timeout: float | None = None, log: Log | None = None) -> Result:
-        """Follow the run until it finishes and return its Result (with its gate)."""
-        return _wait(self, timeout=timeout, log=log)
+    def wait(
+        self,
+        *,
+        timeout: float | None = None,
+        log: Log | None = None,
+        progress: Progress | None = None,
+    ) -> Result:
+        """Follow the run until it finishes and return its Result (with its gate).
+
+        `log` gets a line at each change of status, and at each change of the count of
+        cases done unless `progress` is given: that is then called with every count.
+        """
+        return _wait(self, timeout=timeout, log=log, progress=progress)
 
 
 def _read(
@@ -124,26 +138,32 @@ def _queue(raw: Any, folder: str, label: str, lines: dict[str, int]) -> tuple[in
     return int(run.pk), int(run.cases_total)
 
 
-def _wait(submission: Submission, *, timeout: float | None, log: Log | None) -> Result:
+def _wait(
+    submission: Submission, *, timeout: float | None, log: Log | None, progress: Progress | None
+) -> Result:
     started = time.monotonic()
     hinted = False
     shown: tuple[Any, Any] = (None, None)
     while True:
-        progress = submission.progress()
-        if log is not None and (progress["status"], progress["cases_done"]) != shown:
-            shown = (progress["status"], progress["cases_done"])
+        state = submission.progress()
+        if progress is not None:
+            label = f"run #{submission.run_id} {state['status']}"
+            progress(label, state["cases_done"], state["cases_total"])
+        told = (state["status"], None if progress is not None else state["cases_done"])
+        if log is not None and told != shown:
+            shown = told
             log(
-                f"run #{submission.run_id}: {progress['status']} {progress['cases_done']:,}/"
-                f"{progress['cases_total']:,} cases"
+                f"run #{submission.run_id}: {state['status']} {state['cases_done']:,}/"
+                f"{state['cases_total']:,} cases"
             )
-        if progress["finished"]:
+        if state["finished"]:
             break
         waited = time.monotonic() - started
         if timeout is not None and waited > timeout:
             raise OloproofError(
-                f"run #{submission.run_id} is still {progress['status']} after {timeout:g} s"
+                f"run #{submission.run_id} is still {state['status']} after {timeout:g} s"
             )
-        idle = progress["status"] == "queued" and waited > NO_WORKER_HINT_AFTER_S
+        idle = state["status"] == "queued" and waited > NO_WORKER_HINT_AFTER_S
         if log is not None and not hinted and idle:
             hinted = True
             log(
@@ -151,11 +171,49 @@ def _wait(submission: Submission, *, timeout: float | None, log: Log | None) -> 
                 "(or `oloproof serve`), using the same data folder or DATABASE_URL and broker"
             )
         time.sleep(_POLL_INTERVAL_S)
-    if progress["status"] == "failed":
-        raise OloproofError(f"run #{submission.run_id} failed: {progress['error']}")
+    if state["status"] == "failed":
+        raise OloproofError(f"run #{submission.run_id} failed: {state['error']}")
     from oloproof._results import load
 
     return load(submission.run_id, store=_project_store())
+
+
+def continue_run(
+    run_id: int,
+    *,
+    wait: bool = False,
+    timeout: float | None = None,
+    log: Log | None = None,
+    progress: Progress | None = None,
+) -> Submission | Result:
+    """Run more cases of a recorded run whose sequential gate is inconclusive, on the workers.
+
+    The cases go into the same run, batch after batch in the order fixed by their ids,
+    and the gate is decided again over all of them after each batch, until it decides
+    or the dataset's cases run out (docs/policy.md). Returns the run's `Submission`;
+    with `wait=True` follows it and returns its `Result` (`timeout` seconds at most).
+    """
+    total = outside_event_loop(lambda: _continue(int(run_id)))
+    submission = Submission(run_id=int(run_id), n_cases=total)
+    if log is not None:
+        log(f"run #{run_id}: more cases queued (up to {total:,} cases in the run)")
+    if wait:
+        return submission.wait(timeout=timeout, log=log, progress=progress)
+    return submission
+
+
+def _continue(run_id: int) -> int:
+    from oloproof.cli._django import django_ready
+
+    django_ready()
+    from runs.access import LOCAL
+    from runs.errors import DomainError
+    from runs.services import run_continue
+
+    try:
+        return int(run_continue(user=LOCAL, run_id=run_id).cases_total)
+    except DomainError as exc:
+        raise OloproofError(str(exc)) from None
 
 
 def _project_store() -> Any:

@@ -17,9 +17,19 @@ from django.contrib.auth.models import User as Account
 from django.db import IntegrityError, transaction
 
 import oloproof_core as engine
+import oloproof_core.gates as gates
 import oloproof_core.optimize as optimize
-from runs.access import LOCAL, Actor, Role, account_of, role_require, submit_project_pick
-from runs.dispatch import Enqueue, send_work_on_commit
+from runs.access import (
+    LOCAL,
+    Actor,
+    Role,
+    account_of,
+    role_require,
+    run_for,
+    submit_project_pick,
+)
+from runs.chunks import chunks_create
+from runs.dispatch import Enqueue, chunk_size, send_work_on_commit
 from runs.errors import (
     ConflictError,
     InvalidRequestError,
@@ -28,12 +38,19 @@ from runs.errors import (
     OverrideReasonMissingError,
     RunConfigInvalidError,
 )
-from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Project, Run
+from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Project, Release, Run
 from runs.optimization_records import optimization_create
 from runs.projects import code_root_register, membership_set, project_default_ensure
-from runs.recording import dataset_record, run_queued_create
+from runs.recording import (
+    dataset_record,
+    release_get_or_create,
+    run_queued_create,
+    run_sequential_moved,
+)
 from runs.run_code import run_config_verify
 from runs.selectors.projects import project_code_roots
+from runs.selectors.runs import LIVE_STATUSES
+from runs.sequential_runs import sequential_continuation
 
 
 def run_submit(
@@ -57,8 +74,8 @@ def run_submit(
     (`run_config_verify`: every problem raised at once, nothing recorded); its
     dataset's cases are recorded with the run, so the workers read them from the
     database. `label` and `lines` name the config file and its keys' lines in
-    errors. The run is handed to the workers once the transaction commits, so a
-    worker never looks for a run that is not there yet.
+    errors; the release and the policy are recorded at once, so the run shows them
+    before a worker takes it, which it does once the transaction commits.
     """
     try:
         checked = engine.check_run_config(config, label=label, lines=lines)
@@ -81,9 +98,22 @@ def run_submit(
             confidence=loaded.config.confidence,
             created_by=created_by,
             dataset=dataset_record(loaded.dataset),
+            release=_release_of(project, loaded.config.system),
+            policy=_policy_described(loaded.config.policy),
         )
         send_work_on_commit(Enqueue(start=[run.pk]))
     return run
+
+
+def _release_of(project: Project, system: Any) -> Release | None:
+    if not isinstance(system, engine.System):
+        return None
+    return release_get_or_create(project=project, system_name=system.name, version=system.version)
+
+
+def _policy_described(policy: str | None) -> dict[str, Any] | None:
+    # The check has loaded this path already; loading it again is a file read.
+    return None if policy is None else dict(gates.load_policy(policy).describe())
 
 
 def _submission_roots(
@@ -102,6 +132,39 @@ def _submission_roots(
     if by is LOCAL and not project_code_roots(project_id=project.pk):
         code_root_register(by=LOCAL, project=project, path=base_dir)
     return project, project_code_roots(project_id=project.pk)
+
+
+def run_continue(*, user: Actor, run_id: int) -> Run:
+    """Run more cases of a sequential run whose gate is inconclusive, into the same run.
+
+    Needs the runner role. The workers add batch after batch in the content-fixed
+    order, deciding the gate over all cases so far after each, until it decides or the
+    cases run out (`runs.sequential_runs`). A gate with a standing decision is refused:
+    that decision was made on the evidence so far, and is revoked first if it is to go.
+    """
+    run = run_for(user=user, run_id=run_id, role=Role.RUNNER, action="running more cases")
+    state, total = sequential_continuation(run=run)
+    with transaction.atomic():
+        # The gate's lock orders this against a decision being recorded meanwhile.
+        gate = Gate.objects.select_for_update().get(run=run)
+        standing = Approval.objects.filter(gate=gate, revocation__isnull=True).first()
+        if standing is not None:
+            raise ConflictError(
+                f"the gate of run {run.pk} has a standing decision ({standing.decision} by "
+                f"{standing.user}), made on {run.cases_done} cases; revoke it with a reason "
+                "before running more cases"
+            )
+        done = int(state["n_run"])
+        if not run_sequential_moved(
+            run_id=run.pk,
+            cases_total=total,
+            sequential={**state, "until_decided": True},
+            reopen=True,
+        ):
+            raise ConflictError(f"run {run.pk} is already running more cases")
+        chunk_ids = chunks_create(run_id=run.pk, total=total, size=chunk_size(), start=done)
+        send_work_on_commit(Enqueue(chunks=chunk_ids))
+    return run_for(user=user, run_id=run.pk)
 
 
 def run_submit_by(
@@ -229,6 +292,11 @@ def _decision_check(
 
 
 def _decision_outcome_check(*, run: Run, gate: Gate, decision: str, override: bool) -> None:
+    if Run.objects.filter(pk=run.pk, status__in=LIVE_STATUSES).exists():
+        raise ConflictError(
+            f"run {run.pk} is running more cases, so its gate will change; decide it "
+            "when the run finishes"
+        )
     approving_unpassed = decision == Approval.Decision.APPROVE and gate.outcome != Gate.Outcome.PASS
     if approving_unpassed and not override:
         raise OverrideNeededError(

@@ -17,7 +17,7 @@ from runs.errors import (
 )
 from runs.forms import ApprovalForm, RevocationForm
 from runs.selectors.gates import approvals_audit, gates_pending
-from runs.services import approval_create, approval_revoke
+from runs.services import approval_create, approval_revoke, run_continue
 from runs.views._common import domain_errors, get_run_or_404, page_of, query_without_page
 from runs.views.history import run_page_render
 
@@ -98,4 +98,23 @@ def revoke_page(request: HttpRequest, run_id: int) -> HttpResponse:
         messages.error(request, str(exc))
         return redirect("runs:detail", run_id=run.pk)
     messages.success(request, f"Revoked the decision on the gate of run {run.pk}.")
+    return redirect("runs:detail", run_id=run.pk)
+
+
+@login_required
+@require_POST
+def continue_page(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Run more cases of the run, to settle its inconclusive sequential gate."""
+    run = get_run_or_404(request, run_id)
+    try:
+        with domain_errors():
+            continued = run_continue(user=request.user, run_id=run.pk)
+    except (InvalidRequestError, ConflictError) as exc:
+        messages.error(request, str(exc))
+        return redirect("runs:detail", run_id=run.pk)
+    messages.success(
+        request,
+        f"Running more cases of run {run.pk}, batch after batch, until its gate decides "
+        f"(next batch: cases {run.cases_done + 1} to {continued.cases_total}).",
+    )
     return redirect("runs:detail", run_id=run.pk)

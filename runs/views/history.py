@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -9,6 +11,7 @@ from django.views.decorators.http import require_GET
 
 from metrics.selectors import run_metric_estimates
 from runs.access import Role, role_allows
+from runs.errors import DomainError
 from runs.forms import ApprovalForm, CaseFilterForm, RunFilterForm
 from runs.models import Run
 from runs.selectors.cases import case_detail, run_case_table, run_criteria, run_outcome_counts
@@ -21,6 +24,7 @@ from runs.selectors.runs import (
     runs_list,
     runs_live_status,
 )
+from runs.sequential_runs import sequential_continuation, sequential_state
 from runs.views._common import call, get_run_or_404, page_of, query_without_page
 from runs.views.run_readouts import run_page_readouts
 
@@ -106,9 +110,23 @@ def run_page_render(
             "evaluators": evaluators,
             "live": run.status in LIVE_STATUSES,
             **run_page_readouts(user=request.user, run=run, estimates=estimates),
+            "run_more": _run_more(request, run) if gate is not None else {},
         },
         status=status,
     )
+
+
+def _run_more(request: HttpRequest, run: Run) -> dict[str, Any]:
+    """Whether the page offers "Run more cases" for a sequential gate, or why not."""
+    if run.status != Run.Status.SUCCEEDED or sequential_state(run) is None:
+        return {}
+    if not role_allows(user=request.user, project=run.project, role=Role.RUNNER):
+        return {}
+    try:
+        state, _ = sequential_continuation(run=run)
+    except DomainError as exc:
+        return {"blocked": str(exc)} if run.gate.outcome == "inconclusive" else {}
+    return {"offer": True, "remaining": int(state["horizon"]) - int(state["n_run"])}
 
 
 @login_required

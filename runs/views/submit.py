@@ -58,7 +58,7 @@ def _queue(request: AuthenticatedRequest, form: RunSubmitForm) -> HttpResponse:
         messages.success(request, f"Optimization {record.pk} is queued.")
         return redirect("runs:optimization", optimization_id=record.pk)
     run = run_submit_by(user=request.user, config=form.config(), base_dir=base_dir, project=project)
-    messages.success(request, f"Run {run.pk} is queued; this page follows it live.")
+    messages.success(request, f"Run {run.pk} submitted; this page follows it live.")
     return redirect("runs:detail", run_id=run.pk)
 
 

@@ -49,7 +49,8 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     assert ("POST", "/api/runs/1/approvals") in routes
     assert ("POST", "/api/optimizations") in routes
     assert ("GET", "/api/optimizations/1") in routes
-    assert len(routes) == 14
+    assert ("POST", "/api/runs/1/continue") in routes
+    assert len(routes) == 15
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])

@@ -203,6 +203,9 @@ def main() -> None:
         "sequential_at_threshold": round_two.sequential_at_threshold(max(200, args.reps // 4)),
         "rules_at_threshold": round_two.rules_at_threshold(args.reps),
         "metrics_equal_releases": round_two.metrics_equal_releases(max(50, args.reps // 40)),
+        "no_regression_scores_at_margin": round_two.no_regression_scores_at_margin(
+            max(200, args.reps // 4)
+        ),
         "sequential_plan": round_two.sequential_plan_check(max(400, args.reps // 4)),
     }
     report["seconds"] = round(time.perf_counter() - started, 1)
@@ -236,6 +239,7 @@ def main() -> None:
         "sequential_at_threshold",
         "rules_at_threshold",
         "metrics_equal_releases",
+        "no_regression_scores_at_margin",
         "sequential_plan",
     ):
         for row in report[key]:

@@ -140,7 +140,7 @@ def _plan_draws(rng: np.random.Generator, kind: str, reps: int, n: int, truth: f
     return (norm.cdf(z2) - norm.cdf(z1) + 1.0) / 2.0
 
 
-PLAN_SETTINGS = [
+PLAN_SETTINGS: list[tuple[str, str, float, float, float, Any, Any]] = [
     # kind, rule, planned truth, threshold (unit scale), sd (unit), support, tuning
     ("pass_fail", "min 0.8, truth 0.9", 0.9, 0.8, 0.3, "two-point", SCORE_TUNING),
     ("pass_fail", "min 0.9, truth 0.95", 0.95, 0.9, math.sqrt(0.95 * 0.05), "two-point",

@@ -21,6 +21,8 @@ from oloproof_core.stats import (
     bounded_mean_bounds,
     clustered_mean_interval,
     cr1_mean_interval,
+    mean_interval,
+    paired_mean_difference,
     paired_proportion_difference,
     proportion_cases_for_power,
 )
@@ -195,3 +197,42 @@ def power_check(reps: int) -> list[Row]:
             }
         )
     return rows
+
+
+def missing_scores(reps: int, ns: list[int]) -> list[Row]:
+    """Scores that go missing more often when low: bounded (engine) vs dropped, single and paired.
+
+    Scores ~ Beta(2, 2) (mean 0.5). A score below 0.3 is missing with probability
+    0.5, any other with 0.05. Paired: the baseline ~ Beta(2, 2), the candidate =
+    clip(baseline + N(0, 0.1)) goes missing the same way (true difference 0).
+    """
+    rows: list[Row] = []
+    for n in ns:
+        rng = np.random.default_rng([8, n])
+        hits = {"bounded": 0, "dropped": 0, "paired bounded": 0, "paired dropped": 0}
+        for _ in range(reps):
+            a = rng.beta(2, 2, n)
+            b = np.clip(a + rng.normal(0, 0.1, n), 0, 1)
+            hide = rng.random(n) < np.where(b < 0.3, 0.5, 0.05)
+            seen = b[~hide]
+            hits["bounded"] += mean_interval(seen, int(hide.sum()), 0, 1).contains(0.5)
+            hits["dropped"] += mean_interval(seen, 0, 0, 1).contains(0.5)
+            cand = [None if h else float(v) for h, v in zip(hide, b, strict=True)]
+            both = paired_mean_difference(list(a), cand, 0, 1).interval
+            kept = paired_mean_difference(list(a[~hide]), list(seen), 0, 1).interval
+            hits["paired bounded"] += both.contains(TRUE_PAIRED_SHIFT)
+            hits["paired dropped"] += kept.contains(TRUE_PAIRED_SHIFT)
+        row: Row = {"n": n, "runs": reps}
+        row.update({f"{name} coverage": count / reps for name, count in hits.items()})
+        rows.append(row)
+    return rows
+
+
+def _true_paired_shift() -> float:
+    """E[clip(a + N(0, 0.1)) - a] for a ~ Beta(2, 2): clipping moves it off 0 a little."""
+    rng = np.random.default_rng(88)
+    a = rng.beta(2, 2, 4_000_000)
+    return float(np.mean(np.clip(a + rng.normal(0, 0.1, a.size), 0, 1) - a))
+
+
+TRUE_PAIRED_SHIFT = _true_paired_shift()

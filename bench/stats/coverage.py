@@ -103,6 +103,11 @@ def main() -> None:
             lambda: round_two.paired_widths(max(300, reps // 2), [30, 100, 400]),
         ),
         ("coherence", "Compare row: p-value vs interval", lambda: round_two.coherence()),
+        (
+            "missing_scores",
+            "Low scores missing more often: bounded vs dropped (single and paired)",
+            lambda: round_two.missing_scores(max(200, reps // 4), [30, 100, 300]),
+        ),
         ("power", "Planned cases for 80 % power", lambda: round_two.power_check(reps)),
     ]
     results: dict[str, Any] = {"reps": reps, "confidence": 1 - sims.ALPHA}

@@ -5,9 +5,12 @@ cases should the next run have?" before it is run. For each interval rule the
 truth is placed a stated `effect` beyond the threshold, on the passing side (a
 share of the metric's range; the policy's `effect`, default 0.05), and the
 number of cases with an 80 % chance of passing is computed with the formulas of
-`oloproof_core.stats._power`: exact for pass/fail rates, the betting interval's
-constant for scores and paired differences. For `no_regression` the default
-effect is the margin itself: two *equal* releases, the usual question.
+`oloproof_core.stats._power` for pass/fail rates (exact), and for scores and
+paired differences by simulating the betting capital the gate reads
+(`oloproof_core.stats.sequential_cases_for_power`; the betting formula of
+`_power`, which the gate's own readouts use, is a few points optimistic at a few
+hundred cases). For `no_regression` the default effect is the margin itself: two
+*equal* releases, the usual question.
 
 Spreads come from the runs given: `result` (a pilot run of the candidate) and
 `baseline`. A score rule uses the pilot's standard deviation, else the largest
@@ -144,7 +147,7 @@ class _Reading:
     level: float
     batch: int | None = None
 
-    def sequential(
+    def betting(
         self,
         plan: RulePlan,
         unit: tuple[float, float, float],
@@ -152,9 +155,12 @@ class _Reading:
         side: Any,
         tuning: BetTuning,
     ) -> RulePlan:
-        """`plan` re-planned for the anytime-valid sequence; `unit` = (truth, threshold, sd)."""
-        if self.batch is None:
-            return plan
+        """`plan` simulated on the betting capital the gate reads; `unit` = (truth, threshold, sd).
+
+        A fixed-size betting interval of N cases is the sequence's last look at a
+        horizon of N, so one simulation serves both readings; only a sequential
+        gate stops early (`mean_cases_run`).
+        """
         truth, threshold, sd = unit
         found = sequential_cases_for_power(
             truth,
@@ -162,12 +168,15 @@ class _Reading:
             sd,
             support=support,
             side=side,
-            batch=self.batch,
+            batch=self.batch or 1,
             confidence=self.level,
             power=POWER,
             tuning=tuning,
         )
         how = "simulated" if found.simulated else "betting formula"
+        if self.batch is None:
+            cases = plan.cases if found.cases is None else found.cases
+            return replace(plan, cases=cases, basis=f"{plan.basis}; {how}")
         basis = f"{plan.basis}; sequential (anytime-valid, {how})"
         return replace(plan, cases=found.cases, basis=basis, mean_cases_run=found.mean_cases_run)
 
@@ -183,6 +192,8 @@ def _plan_bound(rule: BoundRule, pilot: Result | None, share: float, reading: _R
         basis = "pass/fail, exact" if value_type else "no pilot run: planned as a pass/fail rate"
         cases = proportion_cases_for_power(unit_truth, unit_threshold, level, POWER)
         plan = RulePlan(rule.label, cases, effect, truth, None, basis)
+        if reading.batch is None:  # the exact interval's plan is exact
+            return plan
         unit_sd, support = math.sqrt(unit_truth * (1.0 - unit_truth)), "two-point"
     else:
         sd = _sd(values)
@@ -193,7 +204,7 @@ def _plan_bound(rule: BoundRule, pilot: Result | None, share: float, reading: _R
         plan = RulePlan(rule.label, cases, effect, truth, sd, basis)
         unit_sd, support = sd / span, "continuous"
     unit = (unit_truth, unit_threshold, unit_sd)
-    return reading.sequential(plan, unit, support, rule.side, SCORE_TUNING)
+    return reading.betting(plan, unit, support, rule.side, SCORE_TUNING)
 
 
 def _plan_regression(
@@ -228,7 +239,7 @@ def _plan_regression(
     pass_fail = (base_type or pilot_type) in (None, "pass_fail")
     support = "three-point" if pass_fail else "continuous"
     tuning = SCORE_TUNING if pass_fail else DIFFERENCE_TUNING
-    return reading.sequential(plan, unit, support, "min", tuning)
+    return reading.betting(plan, unit, support, "min", tuning)
 
 
 def plan_cases(

@@ -1,4 +1,7 @@
-"""Planning a sequential gate: the horizon it needs for 80 % power, checked on the gate itself."""
+"""Planning on the betting capital: a sequential gate's horizon, a fixed-size score rule's cases.
+
+Each plan is checked on the gate itself (`Policy.decide`) with fresh runs.
+"""
 
 from __future__ import annotations
 
@@ -51,6 +54,25 @@ def test_the_planned_horizon_passes_the_real_gate_about_80_percent_of_the_time()
         values = list((rng.random(planned) < 0.9).astype(float))
         passed += policy.decide(make_run({"m": values}), horizon=planned).outcome == "pass"
     # 80 % planned; 120 runs give a standard error of about 0.037.
+    assert 0.68 <= passed / runs <= 0.92
+
+
+def test_a_fixed_size_score_plan_passes_the_real_gate_about_80_percent_of_the_time():
+    rng = np.random.default_rng(0)
+    mean, sd = 0.75, 0.15
+    strength = mean * (1 - mean) / sd**2 - 1
+
+    def scores(n):
+        run = list(rng.beta(mean * strength, (1 - mean) * strength, n))
+        return make_run({"s": run}, value_types={"s": "score"})
+
+    policy = load_policy({"version": 1, "rules": [{"metric": "s", "min": 0.7}]})
+    planned = plan_cases(policy, result=scores(400))
+    assert planned.cases is not None
+    assert "simulated" in planned.rules[0].basis
+    assert planned.rules[0].mean_cases_run is None  # a fixed-size run uses every case
+    runs = 150
+    passed = sum(policy.decide(scores(planned.cases)).outcome == "pass" for _ in range(runs))
     assert 0.68 <= passed / runs <= 0.92
 
 

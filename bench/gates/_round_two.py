@@ -187,10 +187,10 @@ def sequential_plan_check(reps: int, batch: int = 50) -> list[Row]:
         rows.append(
             {
                 "rule": rule,
-                "fixed-size plan": fixed,
+                "exact (pass/fail) or formula plan": fixed,
                 "sequential plan": planned.cases,
                 "passes at the sequential plan": float(passed.mean()),
-                "sequential gate with the fixed-size plan: passes": float(
+                "sequential gate given that plan: passes": float(
                     np.mean(at_fixed[:, 0] >= threshold)
                 ),
                 "cases run on average (planned)": planned.mean_cases_run,

@@ -41,11 +41,13 @@ def comparison_problem(*, baseline: Run, candidate: Run) -> str:
     return ""
 
 
-def runs_compare(*, baseline: Run, candidate: Run) -> Comparison:
+def runs_compare(*, baseline: Run, candidate: Run, fdr: bool = True) -> Comparison:
     """The paired comparison of two finished runs on one dataset, computed once, then cached.
 
     A finished run's verdicts never change, so the key (both ids, both finishing
-    times and the confidence) names one result for good. Runs that cannot be
+    times, the confidence and the multiplicity rule) names one result for good. With
+    `fdr` each metric is flagged on its Benjamini–Hochberg q-value across the metrics,
+    without it on its plain p-value (`oloproof compare --no-fdr`). Runs that cannot be
     compared are an InvalidRequestError that says why.
     """
     problem = comparison_problem(baseline=baseline, candidate=candidate)
@@ -58,7 +60,7 @@ def runs_compare(*, baseline: Run, candidate: Run) -> Comparison:
     # No spaces in the key: memcached, a likely production cache, refuses them.
     key = (
         f"oloproof:compare:{baseline.pk}:{candidate.pk}:{stamp(baseline)}:"
-        f"{stamp(candidate)}:{candidate.confidence}"
+        f"{stamp(candidate)}:{candidate.confidence}:{'bh' if fdr else 'none'}"
     )
     comparison = cache.get(key)
     if comparison is None:
@@ -67,6 +69,7 @@ def runs_compare(*, baseline: Run, candidate: Run) -> Comparison:
                 run_result(run=baseline, with_content=False),
                 run_result(run=candidate, with_content=False),
                 confidence=candidate.confidence,
+                fdr=fdr,
             )
         except engine.OloproofError as exc:
             raise InvalidRequestError(str(exc)) from None

@@ -198,7 +198,7 @@ class MetricComparisonOut(Schema):
     q_value: float | None = None
     flag: str | None = None
     warning: str | None = None
-    explanation: list[str] = []
+    explanation: list[str] = Field(default_factory=list)
     regressed: list[str]
     improved: list[str]
 

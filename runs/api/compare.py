@@ -4,8 +4,6 @@ Thin: each route reads through the comparison selectors, which check that the ca
 may see both runs.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from django.http import HttpRequest, HttpResponse

@@ -6,7 +6,7 @@ may see both runs.
 
 from typing import Any, Literal
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Query, Router, Schema
 from ninja.pagination import paginate
 
@@ -60,7 +60,7 @@ def compared_cases(request: HttpRequest, query: Query[ComparedCasesQuery]) -> An
     response={200: None},
     summary="The compared cases as a CSV or JSONL file (one row per case), streamed",
 )
-def compared_cases_export(request: HttpRequest, query: Query[ExportQuery]) -> HttpResponse:
+def compared_cases_export(request: HttpRequest, query: Query[ExportQuery]) -> StreamingHttpResponse:
     baseline = run_get(user=request.user, run_id=query.baseline)
     candidate = run_get(user=request.user, run_id=query.candidate)
     lines = comparison_export_lines(

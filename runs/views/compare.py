@@ -90,7 +90,7 @@ def compare_page(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def compare_export(request: HttpRequest) -> HttpResponse:
+def compare_export(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
     """The grid's cases (same filter and order) as a CSV or JSONL download, streamed."""
     form = CompareForm(request.GET or None)
     if not form.is_valid():
@@ -117,7 +117,9 @@ def compare_export(request: HttpRequest) -> HttpResponse:
     return export_response(lines, format=format, baseline=baseline.pk, candidate=candidate.pk)
 
 
-def export_response(lines: Any, *, format: str, baseline: int, candidate: int) -> HttpResponse:
+def export_response(
+    lines: Any, *, format: str, baseline: int, candidate: int
+) -> StreamingHttpResponse:
     """A streamed download named after the two runs (shared with the API's export)."""
     response = StreamingHttpResponse(lines, content_type=EXPORT_TYPES[format])
     name = f"compare-{baseline}-vs-{candidate}.{format}"

@@ -48,7 +48,7 @@ def shown(page: Any) -> list[str]:
 def test_filters_the_diff_and_links_to_both_runs(visit: Visit, pair: tuple[Run, Run]) -> None:
     baseline, candidate = pair
     page = open_grid(visit, pair)
-    page.click(f"nav.grid-filters a[data-show=regressed]")
+    page.click("nav.grid-filters a[data-show=regressed]")
     page.wait_for_url(re.compile(r".*show=regressed.*"))
     assert shown(page) == REGRESSED
     row = page.locator(f"tr[data-case='{REGRESSED[0]}']")

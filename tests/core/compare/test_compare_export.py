@@ -53,12 +53,13 @@ def test_cases_filter_and_order(pair: tuple[Result, Result]) -> None:
     by_change = [case.case_id for case in comparison.cases(order="change")]
     assert by_change[:3] == ["c2", "c4", "c6"]
     assert by_change[-2:] == ["c10", "c11"], "cases without a change come last"
-    assert [case.case_id for case in comparison.cases(order="-change")][0] == "c3"
+    assert comparison.cases(order="-change")[0].case_id == "c3"
     row = comparison.cases(show="regressed")[0]
     assert row.status == "regressed"
     assert row.metrics[0].to_dict() == {"baseline": 1.0, "candidate": 0.0, "change": -1.0}
     missing = comparison.cases(show="missing")[0]
-    assert missing.metrics[0].candidate is None and missing.metrics[0].change is None
+    assert missing.metrics[0].candidate is None
+    assert missing.metrics[0].change is None
 
 
 def test_a_filter_or_metric_not_offered_is_a_clear_error(pair: tuple[Result, Result]) -> None:
@@ -67,7 +68,7 @@ def test_a_filter_or_metric_not_offered_is_a_clear_error(pair: tuple[Result, Res
         comparison.cases(show="worse")
     with pytest.raises(ConfigError, match="no metric 'tone' in both runs; compared metrics: exact"):
         comparison.cases(metric="tone")
-    with pytest.raises(ConfigError, match="name a .csv or .jsonl file"):
+    with pytest.raises(ConfigError, match=r"name a \.csv or \.jsonl file"):
         comparison.export("cases.xlsx", baseline=pair[0], candidate=pair[1])
 
 

@@ -8,7 +8,11 @@ from oloproof_core.compare._cases import (
     MetricChange,
     PairCounts,
 )
-from oloproof_core.compare._compare_runs import compare_runs
+from oloproof_core.compare._compare_runs import (
+    PairedValues,
+    compare_paired_values,
+    compare_runs,
+)
 from oloproof_core.compare._comparison import Comparison, MetricComparison
 from oloproof_core.compare._export import (
     EXPORT_FORMATS,
@@ -31,6 +35,8 @@ __all__ = [
     "MetricChange",
     "MetricComparison",
     "PairCounts",
+    "PairedValues",
+    "compare_paired_values",
     "compare_runs",
     "export_format",
     "export_lines",

@@ -6,11 +6,11 @@ from django.core.cache import cache
 from django.db.models import QuerySet
 
 import oloproof_core as engine
-from oloproof_core.compare import Comparison, compare_runs
+from oloproof_core.compare import Comparison, compare_paired_values
 from runs.access import Actor, runs_visible
 from runs.errors import InvalidRequestError
 from runs.models import Run
-from runs.selectors.results import run_result
+from runs.selectors.comparison_values import runs_paired_values
 
 COMPARISON_CACHE_S = 3600
 
@@ -65,10 +65,9 @@ def runs_compare(*, baseline: Run, candidate: Run, fdr: bool = True) -> Comparis
     comparison = cache.get(key)
     if comparison is None:
         try:
-            comparison = compare_runs(
-                run_result(run=baseline, with_content=False),
-                run_result(run=candidate, with_content=False),
-                confidence=candidate.confidence,
+            comparison = compare_paired_values(
+                runs_paired_values(baseline=baseline, candidate=candidate),
+                candidate.confidence,
                 fdr=fdr,
             )
         except engine.OloproofError as exc:

@@ -163,3 +163,63 @@ def test_someone_outside_the_project_sees_neither_grid_nor_export(pair: tuple[Ru
     assert outsider.get("/compare/export", query).status_code == 404
     assert outsider.get("/api/compare/cases", query).status_code == 404
     assert outsider.get("/api/compare/export", query).status_code == 404
+
+
+def test_the_column_read_gives_the_figures_of_whole_results(pair: tuple[Run, Run]) -> None:
+    """The page reads values as columns; the engine on whole results must agree exactly."""
+    from oloproof import compare
+    from runs.selectors.comparison import runs_compare
+    from runs.selectors.results import run_result
+
+    baseline, candidate = pair
+    whole = compare(run_result(run=baseline), run_result(run=candidate))
+    assert runs_compare(baseline=baseline, candidate=candidate).to_dict() == whole.to_dict()
+
+
+def test_the_column_read_agrees_on_sub_scores_too() -> None:
+    from pathlib import Path
+
+    from oloproof import compare, evaluate, system
+    from oloproof.evaluators import MetricFile
+    from runs.selectors.comparison import runs_compare
+    from runs.selectors.results import run_result
+    from runs.store import DjangoStore
+
+    metric = Path(__file__).parents[1] / "core/metrics/seed_metrics/multiple_checks/metric.py"
+    rows = [
+        {
+            "id": f"doc_{i}",
+            "input": {"text": '{"name": "Ada", "date": "1843"}' if i % 3 else '{"name": "Ada"}'},
+            "expected": {"fields": ["name", "date"]},
+            "cluster": f"source_{i % 4}",
+        }
+        for i in range(12)
+    ]
+
+    def echo(version: str, broken: int) -> Any:
+        @system(name="echo", version=version)
+        def answer(case: dict[str, Any]) -> str:
+            if broken and case["text"].endswith("}") and len(case["text"]) < 20:
+                return case["text"][:-1]
+            return str(case["text"])
+
+        return answer
+
+    runs = [
+        Run.objects.get(
+            pk=int(
+                evaluate(
+                    echo(version, broken), rows, [MetricFile(metric)], store=DjangoStore()
+                ).run_id
+            )
+        )
+        for version, broken in (("1", 0), ("2", 1))
+    ]
+    whole = compare(run_result(run=runs[0]), run_result(run=runs[1]))
+    assert [item.metric for item in whole.metrics] == [
+        "multiple_checks",
+        "multiple_checks.format",
+        "multiple_checks.fields",
+    ]
+    assert whole.metric("multiple_checks.format").regressed
+    assert runs_compare(baseline=runs[0], candidate=runs[1]).to_dict() == whole.to_dict()

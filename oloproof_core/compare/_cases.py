@@ -65,8 +65,8 @@ class CaseChange:
         }
 
 
-def _value(number: float) -> float | None:
-    return None if np.isnan(number) else float(number)
+def _float(value: float) -> float | None:
+    return None if value != value else value  # NaN is the one value unequal to itself
 
 
 class CaseChanges(Sequence[CaseChange]):
@@ -103,11 +103,10 @@ class CaseChanges(Sequence[CaseChange]):
             "improved": up,
             "missing": missing,
         }
+        # Small integer codes (see _STATUSES): string arrays of 100,000 cost ten times more.
         self._status = np.where(
-            down & up,
-            "mixed",
-            np.where(down, "regressed", np.where(up, "improved", np.where(missing, "missing", ""))),
-        )
+            down & up, 3, np.where(down, 1, np.where(up, 2, np.where(missing, 4, 0)))
+        ).astype(np.int8)
         positions = np.flatnonzero(self._masks[show])
         if order != "case":
             positions = _ordered(positions, change, _spans(comparison, shown), order)
@@ -131,31 +130,43 @@ class CaseChanges(Sequence[CaseChange]):
     def __getitem__(self, index: slice) -> list[CaseChange]: ...
     def __getitem__(self, index: int | slice) -> CaseChange | list[CaseChange]:
         if isinstance(index, slice):
-            return [self._row(int(position)) for position in self._positions[index]]
-        return self._row(int(self._positions[index]))
+            return self._rows(self._positions[index])
+        return self._rows(self._positions[index : index + 1 or None])[0]
 
     def __iter__(self) -> Iterator[CaseChange]:
-        for position in self._positions:
-            yield self._row(int(position))
+        for start in range(0, len(self), 1000):
+            yield from self._rows(self._positions[start : start + 1000])
 
-    def _row(self, position: int) -> CaseChange:
-        case_id = str(self._ids[position])
-        metrics = tuple(
-            MetricChange(
-                metric=name,
-                baseline=_value(self._base[row, position]),
-                candidate=_value(self._cand[row, position]),
-                change=_value(self._change[row, position]),
+    def _rows(self, positions: np.ndarray[Any, Any]) -> list[CaseChange]:
+        """Rows for some positions, the values taken out of the arrays at once."""
+        base = self._base[:, positions].tolist()
+        cand = self._cand[:, positions].tolist()
+        change = self._change[:, positions].tolist()
+        rows = []
+        for column, position in enumerate(positions.tolist()):
+            case_id = str(self._ids[position])
+            metrics = tuple(
+                MetricChange(
+                    metric=name,
+                    baseline=_float(base[row][column]),
+                    candidate=_float(cand[row][column]),
+                    change=_float(change[row][column]),
+                )
+                for row, name in enumerate(self.metric_names)
             )
-            for row, name in enumerate(self.metric_names)
-        )
-        return CaseChange(
-            case_id=case_id,
-            in_baseline=case_id not in self._absent_from_baseline,
-            in_candidate=case_id not in self._absent_from_candidate,
-            status=str(self._status[position]) or "unchanged",
-            metrics=metrics,
-        )
+            rows.append(
+                CaseChange(
+                    case_id=case_id,
+                    in_baseline=case_id not in self._absent_from_baseline,
+                    in_candidate=case_id not in self._absent_from_candidate,
+                    status=_STATUSES[int(self._status[position])],
+                    metrics=metrics,
+                )
+            )
+        return rows
+
+
+_STATUSES = ("unchanged", "regressed", "improved", "mixed", "missing")
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:

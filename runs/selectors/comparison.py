@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from django.core.cache import cache
 from django.db.models import QuerySet
 
@@ -13,6 +15,10 @@ from runs.models import Run
 from runs.selectors.comparison_values import runs_paired_values
 
 COMPARISON_CACHE_S = 3600
+RECENT_IN_PROCESS = 4
+"""Comparisons also kept unpickled in this process: the grid pages through one comparison,
+and unpickling 100,000 cases' arrays and ids from the shared cache costs more than the page."""
+_recent: OrderedDict[str, Comparison] = OrderedDict()
 
 
 def comparable_runs(*, user: Actor, dataset_id: int | None, limit: int = 200) -> QuerySet[Run]:
@@ -62,7 +68,7 @@ def runs_compare(*, baseline: Run, candidate: Run, fdr: bool = True) -> Comparis
         f"oloproof:compare:{baseline.pk}:{candidate.pk}:{stamp(baseline)}:"
         f"{stamp(candidate)}:{candidate.confidence}:{'bh' if fdr else 'none'}"
     )
-    comparison = cache.get(key)
+    comparison = _recent.get(key) or cache.get(key)
     if comparison is None:
         try:
             comparison = compare_paired_values(
@@ -73,4 +79,8 @@ def runs_compare(*, baseline: Run, candidate: Run, fdr: bool = True) -> Comparis
         except engine.OloproofError as exc:
             raise InvalidRequestError(str(exc)) from None
         cache.set(key, comparison, COMPARISON_CACHE_S)
+    _recent[key] = comparison
+    _recent.move_to_end(key)
+    while len(_recent) > RECENT_IN_PROCESS:
+        _recent.popitem(last=False)
     return comparison

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 from metrics.charts import comparison_chart
 from runs.errors import InvalidRequestError
 from runs.forms import CompareForm
-from runs.selectors.comparison import comparable_runs, runs_compare
+from runs.selectors.comparison import comparable_runs
 from runs.selectors.comparison_cases import (
     CaseView,
     ComparedCasePages,
@@ -69,7 +69,6 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         choices=list(comparable_runs(user=request.user, dataset_id=candidate.dataset_id)),
     )
     try:
-        comparison = runs_compare(baseline=baseline, candidate=candidate, fdr=view.fdr)
         changes = comparison_cases(
             user=request.user, baseline=baseline, candidate=candidate, view=view
         )
@@ -77,15 +76,37 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         context["problem"] = str(exc)
         return render(request, "runs/compare.html", context, status=400)
     pages = ComparedCasePages(changes=changes, baseline=baseline, candidate=candidate)
+    comparison = changes.comparison
     context.update(
         comparison=comparison,
         explained=[(item, item.pair_counts().sentences()) for item in comparison.metrics],
         counts=changes.counts(),
         page=page_of(request, pages, per_page=GRID_PAGE_SIZE),
         query=query_without_page(request),
-        chart=comparison_chart(comparison) if comparison.metrics else "",
+        chart=_chart(comparison),
     )
     return render(request, "runs/compare.html", context)
+
+
+_charts: dict[int, tuple[Any, str]] = {}
+"""Recent comparisons' charts by the comparison's identity (kept alive beside it).
+
+Paging through the grid shows one comparison many times, and building the Plotly
+figure costs more than the rest of the page; `runs_compare` hands back the same
+object while the comparison is recent."""
+
+
+def _chart(comparison: Any) -> str:
+    if not comparison.metrics:
+        return ""
+    kept = _charts.get(id(comparison))
+    if kept is not None and kept[0] is comparison:
+        return kept[1]
+    if len(_charts) >= 4:
+        _charts.pop(next(iter(_charts)))
+    chart = comparison_chart(comparison)
+    _charts[id(comparison)] = (comparison, chart)
+    return chart
 
 
 @login_required

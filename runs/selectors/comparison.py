@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 
 from django.core.cache import cache
@@ -19,6 +20,7 @@ RECENT_IN_PROCESS = 4
 """Comparisons also kept unpickled in this process: the grid pages through one comparison,
 and unpickling 100,000 cases' arrays and ids from the shared cache costs more than the page."""
 _recent: OrderedDict[str, Comparison] = OrderedDict()
+_recent_lock = threading.Lock()
 
 
 def comparable_runs(*, user: Actor, dataset_id: int | None, limit: int = 200) -> QuerySet[Run]:
@@ -68,7 +70,10 @@ def runs_compare(*, baseline: Run, candidate: Run, fdr: bool = True) -> Comparis
         f"oloproof:compare:{baseline.pk}:{candidate.pk}:{stamp(baseline)}:"
         f"{stamp(candidate)}:{candidate.confidence}:{'bh' if fdr else 'none'}"
     )
-    comparison = _recent.get(key) or cache.get(key)
+    with _recent_lock:
+        comparison = _recent.get(key)
+    if comparison is None:
+        comparison = cache.get(key)
     if comparison is None:
         try:
             comparison = compare_paired_values(
@@ -79,8 +84,13 @@ def runs_compare(*, baseline: Run, candidate: Run, fdr: bool = True) -> Comparis
         except engine.OloproofError as exc:
             raise InvalidRequestError(str(exc)) from None
         cache.set(key, comparison, COMPARISON_CACHE_S)
-    _recent[key] = comparison
-    _recent.move_to_end(key)
-    while len(_recent) > RECENT_IN_PROCESS:
-        _recent.popitem(last=False)
+    return _remembered(key, comparison)
+
+
+def _remembered(key: str, comparison: Comparison) -> Comparison:
+    with _recent_lock:
+        _recent[key] = comparison
+        _recent.move_to_end(key)
+        while len(_recent) > RECENT_IN_PROCESS:
+            _recent.popitem(last=False)
     return comparison

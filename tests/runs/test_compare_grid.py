@@ -223,3 +223,15 @@ def test_the_column_read_agrees_on_sub_scores_too() -> None:
     ]
     assert whole.metric("multiple_checks.format").regressed
     assert runs_compare(baseline=runs[0], candidate=runs[1]).to_dict() == whole.to_dict()
+
+
+def test_the_diff_escapes_what_the_outputs_contain() -> None:
+    from runs.text_diff import DIFF_TOKENS, inline_diff
+
+    marked = str(inline_diff('<img src=x onerror="alert(1)"> old', "<script>alert(2)</script> new"))
+    assert "<script>" not in marked
+    assert "<img" not in marked
+    assert "&lt;/script" in marked
+    assert "<del>old</del><ins>new</ins>" in marked
+    long = " ".join(["word"] * (DIFF_TOKENS + 10))
+    assert f"diff of the first {DIFF_TOKENS} words" in str(inline_diff(long, long + " more"))

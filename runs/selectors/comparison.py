@@ -87,6 +87,12 @@ def runs_compare(*, baseline: Run, candidate: Run, fdr: bool = True) -> Comparis
     return _remembered(key, comparison)
 
 
+def recent_comparisons_clear() -> None:
+    """Forget the comparisons this process keeps (the shared cache is cleared on its own)."""
+    with _recent_lock:
+        _recent.clear()
+
+
 def _remembered(key: str, comparison: Comparison) -> Comparison:
     with _recent_lock:
         _recent[key] = comparison

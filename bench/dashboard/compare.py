@@ -6,8 +6,9 @@ about 2 % missing, 10 % and 7 % failed), then requests with Django's test Client
 (signed in as a viewer of the project) the compare page with the cache emptied and
 this process's recent comparisons forgotten before each request (a first compare),
 the grid's pages with the comparison cached, the API's page of compared cases and
-the whole CSV export, and reports the median and 95th percentile. As a floor in the same run it times the comparison built the
-way the page built it before (whole results read back, then `compare_runs`).
+the whole CSV export, and reports the median and 95th percentile. As a floor in the
+same run it times the comparison built the way the page built it before (whole
+results read back, then `compare_runs`).
 
 Run: .venv/bin/python -m bench.dashboard.compare [--repeats 10] [--cases 100000]
 Writes bench/results/compare.json.

@@ -134,6 +134,7 @@ def main() -> int:
         "grid: missing on either side, page 20": (f"/compare/?{pair}&show=missing&page=20", False),
         "grid: page 1,000": (f"/compare/?{pair}&page=1000", False),
         "API: compared cases, offset 50,000": (f"/api/compare/cases?{pair}&offset=50000", False),
+        "floor: the candidate's case table, first page": (f"/runs/{candidate}/cases/", False),
     }
     rows = []
     for name, (path, cold) in pages.items():
@@ -159,6 +160,9 @@ def main() -> int:
     rows.append(floor)
     ratio = floor["median_ms"] / rows[0]["median_ms"]
     print(f"first compare: {ratio:.1f}x faster than the floor")
+    table = next(row for row in rows if row["what"].startswith("floor: the candidate"))
+    grid_ratio = rows[1]["median_ms"] / table["median_ms"]
+    print(f"grid page: {grid_ratio:.2f}x the time of a 50-row case table page")
 
     def export() -> None:
         response = _check(client.get(f"/compare/export?{pair}&format=csv"), "export")
@@ -175,6 +179,7 @@ def main() -> int:
                 "repeats": args.repeats,
                 "target_median_ms": TARGET_MS,
                 "first_compare_speedup_over_floor": round(ratio, 2),
+                "grid_page_over_case_table_page": round(grid_ratio, 2),
                 "rows": rows,
             },
             indent=2,

@@ -11,7 +11,7 @@ from oloproof._evaluate import evaluate
 from oloproof._optimize import optimize
 from oloproof._plan import plan
 from oloproof._results import gate, load
-from oloproof._submit import Submission, submit
+from oloproof._submit import Submission, continue_run, submit
 from oloproof_core import (
     ConfigError,
     ContractError,
@@ -43,6 +43,7 @@ __all__ = [
     "__version__",
     "compare",
     "component",
+    "continue_run",
     "current_case",
     "evaluate",
     "gate",

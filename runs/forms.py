@@ -276,11 +276,14 @@ class RunSubmitForm(forms.Form):
         for item in engine.RUN_CONFIG_FIELDS:
             if item.required and not data.get(item.name) and item.name not in self.errors:
                 self.add_error(item.name, f"{item.name} is required")
+        # An evaluation's config is checked by the service that queues it, as deeply as
+        # a worker will load it (`run_config_verify`); `config_problems_show` puts each
+        # problem it finds beside its field.
         if not self.errors and data.get("kind") == "optimization":
             self._check_optimization()
-        elif not self.errors:
-            try:
-                engine.check_run_config(self.config(), label="config")
-            except engine.ConfigError as exc:
-                self.add_error(None, str(exc))
         return data
+
+    def config_problems_show(self, problems: list[tuple[str | None, str]]) -> None:
+        """Each problem beside the field of the config key it concerns (else above the form)."""
+        for key, message in problems:
+            self.add_error(key if key in self.fields else None, message)

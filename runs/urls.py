@@ -15,6 +15,7 @@ urlpatterns = [
     path("runs/<int:run_id>/cases/<path:case_id>", history.case_page, name="case"),
     path("runs/<int:run_id>/decide", gates.decide_page, name="decide"),
     path("runs/<int:run_id>/revoke", gates.revoke_page, name="revoke"),
+    path("runs/<int:run_id>/continue", gates.continue_page, name="continue"),
     path("systems/", releases.systems_page, name="systems"),
     path("systems/<int:system_id>/", releases.system_page, name="system"),
     path("compare/", compare.compare_page, name="compare"),

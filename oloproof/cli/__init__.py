@@ -10,6 +10,7 @@ from typing import NoReturn
 
 from oloproof.cli import (
     _compare,
+    _continue,
     _demo,
     _exit_codes,
     _gate,
@@ -23,7 +24,19 @@ from oloproof.cli import (
 )
 from oloproof_core import OloproofError, __version__
 
-COMMANDS = [_run, _optimize, _gate, _compare, _plan, _worker, _serve, _demo, _user, _project]
+COMMANDS = [
+    _run,
+    _continue,
+    _optimize,
+    _gate,
+    _compare,
+    _plan,
+    _worker,
+    _serve,
+    _demo,
+    _user,
+    _project,
+]
 """Each module registers one subcommand and sets `handler` to a function returning an exit code."""
 
 

@@ -31,7 +31,7 @@ from runs.schemas import (
 from runs.selectors.cases import CasePages
 from runs.selectors.comparison import runs_compare
 from runs.selectors.runs import RunFilters, run_get, runs_list
-from runs.services import approval_create, approval_revoke, run_submit_by
+from runs.services import approval_create, approval_revoke, run_continue, run_submit_by
 
 router = Router(tags=["runs"])
 
@@ -77,6 +77,15 @@ def submit_run(request: AuthenticatedRequest, payload: RunSubmitIn) -> Status[An
     )
     # The run as queued: a fast worker may already have moved it on.
     return Status(201, run)
+
+
+@router.post(
+    "/runs/{run_id}/continue",
+    response={202: RunOut},
+    summary="Run more cases of a sequential run whose gate is inconclusive (runner role)",
+)
+def continue_run(request: HttpRequest, run_id: int) -> Status[Any]:
+    return Status(202, run_continue(user=request.user, run_id=run_id))
 
 
 @router.get("/runs/{run_id}", response=RunDetailOut, summary="One run with its provenance")

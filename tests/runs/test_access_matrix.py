@@ -216,8 +216,11 @@ def test_the_projects_own_admin_reads_each_record_the_matrix_hides(world: dict[s
         path = _fill(pattern, world)
         if "{" not in pattern and "<" not in pattern:
             continue
-        if name in ("runs:decide", "runs:revoke") or path.endswith(("/approvals", "/revocations")):
-            continue  # POST-only actions, checked in tests/runs/test_decisions.py
+        if name in ("runs:decide", "runs:revoke", "runs:continue") or path.endswith(
+            ("/approvals", "/revocations", "/continue")
+        ):
+            continue  # POST-only actions, checked in tests/runs/test_decisions.py and
+            # tests/runs/test_sequential_runs.py
         response = client.get(path)
         assert response.status_code == 200, (path, response.status_code)
         assert SECRET.encode() in _body(response) or name == "runs:status", path

@@ -14,6 +14,7 @@ from runs.projects import code_root_register, project_default_ensure
 from runs.recording import gate_record
 from runs.tokens import api_token_revoke
 from tests.runs.conftest import record_evaluation
+from tests.support.platform import write_project
 
 pytestmark = pytest.mark.django_db
 
@@ -48,8 +49,9 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     assert ("POST", "/api/runs/1/approvals") in routes
     assert ("POST", "/api/optimizations") in routes
     assert ("GET", "/api/optimizations/1") in routes
+    assert ("POST", "/api/runs/1/continue") in routes
     assert ("GET", "/api/compare/cases?baseline=1&candidate=1") in routes
-    assert len(routes) == 16
+    assert len(routes) == 17
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])
@@ -179,17 +181,18 @@ def test_compare_two_runs_on_the_same_cases(viewer, token_for) -> None:
 
 
 def test_submitting_needs_the_runner_role_and_a_code_root_and_queues_after_commit(
-    outsider, viewer, teammate, token_for, django_capture_on_commit_callbacks
+    outsider, viewer, teammate, token_for, django_capture_on_commit_callbacks, tmp_path
 ) -> None:
-    code_root_register(by=LOCAL, project=project_default_ensure(), path="/srv/evals")
+    write_project(tmp_path / "evals" / "support_bot", n_cases=3)
+    code_root_register(by=LOCAL, project=project_default_ensure(), path=str(tmp_path / "evals"))
     client = Client()
     payload = {
         "config": {
-            "system": "support_bot:answer",
-            "dataset": "data/example.jsonl",
+            "system": "bot.py:answer",
+            "dataset": "data.jsonl",
             "evaluators": [{"ExactMatch": {"criterion": "exact_label", "field": "label"}}],
         },
-        "base_dir": "/srv/evals/support_bot",
+        "base_dir": str(tmp_path / "evals" / "support_bot"),
     }
     for user in (outsider, viewer):
         refused = client.post(
@@ -198,7 +201,7 @@ def test_submitting_needs_the_runner_role_and_a_code_root_and_queues_after_commi
         assert refused.status_code == 403, refused.content
     outside = client.post(
         "/api/runs",
-        {**payload, "base_dir": "/srv/elsewhere"},
+        {**payload, "base_dir": str(tmp_path / "elsewhere")},
         content_type="application/json",
         **bearer(token_for(teammate)),
     )
@@ -212,7 +215,7 @@ def test_submitting_needs_the_runner_role_and_a_code_root_and_queues_after_commi
     run = Run.objects.get(pk=response.json()["id"])
     assert run.status == "queued"
     assert run.created_by == teammate
-    assert run.config["base_dir"] == "/srv/evals/support_bot"
+    assert run.config["base_dir"] == str(tmp_path / "evals" / "support_bot")
     assert len(callbacks) == 1
 
     bad = client.post(

@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 
 from oloproof_core import OloproofError
-from runs.api import metrics_router, optimizations_router, runs_router
+from runs.api import compare_router, metrics_router, optimizations_router, runs_router
 from runs.auth import api_auth
 from runs.errors import DomainError
 
@@ -26,6 +26,7 @@ api = NinjaAPI(
     docs_decorator=login_required,
 )
 api.add_router("/", runs_router)
+api.add_router("/", compare_router)
 api.add_router("/", metrics_router)
 api.add_router("/", optimizations_router)
 

@@ -194,6 +194,11 @@ class MetricComparisonOut(Schema):
     n_pairs: int
     n_missing_pairs: int
     n_clusters: int | None
+    n_complete: int | None = None
+    q_value: float | None = None
+    flag: str | None = None
+    warning: str | None = None
+    explanation: list[str] = Field(default_factory=list)
     regressed: list[str]
     improved: list[str]
 
@@ -212,7 +217,33 @@ class ComparisonOut(Schema):
     metrics_only_in_candidate: list[str]
     cluster_aware: bool
     n_clusters: int | None
+    fdr: str | None = None
     metrics: list[MetricComparisonOut]
+
+
+class MetricChangeOut(Schema):
+    baseline: float | None
+    candidate: float | None
+    change: float | None
+
+
+class CaseSideOut(Schema):
+    output: Any
+    error: str | None
+
+
+class ComparedCaseOut(Schema):
+    case_id: str
+    status: str
+    in_baseline: bool
+    in_candidate: bool
+    input: Any
+    expected: Any
+    baseline: CaseSideOut
+    candidate: CaseSideOut
+    metrics: dict[str, MetricChangeOut]
+    baseline_url: str | None
+    candidate_url: str | None
 
 
 CASE_OUTCOMES = (*CaseResult.Outcome.values, "error")

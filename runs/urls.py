@@ -19,6 +19,7 @@ urlpatterns = [
     path("systems/", releases.systems_page, name="systems"),
     path("systems/<int:system_id>/", releases.system_page, name="system"),
     path("compare/", compare.compare_page, name="compare"),
+    path("compare/export", compare.compare_export, name="compare_export"),
     path("gates/", gates.gates_page, name="gates"),
     path("optimizations/", optimizations.optimizations_page, name="optimizations"),
     path(

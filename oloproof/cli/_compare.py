@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from oloproof._results import load
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError
-from oloproof_core.compare import compare_runs
+from oloproof_core.compare import CASE_FILTERS, CASE_ORDERS, compare_runs
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,8 +19,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Pair two runs by case id (each a result file written by 'oloproof run "
         "--json' or a run number in the project's store) and "
         "show, per metric, both estimates, the paired difference (candidate − baseline) with "
-        "its interval and p-value, and the regressed and improved cases. Exit codes: 0 "
-        "compared, 3 bad input, 4 internal error.",
+        "its interval and p-value, and the regressed and improved cases; --export writes "
+        "one row per case (both outputs, each metric's values and change) to a .csv or "
+        ".jsonl file. Exit codes: 0 compared, 3 bad input, 4 internal error.",
     )
     parser.add_argument("baseline", help="the baseline run: a result JSON file or a run number")
     parser.add_argument("candidate", help="the candidate run: a result JSON file or a run number")
@@ -33,6 +35,24 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_false",
         help="flag metrics on plain p-values instead of Benjamini–Hochberg q-values",
     )
+    parser.add_argument(
+        "--export",
+        metavar="FILE",
+        help="also write the cases, one row each, to FILE (.csv or .jsonl)",
+    )
+    parser.add_argument(
+        "--show",
+        choices=CASE_FILTERS,
+        default="all",
+        help="with --export: which cases (default all)",
+    )
+    parser.add_argument("--metric", help="with --export: judge --show and --order on this metric")
+    parser.add_argument(
+        "--order",
+        choices=CASE_ORDERS,
+        default="case",
+        help="with --export: case (the runs' order), change (largest drop first) or -change",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -41,9 +61,19 @@ def handle(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--confidence must be between 0 and 1 (e.g. 0.95), got {args.confidence}"
         )
-    comparison = compare_runs(
-        load(args.baseline), load(args.candidate), confidence=args.confidence, fdr=args.fdr
-    )
+    baseline, candidate = load(args.baseline), load(args.candidate)
+    comparison = compare_runs(baseline, candidate, confidence=args.confidence, fdr=args.fdr)
+    if args.export:
+        written = comparison.export(
+            args.export,
+            baseline=baseline,
+            candidate=candidate,
+            show=args.show,
+            metric=args.metric,
+            order=args.order,
+        )
+        # stderr, so that --json output on stdout stays one JSON document.
+        print(f"wrote {written} cases to {args.export}", file=sys.stderr)
     if args.json:
         print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False))
     else:

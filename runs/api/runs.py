@@ -104,10 +104,13 @@ def list_cases(request: HttpRequest, run_id: int, query: Query[CaseListQuery]) -
     response=ComparisonOut,
     summary="Compare two runs on the same cases (paired by case id)",
 )
-def compare(request: HttpRequest, baseline: int, candidate: int) -> dict[str, Any]:
+def compare(
+    request: HttpRequest, baseline: int, candidate: int, fdr: bool = True
+) -> dict[str, Any]:
     comparison = runs_compare(
         baseline=run_get(user=request.user, run_id=baseline),
         candidate=run_get(user=request.user, run_id=candidate),
+        fdr=fdr,
     )
     return {"baseline_run": baseline, "candidate_run": candidate, **comparison.to_dict()}
 

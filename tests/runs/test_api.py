@@ -28,7 +28,7 @@ def every_route() -> list[tuple[str, str]]:
     routes = []
     for path, operations in api.get_openapi_schema()["paths"].items():
         concrete = path.replace("{run_id}", "1").replace("{optimization_id}", "1")
-        if concrete.endswith("/compare"):
+        if concrete.endswith(("/compare", "/compare/cases", "/compare/export")):
             concrete += "?baseline=1&candidate=1"
         if concrete.endswith("/verdicts"):
             concrete += "?criterion=exact_label"
@@ -50,7 +50,8 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     assert ("POST", "/api/optimizations") in routes
     assert ("GET", "/api/optimizations/1") in routes
     assert ("POST", "/api/runs/1/continue") in routes
-    assert len(routes) == 15
+    assert ("GET", "/api/compare/cases?baseline=1&candidate=1") in routes
+    assert len(routes) == 17
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])

@@ -124,7 +124,7 @@ def test_users_without_the_permission_cannot_decide(request, user_fixture) -> No
     assert "Record decision" not in page.content.decode()
 
 
-def test_compare_pairs_two_releases_and_lists_changed_cases(teammate) -> None:
+def test_compare_pairs_two_releases_and_shows_changed_cases(teammate) -> None:
     baseline = recorded("1")
     candidate = recorded("2", wrong_every=4)
     client = signed_in(teammate)
@@ -132,7 +132,7 @@ def test_compare_pairs_two_releases_and_lists_changed_cases(teammate) -> None:
     assert page.status_code == 200
     content = page.content.decode()
     assert 'id="compare-chart"' in content
-    assert "Regressed (5)" in content
+    assert "Regressed (5)" in content  # the grid's filter, with its count
     assert f"/runs/{candidate.pk}/cases/case_00001" in content
 
 

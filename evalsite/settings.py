@@ -190,11 +190,10 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
-# plotly.js comes from the installed plotly package, so the pages never need a CDN.
+# The charts' plotly.js is static/vendor/plotly-basic.min.js, so the pages never need a CDN.
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "evalsite.static_finders.PlotlyFinder",
 ]
 STATIC_ROOT = Path(env_str("OLOPROOF_STATIC_ROOT", str(DATA_DIR / "static")))
 

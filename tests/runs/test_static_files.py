@@ -72,17 +72,17 @@ def test_served_static_files_have_hashed_names_gzip_and_a_year_of_cache(served: 
 
 
 def test_plotly_js_is_served_compressed_under_its_hashed_name(served: Served) -> None:
-    hashed = [path.name for path in (served.static_root / "vendor").glob("plotly.min.*.js")]
+    hashed = [path.name for path in (served.static_root / "vendor").glob("plotly-basic.min.*.js")]
     assert len(hashed) == 1, hashed
-    assert re.fullmatch(r"plotly\.min\.[0-9a-f]{12}\.js", hashed[0])
+    assert re.fullmatch(r"plotly-basic\.min\.[0-9a-f]{12}\.js", hashed[0])
     headers, body = fetch(f"{served.url}/static/vendor/{hashed[0]}", **GZIP)
     assert headers["Content-Encoding"] == "gzip"
     assert headers["Cache-Control"] == f"max-age={ONE_YEAR_S}, public, immutable"
-    assert len(body) < 2_000_000  # 4.8 MB uncompressed
+    assert len(body) < 500_000  # 1.2 MB uncompressed
     assert b"plotly" in gzip.decompress(body)[:2000].lower()
     # The plain name still answers (pages rendered before the files were collected link
     # it), but is not kept: it is the same URL whatever the file's content.
-    plain, _ = fetch(served.url + "/static/vendor/plotly.min.js", **GZIP)
+    plain, _ = fetch(served.url + "/static/vendor/plotly-basic.min.js", **GZIP)
     assert "immutable" not in plain["Cache-Control"]
 
 
@@ -111,4 +111,31 @@ def test_only_chart_pages_load_plotly(teammate: Any) -> None:
     for path in with_charts:
         page = client.get(path)
         assert page.status_code == 200, path
-        assert b"vendor/plotly.min.js" in page.content, path
+        assert b"vendor/plotly-basic.min.js" in page.content, path
+
+
+VENDORED_PLOTLY = Path(__file__).resolve().parents[2] / "static" / "vendor" / "plotly-basic.min.js"
+BASIC_BUNDLE_TRACES = {"scatter", "bar", "pie"}
+
+
+def test_the_vendored_plotly_js_matches_the_plotly_package_and_draws_every_chart() -> None:
+    from plotly.offline import get_plotlyjs_version
+
+    header = VENDORED_PLOTLY.read_text(encoding="utf-8")[:300]
+    found = re.search(r"plotly\.js \(basic - minified\) v(\d+)\.(\d+)\.\d+", header)
+    assert found is not None, header
+    # Figures keep their schema within a major version of plotly.js.
+    assert found.group(1) == get_plotlyjs_version().split(".")[0], (
+        f"static/vendor/plotly-basic.min.js is v{found.group(1)}.{found.group(2)}, the plotly "
+        f"package targets plotly.js {get_plotlyjs_version()}: replace the file with that "
+        "release of the npm package plotly.js-basic-dist-min"
+    )
+    charts = Path(__file__).resolve().parents[2] / "metrics"
+    used = {
+        name.lower()
+        for source in charts.glob("*.py")
+        for name in re.findall(r"\bgo\.([A-Z]\w*)\(", source.read_text(encoding="utf-8"))
+        if name not in {"Figure", "Layout"}
+    }
+    assert used, "no chart traces found in metrics/"
+    assert used <= BASIC_BUNDLE_TRACES, f"traces outside plotly.js's basic bundle: {used}"

@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 
 from oloproof_core import OloproofError
-from runs.api import metrics_router, optimizations_router, runs_router
+from runs.api import cases_router, metrics_router, optimizations_router, runs_router
 from runs.auth import api_auth
 from runs.errors import DomainError
 
@@ -28,6 +28,7 @@ api = NinjaAPI(
 api.add_router("/", runs_router)
 api.add_router("/", metrics_router)
 api.add_router("/", optimizations_router)
+api.add_router("/", cases_router)
 
 
 @api.exception_handler(DomainError)

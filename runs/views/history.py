@@ -1,4 +1,4 @@
-"""Run history, one run, its case table, one case, and the live status of running runs."""
+"""Run history, one run, and the live status of running runs (cases: runs.views.cases)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from django.views.decorators.http import require_GET
 from metrics.charts import run_interval_chart
 from metrics.selectors import run_metric_estimates
 from runs.access import Role, role_allows
-from runs.forms import ApprovalForm, CaseFilterForm, RunFilterForm
-from runs.selectors.cases import case_detail, run_case_table, run_criteria, run_outcome_counts
+from runs.forms import ApprovalForm, RunFilterForm
+from runs.selectors.cases import run_outcome_counts
 from runs.selectors.gates import run_approvals, standing_decision
 from runs.selectors.runs import (
     LIVE_STATUSES,
@@ -21,7 +21,7 @@ from runs.selectors.runs import (
     runs_list,
     runs_live_status,
 )
-from runs.views._common import call, get_run_or_404, page_of, query_without_page
+from runs.views._common import get_run_or_404, page_of, query_without_page
 
 HEADLINE_METRICS = 3
 """Criteria shown per run in the history; the run page shows them all."""
@@ -97,33 +97,3 @@ def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
             "live": run.status in LIVE_STATUSES,
         },
     )
-
-
-@login_required
-@require_GET
-def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = get_run_or_404(request, run_id)
-    criteria = run_criteria(run=run)
-    form = CaseFilterForm(request.GET or None, criteria=[item.metric for item in criteria])
-    filters = form.case_filters()
-    page = page_of(request, run_case_table(run=run, filters=filters))
-    return render(
-        request,
-        "runs/cases.html",
-        {
-            "run": run,
-            "form": form,
-            "page": page,
-            "filters": filters,
-            "counts": run_outcome_counts(run=run),
-            "query": query_without_page(request),
-        },
-    )
-
-
-@login_required
-@require_GET
-def case_page(request: HttpRequest, run_id: int, case_id: str) -> HttpResponse:
-    run = get_run_or_404(request, run_id)
-    detail = call(case_detail, run=run, case_id=case_id)
-    return render(request, "runs/case.html", {"run": run, "detail": detail})

@@ -8,7 +8,8 @@ whether a release may ship.
 
 from typing import TYPE_CHECKING, Any
 
-from oloproof._cases import annotate, annotations, export_cases
+from oloproof._cases import annotate, export_cases
+from oloproof._cases import annotations_read as annotations
 from oloproof._evaluate import evaluate
 from oloproof._optimize import optimize
 from oloproof._plan import plan

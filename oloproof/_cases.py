@@ -116,7 +116,9 @@ def annotation_dict(annotation: Any) -> dict[str, Any]:
     }
 
 
-def annotations(run: int | str, case_id: str, *, history: bool = False) -> list[dict[str, Any]]:
+def annotations_read(
+    run: int | str, case_id: str, *, history: bool = False
+) -> list[dict[str, Any]]:
     """A case's annotations (each person's current word), or with `history` every change."""
     run_id = _run_number(run)
 

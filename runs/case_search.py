@@ -2,26 +2,34 @@
 
 The indexes are made by migration 0009 (SQLite: FTS5 tables kept in step by
 triggers; PostgreSQL: GIN indexes over weighted `tsvector`s). Inputs and expected
-values live in the dataset's rows, shared by every run of the dataset; outputs,
-errors and case ids in the run's case results. A query is cut into words (runs of
-letters and digits, as both indexes cut the text) and each word is matched as a
-prefix; a case matches when every word is found in one of the chosen fields.
+values live in the dataset's rows, shared by every run of the dataset; outputs and
+errors in the run's case results. A query is cut into words (runs of letters and
+digits, as both indexes cut the text) and each word is matched as the start of a
+word; a case matches when every word is in one of the chosen fields. A case id
+matches when it starts with the query as typed (through the (run, case id) index).
+
+Cost: one index lookup per word and table, bounded to the run's own rows (SQLite:
+the run's and the dataset's id ranges, which FTS5 seeks to; PostgreSQL: the GIN
+bitmap and the run's index), then an intersection of the words' sets. It grows with
+the number of matching cases, never with the number of runs.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection
 from django.db.models import Q
 from django.db.models.expressions import RawSQL
 
-from runs.models import Run
+from runs.models import CaseResult, DatasetCase, Run
 
 SEARCH_FIELDS = ("input", "expected", "output", "error", "case_id")
 MAX_WORDS = 8
 """Words of a query beyond this many are ignored (each costs one index lookup)."""
+_LAST_CHARACTER = "\U0010ffff"
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -35,29 +43,34 @@ class _Index:
 
 
 _RESULTS = _Index(
-    sqlite_columns={"case_id": "case_id", "output": "output", "error": "error"},
-    postgres_weights={"output": "A", "error": "B", "case_id": "C"},
+    sqlite_columns={"output": "output", "error": "error"},
+    postgres_weights={"output": "A", "error": "B"},
 )
 _DATASET_ROWS = _Index(
     sqlite_columns={"input": "input", "expected": "expected"},
     postgres_weights={"input": "A", "expected": "B"},
 )
 
-_SQL = {
+_WORD_SQL = {
+    # The ids of the run's case results matching one word, per table and database.
     ("sqlite", "results"): (
-        "SELECT rowid FROM runs_caseresult_search WHERE runs_caseresult_search MATCH %s"
+        "SELECT rowid AS id FROM runs_caseresult_search "
+        "WHERE runs_caseresult_search MATCH %s AND rowid BETWEEN %s AND %s"
     ),
     ("sqlite", "rows"): (
-        "SELECT case_id FROM runs_datasetcase WHERE dataset_id = %s AND id IN "
-        "(SELECT rowid FROM runs_datasetcase_search WHERE runs_datasetcase_search MATCH %s)"
+        "SELECT result.id AS id FROM (SELECT rowid AS row_id FROM runs_datasetcase_search "
+        "WHERE runs_datasetcase_search MATCH %s AND rowid BETWEEN %s AND %s) AS hit "
+        "JOIN runs_datasetcase AS row ON row.id = hit.row_id AND row.dataset_id = %s "
+        "JOIN runs_caseresult AS result ON result.run_id = %s AND result.case_id = row.case_id"
     ),
     ("postgresql", "results"): (
         "SELECT id FROM runs_caseresult WHERE run_id = %s AND oloproof_case_result_search("
-        "case_id, output, error_type, error_message) @@ to_tsquery('simple', %s)"
+        "output, error_type, error_message) @@ to_tsquery('simple', %s)"
     ),
     ("postgresql", "rows"): (
-        "SELECT case_id FROM runs_datasetcase WHERE dataset_id = %s AND "
-        "oloproof_dataset_case_search(input, expected) @@ to_tsquery('simple', %s)"
+        "SELECT result.id AS id FROM runs_datasetcase AS row JOIN runs_caseresult AS result "
+        "ON result.run_id = %s AND result.case_id = row.case_id WHERE row.dataset_id = %s "
+        "AND oloproof_dataset_case_search(row.input, row.expected) @@ to_tsquery('simple', %s)"
     ),
 }
 
@@ -68,39 +81,81 @@ def search_words(text: str) -> list[str]:
 
 
 def case_search_filter(*, run: Run, text: str, fields: tuple[str, ...] = SEARCH_FIELDS) -> Q:
-    """A filter on the run's CaseResult rows: every word of `text` in one of `fields`.
+    """A filter on the run's CaseResult rows: every word of `text` in one of `fields`
+    (or, with "case_id" among them, an id starting with `text`).
 
-    A query without any word matches nothing (rather than everything).
+    A query without any word matches no text (rather than everything).
     """
     unknown = set(fields) - set(SEARCH_FIELDS)
     if unknown:
         raise ValueError(f"unknown search fields {sorted(unknown)}; known: {SEARCH_FIELDS}")
+    vendor = connection.vendor
+    if (vendor, "results") not in _WORD_SQL:
+        raise RuntimeError(f"case search supports SQLite and PostgreSQL, not {vendor}")
+    found = Q(pk__in=[])
+    typed = text.strip()
+    if "case_id" in fields and typed:
+        found |= Q(case_id__gte=typed, case_id__lt=typed + _LAST_CHARACTER)
     words = search_words(text)
-    if not words:
-        return Q(pk__in=[])
-    found = Q()
-    for word in words:
-        found &= _word_filter(run, word, fields)
+    text_fields = tuple(field for field in fields if field != "case_id")
+    if words and text_fields:
+        found |= Q(pk__in=RawSQL(*_matching_ids(vendor, run, words, text_fields)))
     return found
 
 
-def _word_filter(run: Run, word: str, fields: tuple[str, ...]) -> Q:
-    vendor = connection.vendor
-    if (vendor, "results") not in _SQL:
-        raise RuntimeError(f"case search supports SQLite and PostgreSQL, not {vendor}")
-    matched = Q(pk__in=[])
-    result_query = _match(vendor, _RESULTS, word, fields)
-    if result_query is not None:
-        params = [result_query] if vendor == "sqlite" else [run.pk, result_query]
-        matched |= Q(pk__in=RawSQL(_SQL[(vendor, "results")], params))
-    row_query = _match(vendor, _DATASET_ROWS, word, fields)
-    if row_query is not None and run.dataset_id is not None:
-        matched |= Q(case_id__in=RawSQL(_SQL[(vendor, "rows")], [run.dataset_id, row_query]))
-    return matched
+def _matching_ids(
+    vendor: str, run: Run, words: list[str], fields: tuple[str, ...]
+) -> tuple[str, list[Any]]:
+    """SQL for the ids holding every word: each word's set (all tables), intersected."""
+    bounds = _id_bounds(run) if vendor == "sqlite" else None
+    selects, params = [], []
+    for number, word in enumerate(words):
+        parts = []
+        for table, index in (("results", _RESULTS), ("rows", _DATASET_ROWS)):
+            query = _match(vendor, index, word, fields)
+            if query is None or (table == "rows" and run.dataset_id is None):
+                continue
+            parts.append(_WORD_SQL[(vendor, table)])
+            params += _word_params(vendor, table, run, query, bounds)
+        union = " UNION ALL ".join(parts) or "SELECT NULL AS id WHERE 1 = 0"
+        selects.append(f"SELECT id FROM ({union}) AS word_{number}")
+    return " INTERSECT ".join(selects), params
+
+
+def _word_params(
+    vendor: str, table: str, run: Run, query: str, bounds: dict[str, tuple[int, int]] | None
+) -> list[Any]:
+    if vendor != "sqlite":
+        return [run.pk, query] if table == "results" else [run.pk, run.dataset_id, query]
+    assert bounds is not None
+    if table == "results":
+        return [query, *bounds["results"]]
+    return [query, *bounds["rows"], run.dataset_id, run.pk]
+
+
+def _id_bounds(run: Run) -> dict[str, tuple[int, int]]:
+    """The id ranges of the run's case results and its dataset's rows.
+
+    FTS5 seeks straight to a rowid range, so each word is read for this run's rows
+    only, however many other runs share the index.
+    """
+    return {
+        "results": _bounds(CaseResult.objects.filter(run=run).values_list("id", flat=True)),
+        "rows": _bounds(
+            DatasetCase.objects.filter(dataset_id=run.dataset_id).values_list("id", flat=True)
+        ),
+    }
+
+
+def _bounds(ids: Any) -> tuple[int, int]:
+    # Two single-ended reads: each is one step down the foreign key's index, where one
+    # query asking for both MIN and MAX would read the whole range.
+    low, high = ids.order_by("id").first(), ids.order_by("-id").first()
+    return (0, -1) if low is None or high is None else (low, high)
 
 
 def _match(vendor: str, index: _Index, word: str, fields: tuple[str, ...]) -> str | None:
-    """The index's query for one word as a prefix in the chosen fields, or None."""
+    """The index's query for one word as a word start in the chosen fields, or None."""
     if vendor == "sqlite":
         columns = [index.sqlite_columns[field] for field in fields if field in index.sqlite_columns]
         if not columns:

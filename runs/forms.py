@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 from django import forms
+from django.http import QueryDict
 from django.utils import timezone
 
 import oloproof_core as engine
@@ -128,12 +129,10 @@ class CaseFilterForm(forms.Form):
         The column picker always sends `cols=case`, so a reader who unticks every other
         column is told apart from one who never picked.
         """
-        if self.data is None or "cols" not in self.data:
+        if not isinstance(self.data, QueryDict) or "cols" not in self.data:
             return None, None
-        valid = self.is_valid()
-        fixed = self.cleaned_data.get("cols", []) if valid else self.data.getlist("cols")
-        criteria = self.cleaned_data.get("crit", []) if valid else self.data.getlist("crit")
-        return list(fixed), list(criteria)
+        # Unknown names (a criterion since renamed) are dropped later, not refused here.
+        return self.data.getlist("cols"), self.data.getlist("crit")
 
 
 class AnnotationForm(forms.Form):

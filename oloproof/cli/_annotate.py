@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from oloproof._cases import KEEP, annotate, annotations
+from oloproof._cases import KEEP, annotate, annotations_read
 from oloproof.cli import _exit_codes
 
 
@@ -53,7 +53,7 @@ def _score(text: str) -> float | None:
 
 def handle(args: argparse.Namespace) -> int:
     if args.show or args.history:
-        found = annotations(args.run, args.case, history=args.history)
+        found = annotations_read(args.run, args.case, history=args.history)
         _print(found, args.json)
         return _exit_codes.OK
     if args.rating is KEEP and args.score is KEEP and args.comment is KEEP:

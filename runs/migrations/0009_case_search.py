@@ -1,4 +1,4 @@
-"""Full-text search over a run's cases: input and expected (dataset rows), output, error, id.
+"""Full-text search over a run's cases: input and expected (dataset rows), output and error.
 
 SQLite: two contentless FTS5 tables kept in step with their tables by triggers, so the
 one writer of those tables (runs.recording) keeps writing plain rows. PostgreSQL: one
@@ -25,7 +25,7 @@ def _json_words(doc: str) -> str:
 
 def _result_values(row: str) -> str:
     return (
-        f"{row}.id, {row}.case_id, {_json_words(row + '.output')}, "
+        f"{row}.id, {_json_words(row + '.output')}, "
         f"substr({row}.error_type || ' ' || {row}.error_message, 1, 50000)"
     )
 
@@ -34,7 +34,7 @@ def _dataset_values(row: str) -> str:
     return f"{row}.id, {_json_words(row + '.input')}, {_json_words(row + '.expected')}"
 
 
-_RESULT_COLUMNS = "case_id, output, error"
+_RESULT_COLUMNS = "output, error"
 _DATASET_COLUMNS = "input, expected"
 _FTS_OPTIONS = "content='', tokenize='unicode61 remove_diacritics 0'"
 
@@ -43,7 +43,7 @@ def _sqlite_table(name: str, table: str, columns: str, values: Any) -> list[str]
     fts = f"{table}_search"
     delete = f"INSERT INTO {fts}({fts}, rowid, {columns}) VALUES ('delete', {values('old')});"
     insert = f"INSERT INTO {fts}(rowid, {columns}) VALUES ({values('new')});"
-    watched = "case_id, output, error_type, error_message" if name == "result" else "input, expected"
+    watched = "output, error_type, error_message" if name == "result" else "input, expected"
     return [
         f"CREATE VIRTUAL TABLE {fts} USING fts5({columns}, {_FTS_OPTIONS})",
         f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN {insert} END",
@@ -84,10 +84,9 @@ POSTGRES_FORWARD = [
          WHERE jsonb_typeof(item) IN ('string', 'number')
        $$""",
     """CREATE FUNCTION oloproof_case_result_search(
-         case_id text, output jsonb, error_type text, error_message text) RETURNS tsvector
+         output jsonb, error_type text, error_message text) RETURNS tsvector
        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-         SELECT setweight(to_tsvector('simple', oloproof_search_words(case_id)), 'C')
-             || setweight(to_tsvector('simple', oloproof_json_words(output)), 'A')
+         SELECT setweight(to_tsvector('simple', oloproof_json_words(output)), 'A')
              || setweight(to_tsvector('simple',
                   oloproof_search_words(error_type || ' ' || error_message)), 'B')
        $$""",
@@ -97,14 +96,14 @@ POSTGRES_FORWARD = [
              || setweight(to_tsvector('simple', oloproof_json_words(expected)), 'B')
        $$""",
     """CREATE INDEX case_result_search ON runs_caseresult USING gin (
-         oloproof_case_result_search(case_id, output, error_type, error_message))""",
+         oloproof_case_result_search(output, error_type, error_message))""",
     """CREATE INDEX dataset_case_search ON runs_datasetcase USING gin (
          oloproof_dataset_case_search(input, expected))""",
 ]
 POSTGRES_BACKWARD = [
     "DROP INDEX IF EXISTS case_result_search",
     "DROP INDEX IF EXISTS dataset_case_search",
-    "DROP FUNCTION IF EXISTS oloproof_case_result_search(text, jsonb, text, text)",
+    "DROP FUNCTION IF EXISTS oloproof_case_result_search(jsonb, text, text)",
     "DROP FUNCTION IF EXISTS oloproof_dataset_case_search(jsonb, jsonb)",
     "DROP FUNCTION IF EXISTS oloproof_json_words(jsonb)",
     "DROP FUNCTION IF EXISTS oloproof_search_words(text)",

@@ -54,7 +54,9 @@ def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def run_cases_export_page(request: HttpRequest, run_id: int, export_format: str) -> HttpResponse:
+def run_cases_export_page(
+    request: HttpRequest, run_id: int, export_format: str
+) -> StreamingHttpResponse:
     """The case table's cases under its current filters, as a CSV or JSONL download."""
     run = get_run_or_404(request, run_id)
     form = CaseFilterForm(request.GET or None, criteria=[i.metric for i in run_criteria(run=run)])
@@ -103,7 +105,10 @@ def annotate_page(request: HttpRequest, run_id: int) -> HttpResponse:
     form = AnnotationForm(request.POST)
     case_url = reverse("runs:case", args=[run.pk, case_id]) if case_id else None
     if not form.is_valid():
-        problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
+        problems = "; ".join(
+            f"{name}: {' '.join(str(error) for error in errors)}"
+            for name, errors in form.errors.items()
+        )
         messages.error(request, f"The annotation was not saved — {problems}")
         return redirect(case_url or reverse("runs:cases", args=[run.pk]))
     data = form.cleaned_data

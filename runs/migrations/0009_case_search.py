@@ -1,9 +1,11 @@
 """Full-text search over a run's cases: input and expected (dataset rows), output and error.
 
-SQLite: two contentless FTS5 tables kept in step with their tables by triggers, so the
-one writer of those tables (runs.recording) keeps writing plain rows. PostgreSQL: one
-weighted `tsvector` expression index (GIN) per table, through immutable functions that
-the queries call too (runs/case_search.py), so the planner uses the index.
+SQLite: one contentless FTS5 table, a row per case result holding its dataset row's input
+and expected value beside its output and error, kept in step by triggers on the case
+results (datasets never change), so the one writer of those tables (runs.recording)
+keeps writing plain rows, and one FTS5 query answers every word in every field.
+PostgreSQL: one weighted `tsvector` expression index (GIN) per table, through immutable
+functions that the queries call too (runs/case_search.py), so the planner uses them.
 
 Both index the values of JSON documents (not their keys), split into runs of letters
 and digits, the first 50,000 characters of each field.
@@ -23,51 +25,45 @@ def _json_words(doc: str) -> str:
     return SQLITE_JSON_WORDS.format(doc=doc)
 
 
-def _result_values(row: str) -> str:
+_COLUMNS = "input, expected, output, error"
+_FTS = "runs_caseresult_search"
+
+
+def _values(row: str, base: str = "(SELECT 1)") -> str:
+    """A case result's words: its dataset row's input and expected value, its own output
+    and error. The dataset row is found through the run; datasets never change, so the
+    same words come back when a row is deleted (which a contentless table needs)."""
     return (
-        f"{row}.id, {_json_words(row + '.output')}, "
-        f"substr({row}.error_type || ' ' || {row}.error_message, 1, 50000)"
+        f"SELECT {row}.id, {_json_words('dataset_row.input')}, "
+        f"{_json_words('dataset_row.expected')}, {_json_words(row + '.output')}, "
+        f"substr({row}.error_type || ' ' || {row}.error_message, 1, 50000) "
+        f"FROM {base} LEFT JOIN runs_run AS its_run ON its_run.id = {row}.run_id "
+        "LEFT JOIN runs_datasetcase AS dataset_row ON dataset_row.dataset_id = its_run.dataset_id "
+        f"AND dataset_row.case_id = {row}.case_id"
     )
 
 
-def _dataset_values(row: str) -> str:
-    return f"{row}.id, {_json_words(row + '.input')}, {_json_words(row + '.expected')}"
-
-
-_RESULT_COLUMNS = "output, error"
-_DATASET_COLUMNS = "input, expected"
-_FTS_OPTIONS = "content='', tokenize='unicode61 remove_diacritics 0'"
-
-
-def _sqlite_table(name: str, table: str, columns: str, values: Any) -> list[str]:
-    fts = f"{table}_search"
-    delete = f"INSERT INTO {fts}({fts}, rowid, {columns}) VALUES ('delete', {values('old')});"
-    insert = f"INSERT INTO {fts}(rowid, {columns}) VALUES ({values('new')});"
-    watched = "output, error_type, error_message" if name == "result" else "input, expected"
-    return [
-        f"CREATE VIRTUAL TABLE {fts} USING fts5({columns}, {_FTS_OPTIONS})",
-        f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN {insert} END",
-        f"CREATE TRIGGER {fts}_delete AFTER DELETE ON {table} BEGIN {delete} END",
-        f"CREATE TRIGGER {fts}_update AFTER UPDATE OF {watched} ON {table} "
-        f"BEGIN {delete} {insert} END",
-        f"INSERT INTO {fts}(rowid, {columns}) SELECT {values('existing')} "
-        f"FROM {table} AS existing",
-    ]
-
+_INSERT = f"INSERT INTO {_FTS}(rowid, {_COLUMNS}) {_values('new')};"
+_DELETE = (
+    f"INSERT INTO {_FTS}({_FTS}, rowid, {_COLUMNS}) "
+    f"SELECT 'delete', * FROM ({_values('old')});"
+)
 
 SQLITE_FORWARD = [
-    *_sqlite_table("result", "runs_caseresult", _RESULT_COLUMNS, _result_values),
-    *_sqlite_table("dataset", "runs_datasetcase", _DATASET_COLUMNS, _dataset_values),
+    f"CREATE VIRTUAL TABLE {_FTS} USING fts5({_COLUMNS}, "
+    "content='', tokenize='unicode61 remove_diacritics 0')",
+    f"CREATE TRIGGER {_FTS}_insert AFTER INSERT ON runs_caseresult BEGIN {_INSERT} END",
+    f"CREATE TRIGGER {_FTS}_delete AFTER DELETE ON runs_caseresult BEGIN {_DELETE} END",
+    f"CREATE TRIGGER {_FTS}_update AFTER UPDATE OF output, error_type, error_message "
+    f"ON runs_caseresult BEGIN {_DELETE} {_INSERT} END",
+    f"INSERT INTO {_FTS}(rowid, {_COLUMNS}) "
+    + _values("existing", base="runs_caseresult AS existing"),
 ]
 SQLITE_BACKWARD = [
-    f"DROP {kind} IF EXISTS {table}_search{suffix}"
-    for table in ("runs_caseresult", "runs_datasetcase")
-    for kind, suffix in (
-        ("TRIGGER", "_insert"),
-        ("TRIGGER", "_delete"),
-        ("TRIGGER", "_update"),
-        ("TABLE", ""),
-    )
+    f"DROP TRIGGER IF EXISTS {_FTS}_insert",
+    f"DROP TRIGGER IF EXISTS {_FTS}_delete",
+    f"DROP TRIGGER IF EXISTS {_FTS}_update",
+    f"DROP TABLE IF EXISTS {_FTS}",
 ]
 
 POSTGRES_FORWARD = [

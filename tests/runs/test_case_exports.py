@@ -156,3 +156,18 @@ def test_the_page_link_and_the_api_stream_the_same_export(run, viewer, token_for
     assert streamed(api) == from_page
     jsonl = client.get(f"/runs/{run.pk}/cases.jsonl?annotation=annotated")
     assert [json.loads(line)["case_id"] for line in streamed(jsonl).splitlines()] == ["ticket-03"]
+
+
+def test_the_command_line_and_the_api_offer_the_tables_own_choices() -> None:
+    """The CLI and the API schema spell the filters out; they are the selectors' own."""
+    from typing import get_args
+
+    from oloproof.cli import _export
+    from runs.api import cases as api_cases
+    from runs.case_search import SEARCH_FIELDS
+    from runs.selectors.annotations import ANNOTATION_FILTERS
+
+    assert _export.SEARCH_FIELDS == SEARCH_FIELDS
+    assert set(_export.ANNOTATION_FILTERS) == set(ANNOTATION_FILTERS)
+    assert set(get_args(api_cases.SearchField)) == set(SEARCH_FIELDS)
+    assert set(get_args(api_cases.AnnotationFilter)) == set(ANNOTATION_FILTERS)

@@ -153,9 +153,7 @@ def _search_objects() -> set[str]:
 
 EXPECTED_OBJECTS = {
     "sqlite": {
-        f"{table}_search{suffix}"
-        for table in ("runs_caseresult", "runs_datasetcase")
-        for suffix in ("", "_insert", "_delete", "_update")
+        f"runs_caseresult_search{suffix}" for suffix in ("", "_insert", "_delete", "_update")
     },
     "postgresql": {
         "case_result_search",

@@ -3,8 +3,8 @@
 The indexes are made by migration 0009. SQLite: one FTS5 row per case result, holding
 its dataset row's input and expected value beside its output and error (triggers keep
 it in step), so one FTS5 query, bounded to the run's id range, answers a whole query.
-PostgreSQL: GIN indexes over weighted `tsvector`s of the dataset rows and of the case
-results; each word's ids are read from both and the words' sets intersected.
+PostgreSQL: GIN indexes over stored, weighted `tsvector` columns of the dataset rows and
+of the case results; each word's ids are read from both and the words' sets intersected.
 
 A query is cut into words (runs of letters and digits, as both indexes cut the text)
 and each word is matched as the start of a word; a case matches when every word is in
@@ -52,13 +52,13 @@ _SQLITE_SQL = (
 _POSTGRES_SQL = {
     # The ids of the run's case results matching one word, per table.
     "results": (
-        "SELECT id FROM runs_caseresult WHERE run_id = %s AND oloproof_case_result_search("
-        "output, error_type, error_message) @@ to_tsquery('simple', %s)"
+        "SELECT id FROM runs_caseresult WHERE run_id = %s "
+        "AND oloproof_search @@ to_tsquery('simple', %s)"
     ),
     "rows": (
         "SELECT result.id AS id FROM runs_datasetcase AS row JOIN runs_caseresult AS result "
         "ON result.run_id = %s AND result.case_id = row.case_id WHERE row.dataset_id = %s "
-        "AND oloproof_dataset_case_search(row.input, row.expected) @@ to_tsquery('simple', %s)"
+        "AND row.oloproof_search @@ to_tsquery('simple', %s)"
     ),
 }
 

@@ -45,8 +45,9 @@ _SQLITE_COLUMNS = ("input", "expected", "output", "error")
 _RESULTS = _Index(postgres_weights={"output": "A", "error": "B"})
 _DATASET_ROWS = _Index(postgres_weights={"input": "A", "expected": "B"})
 
+_CASE_ID_SQL = "SELECT id FROM runs_caseresult WHERE run_id = %s AND case_id >= %s AND case_id < %s"
 _SQLITE_SQL = (
-    "SELECT rowid FROM runs_caseresult_search "
+    "SELECT rowid AS id FROM runs_caseresult_search "
     "WHERE runs_caseresult_search MATCH %s AND rowid BETWEEN %s AND %s"
 )
 _POSTGRES_SQL = {
@@ -80,16 +81,23 @@ def case_search_filter(*, run: Run, text: str, fields: tuple[str, ...] = SEARCH_
     vendor = connection.vendor
     if vendor not in ("sqlite", "postgresql"):
         raise RuntimeError(f"case search supports SQLite and PostgreSQL, not {vendor}")
-    found = Q(pk__in=[])
+    selects, params = [], []
     typed = text.strip()
     if "case_id" in fields and typed:
-        found |= Q(case_id__gte=typed, case_id__lt=typed + _LAST_CHARACTER)
+        selects.append(_CASE_ID_SQL)
+        params += [run.pk, typed, typed + _LAST_CHARACTER]
     words = search_words(text)
     text_fields = tuple(field for field in fields if field != "case_id")
     if words and text_fields:
         matching = _sqlite_ids if vendor == "sqlite" else _postgres_ids
-        found |= Q(pk__in=RawSQL(*matching(run, words, text_fields)))
-    return found
+        sql, word_params = matching(run, words, text_fields)
+        selects.append(f"SELECT id FROM ({sql}) AS words")
+        params += word_params
+    if not selects:
+        return Q(pk__in=[])
+    # One set of ids, so the database starts from the (few) matches rather than testing
+    # every case of the run against an OR.
+    return Q(pk__in=RawSQL(" UNION ".join(selects), params))
 
 
 def _sqlite_ids(run: Run, words: list[str], fields: tuple[str, ...]) -> tuple[str, list[Any]]:

@@ -147,7 +147,7 @@ def main() -> int:
         mark = "" if figures["median_ms"] < TARGET_MS else "  (over target)"
         median, p95 = figures["median_ms"], figures["p95_ms"]
         print(f"{name:44s} median {median:7.1f} ms   p95 {p95:7.1f} ms{mark}", flush=True)
-    scan = _timed(_substring_scan(built.run_id, "routing"), max(5, args.repeats // 4))
+    scan = _timed(_substring_scan(built.run_id, built.rare_word), max(5, args.repeats // 4))
     print(f"{'former LIKE scan (queries only)':44s} median {scan['median_ms']:7.1f} ms", flush=True)
     export = _export_rate(client, built.run_id)
     print(f"export JSONL: {export['cases']:,} cases in {export['seconds']} s", flush=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import Q
+from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.db.models.expressions import RawSQL
 
 from runs.models import CaseResult, Run
@@ -29,6 +29,8 @@ SEARCH_FIELDS = ("input", "expected", "output", "error", "case_id")
 MAX_WORDS = 8
 """Words of a query beyond this many are ignored (each costs one index lookup)."""
 _LAST_CHARACTER = "\U0010ffff"
+_OUTER = '"runs_caseresult"'
+"""The case results table as Django's queries name it (the PostgreSQL filter refers to it)."""
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -97,7 +99,14 @@ def case_search_filter(*, run: Run, text: str, fields: tuple[str, ...] = SEARCH_
         return Q(pk__in=[])
     # One set of ids, so the database starts from the (few) matches rather than testing
     # every case of the run against an OR.
-    return Q(pk__in=RawSQL(" UNION ".join(selects), params))
+    union = " UNION ".join(selects)
+    if vendor == "sqlite":
+        return Q(pk__in=RawSQL(union, params))
+    # PostgreSQL cannot estimate how many cases a word start matches and, guessing
+    # thousands, would read the whole table to join them; as an array, the ids are
+    # computed first and then looked up by primary key.
+    in_array = RawSQL(f"{_OUTER}.id = ANY(ARRAY({union}))", params)
+    return Q(ExpressionWrapper(in_array, output_field=BooleanField()))
 
 
 def _sqlite_ids(run: Run, words: list[str], fields: tuple[str, ...]) -> tuple[str, list[Any]]:

@@ -32,6 +32,12 @@ def run_cases(*, run: Run, outcome: str | None = None) -> QuerySet[CaseResult]:
     return query
 
 
+def cases_in_order(*, case_ids: list[int]) -> list[CaseResult]:
+    """These case results (by primary key, from a run already read through access), in order."""
+    found = CaseResult.objects.in_bulk(case_ids)
+    return [found[pk] for pk in case_ids if pk in found]
+
+
 def dataset_cases_by_id(*, run: Run, case_ids: list[str]) -> dict[str, DatasetCase]:
     """The dataset rows (input, expected) behind some cases of a run."""
     if run.dataset_id is None or not case_ids:

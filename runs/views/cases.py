@@ -16,7 +16,13 @@ from runs.errors import InvalidRequestError
 from runs.forms import AnnotationForm, CaseFilterForm
 from runs.selectors.annotations import annotation_of, case_annotations
 from runs.selectors.case_table import FIXED_COLUMNS, case_table_rows, columns_chosen, criterion_tops
-from runs.selectors.cases import case_detail, run_case_table, run_criteria, run_outcome_counts
+from runs.selectors.cases import (
+    case_detail,
+    cases_in_order,
+    run_case_table,
+    run_criteria,
+    run_outcome_counts,
+)
 from runs.selectors.exports import run_cases_export
 from runs.views._common import call, domain_errors, get_run_or_404, page_of, query_without_page
 
@@ -31,7 +37,14 @@ def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
     filters = form.case_filters()
     fixed, picked = form.columns_asked()
     columns = columns_chosen(fixed=fixed, criteria=picked, known=names)
-    page = page_of(request, run_case_table(run=run, filters=filters))
+    cases = run_case_table(run=run, filters=filters)
+    if filters.search:
+        # A search's matches are worked out once, as bare ids, rather than once for the
+        # count and again for the page; the page's own cases are then read by id.
+        page = page_of(request, list(cases.values_list("pk", flat=True)))
+        page.object_list = cases_in_order(case_ids=list(page.object_list))
+    else:
+        page = page_of(request, cases)
     rows = case_table_rows(run=run, cases=list(page.object_list), tops=criterion_tops(criteria))
     query = query_without_page(request)
     return render(

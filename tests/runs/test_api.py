@@ -48,7 +48,9 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     assert ("POST", "/api/runs/1/approvals") in routes
     assert ("POST", "/api/optimizations") in routes
     assert ("GET", "/api/optimizations/1") in routes
-    assert len(routes) == 14
+    assert ("POST", "/api/runs/1/annotations") in routes
+    assert ("GET", "/api/runs/1/export") in routes
+    assert len(routes) == 18
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])

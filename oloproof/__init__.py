@@ -2,11 +2,14 @@
 whether a release may ship.
 
     from oloproof import evaluate, optimize, system, component, current_case
+    from oloproof import annotate, annotations, export_cases   # a recorded run's cases
     from oloproof.evaluators import ExactMatch, Contains, JsonSchema, Regex, RubricJudge, evaluator
 """
 
 from typing import TYPE_CHECKING, Any
 
+from oloproof._cases import annotate, export_cases
+from oloproof._cases import annotations_read as annotations
 from oloproof._evaluate import evaluate
 from oloproof._optimize import optimize
 from oloproof._plan import plan
@@ -41,11 +44,14 @@ __all__ = [
     "System",
     "UndeclaredReadError",
     "__version__",
+    "annotate",
+    "annotations",
     "compare",
     "component",
     "continue_run",
     "current_case",
     "evaluate",
+    "export_cases",
     "gate",
     "load",
     "optimize",

@@ -249,3 +249,49 @@ class ComparedCaseOut(Schema):
 CASE_OUTCOMES = (*CaseResult.Outcome.values, "error")
 RUN_STATUSES = tuple(Run.Status.values)
 GATE_OUTCOMES = (*Gate.Outcome.values, "none")
+
+
+class AnnotationIn(Schema):
+    case_id: str = Field(..., min_length=1, max_length=500)
+    rating: Literal["pass", "fail"] | None = Field(
+        None, description="pass or fail, your reading of the case; null for none"
+    )
+    score: float | None = Field(None, ge=0.0, le=1.0, description="from 0 to 1; null for none")
+    comment: str = Field("", max_length=10_000)
+
+
+class AnnotationOut(Schema):
+    run_id: int
+    case_id: str
+    author: str
+    rating: str | None
+    score: float | None
+    comment: str
+    created_at: datetime
+    updated_at: datetime
+
+    @staticmethod
+    def resolve_author(annotation: Any) -> str:
+        return str(annotation.author_name)
+
+    @staticmethod
+    def resolve_rating(annotation: Any) -> str | None:
+        return annotation.rating or None
+
+
+class AnnotationChangeOut(Schema):
+    case_id: str
+    author: str
+    version: int
+    rating: str | None
+    score: float | None
+    comment: str
+    changed_at: datetime
+
+    @staticmethod
+    def resolve_author(change: Any) -> str:
+        return str(change.author_name)
+
+    @staticmethod
+    def resolve_rating(change: Any) -> str | None:
+        return change.rating or None

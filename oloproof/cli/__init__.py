@@ -9,10 +9,12 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from oloproof.cli import (
+    _annotate,
     _compare,
     _continue,
     _demo,
     _exit_codes,
+    _export,
     _gate,
     _optimize,
     _plan,
@@ -31,6 +33,8 @@ COMMANDS = [
     _gate,
     _compare,
     _plan,
+    _annotate,
+    _export,
     _worker,
     _serve,
     _demo,

@@ -1,4 +1,4 @@
-"""Run history, one run, its case table, one case, and the live status of running runs."""
+"""Run history, one run, and the live status of running runs (cases: runs.views.cases)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from django.views.decorators.http import require_GET
 from metrics.selectors import run_metric_estimates
 from runs.access import Role, role_allows
 from runs.errors import DomainError
-from runs.forms import ApprovalForm, CaseFilterForm, RunFilterForm
+from runs.forms import ApprovalForm, RunFilterForm
 from runs.models import Run
-from runs.selectors.cases import case_detail, run_case_table, run_criteria, run_outcome_counts
+from runs.selectors.cases import run_outcome_counts
 from runs.selectors.gates import run_approvals, standing_decision
 from runs.selectors.runs import (
     LIVE_STATUSES,
@@ -25,7 +25,7 @@ from runs.selectors.runs import (
     runs_live_status,
 )
 from runs.sequential_runs import sequential_continuation, sequential_state
-from runs.views._common import call, get_run_or_404, page_of, query_without_page
+from runs.views._common import get_run_or_404, page_of, query_without_page
 from runs.views.run_readouts import run_page_readouts
 
 HEADLINE_METRICS = 3
@@ -127,33 +127,3 @@ def _run_more(request: HttpRequest, run: Run) -> dict[str, Any]:
     except DomainError as exc:
         return {"blocked": str(exc)} if run.gate.outcome == "inconclusive" else {}
     return {"offer": True, "remaining": int(state["horizon"]) - int(state["n_run"])}
-
-
-@login_required
-@require_GET
-def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = get_run_or_404(request, run_id)
-    criteria = run_criteria(run=run)
-    form = CaseFilterForm(request.GET or None, criteria=[item.metric for item in criteria])
-    filters = form.case_filters()
-    page = page_of(request, run_case_table(run=run, filters=filters))
-    return render(
-        request,
-        "runs/cases.html",
-        {
-            "run": run,
-            "form": form,
-            "page": page,
-            "filters": filters,
-            "counts": run_outcome_counts(run=run),
-            "query": query_without_page(request),
-        },
-    )
-
-
-@login_required
-@require_GET
-def case_page(request: HttpRequest, run_id: int, case_id: str) -> HttpResponse:
-    run = get_run_or_404(request, run_id)
-    detail = call(case_detail, run=run, case_id=case_id)
-    return render(request, "runs/case.html", {"run": run, "detail": detail})

@@ -73,7 +73,7 @@ def test_the_form_shows_every_problem_queues_nothing_then_queues_the_corrected_r
     visit.page.wait_for_url("**/runs/*/")
     run = Run.objects.get()
     assert visit.page.url.endswith(f"/runs/{run.pk}/")
-    assert f"Run {run.pk} is queued" in visit.page.inner_text(".messages")
+    assert f"Run {run.pk} submitted" in visit.page.inner_text(".messages")
     assert run.config["system"] == "bot.py:answer"
     assert run.cases_total == 6
     assert not visit.dialogs

@@ -13,7 +13,13 @@ from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 
 from oloproof_core import OloproofError
-from runs.api import metrics_router, optimizations_router, runs_router
+from runs.api import (
+    cases_router,
+    compare_router,
+    metrics_router,
+    optimizations_router,
+    runs_router,
+)
 from runs.auth import api_auth
 from runs.errors import DomainError
 
@@ -26,8 +32,10 @@ api = NinjaAPI(
     docs_decorator=login_required,
 )
 api.add_router("/", runs_router)
+api.add_router("/", compare_router)
 api.add_router("/", metrics_router)
 api.add_router("/", optimizations_router)
+api.add_router("/", cases_router)
 
 
 @api.exception_handler(DomainError)

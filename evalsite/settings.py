@@ -76,9 +76,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Serves /static/ from the WSGI process itself, compressed and cacheable, so the
-    # dashboard needs no CDN and no separate file server.
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Serves /static/ from the WSGI process itself, compressed and cached for a year
+    # under hashed names (evalsite.static_files), so the dashboard needs no CDN and no
+    # separate file server.
+    "evalsite.static_files.StaticFilesMiddleware",
     # Text no supported database can store (NUL, lone surrogates) is a 400, never a 500.
     "runs.input_guard.UnstorableInputMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -189,25 +190,19 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
-# plotly.js comes from the installed plotly package, so the pages never need a CDN.
+# The charts' plotly.js is static/vendor/plotly-basic.min.js, so the pages never need a CDN.
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "evalsite.static_finders.PlotlyFinder",
 ]
 STATIC_ROOT = Path(env_str("OLOPROOF_STATIC_ROOT", str(DATA_DIR / "static")))
 
 SESSION_COOKIE_HTTPONLY = True
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {
-        # Hashed, compressed names once `collectstatic` has written its manifest (the
-        # production image does); before that, plain names served through the finders,
-        # so the embedded default works without a collectstatic step.
-        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if not DEBUG and (STATIC_ROOT / "staticfiles.json").is_file()
-        else "django.contrib.staticfiles.storage.StaticFilesStorage"
-    },
+    # Hashed, compressed names once collected (`oloproof serve` collects at start);
+    # plain names through the finders before that (evalsite/static_files.py).
+    "staticfiles": {"BACKEND": "evalsite.static_files.StaticFilesStorage"},
 }
 # Unhashed names still resolve and files are found where the apps keep them, so the
 # embedded default serves every asset without a collectstatic step.

@@ -11,7 +11,7 @@ typed.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import plotly.graph_objects as go
@@ -23,7 +23,12 @@ from oloproof_core.compare import Comparison
 _CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["lasso2d"]}
 _FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 13}
 _ESTIMATE = "#1f5fbf"
+_INTERVAL = "rgba(31,95,191,0.22)"
 _NOTHING_OBSERVED = "#b0b7c3"
+_THRESHOLD = "#1c2333"
+_MISSING = "#b5590f"
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star")
+_DASHES = ("solid", "dash", "dashdot", "longdash")
 _PALETTE = ("#1f5fbf", "#d9731a", "#2a9d5b", "#b83280", "#6b46c1", "#0f8b8d", "#8c6d1f")
 
 
@@ -60,50 +65,75 @@ def _hover(metric: str, estimate: float | None, lower: float, upper: float, extr
 
 
 def run_interval_chart(
-    estimates: Sequence[MetricEstimate], *, div_id: str = "run-chart"
+    estimates: Sequence[MetricEstimate],
+    *,
+    thresholds: Mapping[str, Sequence[float]] | None = None,
+    div_id: str = "run-chart",
 ) -> SafeString:
     """Each metric's estimate as a dot with its interval as a bar, one row per metric.
 
-    A metric with nothing observed has no dot, only its (full-width) interval, in grey.
+    The axis is zoomed to the intervals and the gate's thresholds (a tick on the
+    metric's row), so a narrow interval near the top of the range stays readable.
+    A metric with nothing observed has no dot, only its interval, in grey; missing
+    counts are written at the right of their row. Only what is drawn is in the legend.
     """
+    marks = thresholds or {}
     names = [_label(item.metric) for item in estimates]
     observed = [item for item in estimates if item.estimate is not None]
+    unobserved = [item for item in estimates if item.estimate is None]
     figure = go.Figure()
-    figure.add_trace(_interval_bars(estimates, names))
-    figure.add_trace(
-        go.Scatter(
-            y=[_label(item.metric) for item in observed],
-            x=[item.estimate for item in observed],
-            mode="markers",
-            marker={"color": _ESTIMATE, "size": 11, "symbol": "diamond"},
-            hoverinfo="skip",
-            name="estimate",
+    if observed:
+        figure.add_trace(_interval_bars(observed, colour=_INTERVAL, name="interval"))
+        figure.add_trace(
+            go.Scatter(
+                y=[_label(item.metric) for item in observed],
+                x=[item.estimate for item in observed],
+                mode="markers",
+                marker={"color": _ESTIMATE, "size": 11, "symbol": "diamond"},
+                hoverinfo="skip",
+                name="estimate",
+            )
         )
-    )
-    low, high = _range(estimates)
-    figure.update_layout(
-        **_layout(
-            height=70 + 44 * max(len(estimates), 1),
-            xaxis={"range": [low, high], "gridcolor": "#e5e8ee", "zeroline": False},
-            yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
+    if unobserved:
+        figure.add_trace(
+            _interval_bars(unobserved, colour=_NOTHING_OBSERVED, name="nothing observed")
         )
-    )
+    ticks = [(item.metric, value) for item in estimates for value in marks.get(item.metric, ())]
+    if ticks:
+        figure.add_trace(_threshold_ticks(ticks))
+    figure.update_layout(**_run_chart_layout(estimates, names, [value for _, value in ticks]))
     return _render(figure, div_id=div_id)
 
 
-def _interval_bars(estimates: Sequence[MetricEstimate], names: list[str]) -> go.Bar:
-    """Each metric's interval as a horizontal bar; grey where nothing was observed."""
+def _run_chart_layout(
+    estimates: Sequence[MetricEstimate], names: list[str], thresholds: list[float]
+) -> dict[str, Any]:
+    low, high = _zoomed_range(estimates, thresholds)
+    return _layout(
+        height=110 + 44 * max(len(estimates), 1),
+        showlegend=True,
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+        margin={"l": 10, "r": 90, "t": 40, "b": 40},
+        annotations=_missing_notes(estimates),
+        xaxis={"range": [low, high], "gridcolor": "#e5e8ee", "zeroline": False},
+        yaxis={
+            "autorange": "reversed",
+            "automargin": True,
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": names,
+        },
+    )
+
+
+def _interval_bars(estimates: Sequence[MetricEstimate], *, colour: str, name: str) -> go.Bar:
+    """Each metric's interval as a horizontal bar."""
     return go.Bar(
-        y=names,
+        y=[_label(item.metric) for item in estimates],
         x=[item.upper - item.lower for item in estimates],
         base=[item.lower for item in estimates],
         orientation="h",
-        marker={
-            "color": [
-                _NOTHING_OBSERVED if item.estimate is None else "rgba(31,95,191,0.22)"
-                for item in estimates
-            ]
-        },
+        marker={"color": colour},
         width=0.45,
         hovertext=[
             _hover(
@@ -116,17 +146,60 @@ def _interval_bars(estimates: Sequence[MetricEstimate], names: list[str]) -> go.
             for item in estimates
         ],
         hoverinfo="text",
-        name="interval",
+        name=name,
     )
 
 
-def _range(estimates: Sequence[MetricEstimate]) -> tuple[float, float]:
-    lows = [float(item.score_range[0]) for item in estimates if len(item.score_range) == 2]
-    highs = [float(item.score_range[1]) for item in estimates if len(item.score_range) == 2]
-    low = min(lows, default=0.0)
-    high = max(highs, default=1.0)
-    pad = (high - low) * 0.03
-    return low - pad, high + pad
+def _threshold_ticks(ticks: Sequence[tuple[str, float]]) -> go.Scatter:
+    """The gate's thresholds as upright ticks across their metric's bar."""
+    return go.Scatter(
+        y=[_label(metric) for metric, _ in ticks],
+        x=[value for _, value in ticks],
+        mode="markers",
+        marker={
+            "symbol": "line-ns-open",
+            "size": 30,
+            "color": _THRESHOLD,
+            "line": {"width": 2.5, "color": _THRESHOLD},
+        },
+        hovertext=[f"<b>{_label(metric)}</b><br>threshold {value:g}" for metric, value in ticks],
+        hoverinfo="text",
+        name="threshold",
+    )
+
+
+def _missing_notes(estimates: Sequence[MetricEstimate]) -> list[dict[str, Any]]:
+    """`N missing` at the right end of each row that has missing cases."""
+    return [
+        {
+            "x": 1.0,
+            "xref": "paper",
+            "xanchor": "left",
+            "y": _label(item.metric),
+            "yref": "y",
+            "text": f"{item.n_missing} missing",
+            "showarrow": False,
+            "font": {"color": _MISSING, "size": 12},
+        }
+        for item in estimates
+        if item.n_missing
+    ]
+
+
+def _zoomed_range(
+    estimates: Sequence[MetricEstimate], thresholds: Sequence[float]
+) -> tuple[float, float]:
+    """The intervals' and thresholds' extent with some room, never far outside the scales."""
+    lows = [item.lower for item in estimates] + list(thresholds)
+    highs = [item.upper for item in estimates] + list(thresholds)
+    scales = [item.score_range for item in estimates if len(item.score_range) == 2]
+    scale_low = min((float(scale[0]) for scale in scales), default=min(lows, default=0.0))
+    scale_high = max((float(scale[1]) for scale in scales), default=max(highs, default=1.0))
+    width = max(scale_high - scale_low, 1e-9)
+    low, high = min(lows, default=scale_low), max(highs, default=scale_high)
+    pad = max((high - low) * 0.08, width * 0.02)
+    edge = width * 0.03
+    return max(low - pad, scale_low - edge), min(high + pad, scale_high + edge)
 
 
 def release_history_chart(
@@ -134,7 +207,10 @@ def release_history_chart(
 ) -> SafeString:
     """Each metric's estimate and interval per release, releases in order along x.
 
-    Criteria are solid lines, sub-scores dotted and hidden until picked in the legend.
+    Criteria are solid or dashed lines, sub-scores dotted and hidden until picked in
+    the legend. Series are set side by side around each release and differ in marker
+    and dash, so two metrics with the same values stay apart. The y axis is zoomed to
+    the intervals; a release with missing cases says how many above its point.
     """
     labels = [_label(name) for name, _ in releases]
     metric_names: list[str] = []
@@ -142,64 +218,98 @@ def release_history_chart(
         for estimate in estimates:
             if estimate.metric not in metric_names:
                 metric_names.append(estimate.metric)
+    spacing = min(0.12, 0.6 / max(len(metric_names), 1))
     figure = go.Figure()
     for index, name in enumerate(metric_names):
-        xs, ys, plus, minus, hover, sub_score = _release_series(name, labels, releases)
-        colour = _PALETTE[index % len(_PALETTE)]
-        figure.add_trace(
-            go.Scatter(
-                x=xs,
-                y=ys,
-                name=_label(name),
-                mode="lines+markers",
-                line={"color": colour, "dash": "dot" if sub_score else "solid", "width": 2},
-                marker={"size": 9},
-                error_y={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": plus,
-                    "arrayminus": minus,
-                    "color": colour,
-                    "thickness": 1.5,
-                    "width": 6,
-                },
-                hovertext=hover,
-                hoverinfo="text",
-                visible="legendonly" if sub_score else True,
-            )
-        )
+        offset = (index - (len(metric_names) - 1) / 2) * spacing
+        figure.add_trace(_release_trace(name, index, offset, labels, releases))
+    every = [item for _, estimates in releases for item in estimates]
+    low, high = _zoomed_range(every, ())
     figure.update_layout(
         **_layout(
-            height=380,
+            height=400,
             showlegend=True,
-            legend={"orientation": "h", "y": -0.18},
-            xaxis={"type": "category", "title": {"text": "release"}},
-            yaxis={"gridcolor": "#e5e8ee", "title": {"text": "estimate and interval"}},
+            legend={"orientation": "h", "y": -0.2},
+            margin={"l": 10, "r": 20, "t": 40, "b": 40},
+            xaxis={
+                "title": {"text": "release"},
+                "tickmode": "array",
+                "tickvals": list(range(len(labels))),
+                "ticktext": labels,
+                "range": [-0.5, len(labels) - 0.5],
+                "zeroline": False,
+            },
+            yaxis={
+                "gridcolor": "#e5e8ee",
+                "title": {"text": "estimate and interval"},
+                "range": [low, high],
+            },
         )
     )
     return _render(figure, div_id=div_id)
 
 
+def _release_trace(
+    name: str,
+    index: int,
+    offset: float,
+    labels: list[str],
+    releases: Sequence[tuple[str, Sequence[MetricEstimate]]],
+) -> go.Scatter:
+    xs, ys, plus, minus, hover, notes, sub_score = _release_series(name, labels, releases)
+    colour = _PALETTE[index % len(_PALETTE)]
+    return go.Scatter(
+        x=[x + offset for x in xs],
+        y=ys,
+        name=_label(name),
+        mode="lines+markers+text",
+        text=notes,
+        textposition="top center",
+        textfont={"color": _MISSING, "size": 11},
+        cliponaxis=False,
+        line={
+            "color": colour,
+            "dash": "dot" if sub_score else _DASHES[index % len(_DASHES)],
+            "width": 2,
+        },
+        marker={"size": 9, "symbol": _SYMBOLS[index % len(_SYMBOLS)]},
+        error_y={
+            "type": "data",
+            "symmetric": False,
+            "array": plus,
+            "arrayminus": minus,
+            "color": colour,
+            "thickness": 1.5,
+            "width": 6,
+        },
+        hovertext=hover,
+        hoverinfo="text",
+        visible="legendonly" if sub_score else True,
+    )
+
+
 def _release_series(
     name: str, labels: list[str], releases: Sequence[tuple[str, Sequence[MetricEstimate]]]
-) -> tuple[list[str], list[float | None], list[float], list[float], list[str], bool]:
-    """One metric across releases: x labels, centres, error bars, hover texts, sub-score."""
-    xs: list[str] = []
-    ys: list[float | None] = []
+) -> tuple[list[int], list[float], list[float], list[float], list[str], list[str], bool]:
+    """One metric across releases: positions, centres, error bars, hovers, missing notes."""
+    xs: list[int] = []
+    ys: list[float] = []
     plus: list[float] = []
     minus: list[float] = []
     hover: list[str] = []
+    notes: list[str] = []
     sub_score = False
-    for label, (_, estimates) in zip(labels, releases, strict=True):
+    for position, (label, (_, estimates)) in enumerate(zip(labels, releases, strict=True)):
         item = next((e for e in estimates if e.metric == name), None)
         if item is None:
             continue
         sub_score = item.is_sub_score
         centre = item.estimate if item.estimate is not None else (item.lower + item.upper) / 2
-        xs.append(label)
+        xs.append(position)
         ys.append(centre)
         plus.append(item.upper - centre)
         minus.append(centre - item.lower)
+        notes.append(f"{item.n_missing} missing" if item.n_missing else "")
         hover.append(
             _hover(
                 name,
@@ -209,7 +319,7 @@ def _release_series(
                 f"<br>release {label}<br>{item.n_missing} missing",
             )
         )
-    return xs, ys, plus, minus, hover, sub_score
+    return xs, ys, plus, minus, hover, notes, sub_score
 
 
 def comparison_chart(comparison: Comparison, *, div_id: str = "compare-chart") -> SafeString:

@@ -2,6 +2,7 @@
 whether a release may ship.
 
     from oloproof import evaluate, optimize, system, component, current_case
+    from oloproof import annotate, annotations, export_cases   # a recorded run's cases
     from oloproof.evaluators import ExactMatch, Contains, JsonSchema, Regex, RubricJudge, evaluator
 """
 
@@ -24,17 +25,23 @@ from oloproof_core import (
 )
 
 if TYPE_CHECKING:
+    from oloproof._cases import annotate, export_cases
+    from oloproof._cases import annotations_read as annotations
     from oloproof._evaluate import evaluate
     from oloproof._optimize import optimize
     from oloproof._plan import plan
     from oloproof._results import gate, load
-    from oloproof._submit import Submission, submit
+    from oloproof._submit import Submission, continue_run, submit
     from oloproof_core.compare import compare_runs as compare
 
 # Loaded on first use: a system's own process imports this package for `system` and
 # `current_case` only, and every command starts faster without the statistics (scipy),
 # the optimizers and the platform until it needs them.
 _LAZY = {
+    "annotate": ("oloproof._cases", "annotate"),
+    "annotations": ("oloproof._cases", "annotations_read"),
+    "continue_run": ("oloproof._submit", "continue_run"),
+    "export_cases": ("oloproof._cases", "export_cases"),
     "evaluate": ("oloproof._evaluate", "evaluate"),
     "optimize": ("oloproof._optimize", "optimize"),
     "plan": ("oloproof._plan", "plan"),
@@ -56,10 +63,14 @@ __all__ = [
     "System",
     "UndeclaredReadError",
     "__version__",
+    "annotate",
+    "annotations",
     "compare",
     "component",
+    "continue_run",
     "current_case",
     "evaluate",
+    "export_cases",
     "gate",
     "load",
     "optimize",

@@ -15,14 +15,24 @@ def plan(
     baseline: Result | None = None,
     effect: float | None = None,
     confidence: float | None = None,
+    sequential: bool | None = None,
+    batch: int | None = None,
 ) -> CasePlan:
     """Cases each rule of `policy` (a release.yaml path, dict or Policy) needs for 80 % power.
 
     `effect` is the distance of the truth beyond each threshold, as a share of the
     metric's range (default: the policy's `effect`, 0.05; for no_regression the
     margin, i.e. two equal releases). `result` (a pilot run) and `baseline` give
-    the spreads. `str(plan)` is a readable table, `plan.cases` the gate's figure.
+    the spreads. `sequential=True` plans for `evaluate(..., until_decided=True)` (a
+    policy with `sequential:` is planned that way anyway), with looks every `batch`
+    cases. `str(plan)` is a readable table, `plan.cases` the gate's figure.
     """
     return plan_cases(
-        load_policy(policy), result=result, baseline=baseline, effect=effect, confidence=confidence
+        load_policy(policy),
+        result=result,
+        baseline=baseline,
+        effect=effect,
+        confidence=confidence,
+        sequential=sequential,
+        batch=batch,
     )

@@ -70,6 +70,11 @@ _EXPORTS: dict[str, str] = {
     "run_config_from_mapping": "oloproof_core.run_config",
     "run_config_paths": "oloproof_core.run_config",
     "run_config_paths_check": "oloproof_core.run_config",
+    "run_config_read": "oloproof_core.run_config",
+    "run_config_check": "oloproof_core.run_config_checks",
+    "CheckedRunConfig": "oloproof_core.run_config_checks",
+    "ConfigProblem": "oloproof_core.run_config_checks",
+    "ConfigProblemsError": "oloproof_core.run_config_checks",
     "run_evaluation": "oloproof_core.evaluation",
     "run_until_decided": "oloproof_core.sequential",
     "RunConfig": "oloproof_core.run_config",
@@ -233,6 +238,21 @@ if TYPE_CHECKING:
     from oloproof_core.run_config import (
         run_config_paths_check as run_config_paths_check,
     )
+    from oloproof_core.run_config import (
+        run_config_read as run_config_read,
+    )
+    from oloproof_core.run_config_checks import (
+        CheckedRunConfig as CheckedRunConfig,
+    )
+    from oloproof_core.run_config_checks import (
+        ConfigProblem as ConfigProblem,
+    )
+    from oloproof_core.run_config_checks import (
+        ConfigProblemsError as ConfigProblemsError,
+    )
+    from oloproof_core.run_config_checks import (
+        run_config_check as run_config_check,
+    )
     from oloproof_core.safe_yaml import (
         yaml_load as yaml_load,
     )
@@ -266,7 +286,10 @@ __all__ = [
     "CacheEntry",
     "CaseError",
     "CaseResult",
+    "CheckedRunConfig",
     "ConfigError",
+    "ConfigProblem",
+    "ConfigProblemsError",
     "ContractError",
     "Dataset",
     "DatasetError",
@@ -313,9 +336,11 @@ __all__ = [
     "process_rows",
     "result_from_dict",
     "reward",
+    "run_config_check",
     "run_config_from_mapping",
     "run_config_paths",
     "run_config_paths_check",
+    "run_config_read",
     "run_evaluation",
     "run_until_decided",
     "sequential_order",

@@ -16,6 +16,7 @@ one of those folders, or the reference is a ConfigError.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import importlib
 import importlib.abc
@@ -50,8 +51,16 @@ def load_object(
         except AttributeError:
             raise ConfigError(
                 f"{what} {reference!r}: {module_part} has no attribute {attribute!r}"
+                + _close_names(name, target)
             ) from None
     return target
+
+
+def _close_names(wanted: str, namespace: Any) -> str:
+    """The public names of `namespace` that look like a misspelt `wanted`, as a hint."""
+    public = [name for name in dir(namespace) if not name.startswith("_")]
+    close = difflib.get_close_matches(wanted, public, n=3)
+    return f" (did you mean {' or '.join(repr(name) for name in close)}?)" if close else ""
 
 
 def namespace_for(folder: str) -> str:

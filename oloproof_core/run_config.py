@@ -98,6 +98,14 @@ class RunConfig:
 
 
 def load_run_config(path: str) -> RunConfig:
+    data, lines = run_config_read(path)
+    return run_config_from_mapping(
+        data, base_dir=os.path.dirname(os.path.abspath(path)), label=path, lines=lines
+    )
+
+
+def run_config_read(path: str) -> tuple[Any, dict[str, int]]:
+    """A config file's parsed YAML and the line of each top-level key (nothing checked)."""
     if not os.path.exists(path):
         raise ConfigError(f"{path}: file not found")
     if not os.path.isfile(path):
@@ -108,9 +116,7 @@ def load_run_config(path: str) -> RunConfig:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     data, node = yaml_compose(text, source=path)
-    return run_config_from_mapping(
-        data, base_dir=os.path.dirname(os.path.abspath(path)), label=path, lines=_key_lines(node)
-    )
+    return data, _key_lines(node)
 
 
 def check_run_config(

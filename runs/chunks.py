@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import traceback
 import uuid
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ from runs.dispatch import Enqueue, send_work, stale_after, worker_name
 from runs.models import DatasetCase, Run, RunChunk
 from runs.recording import chunk_cases_record, run_fail
 from runs.run_code import RunCodeError, run_plan_load
+from runs.sequential_runs import sequential_rows, sequential_state
 from runs.store import DjangoStore
 
 logger = logging.getLogger(__name__)
@@ -38,18 +40,20 @@ MAX_CHUNK_ATTEMPTS = 5
 # The ledger ------------------------------------------------------------------------
 
 
-def chunks_create(*, run_id: int, total: int, size: int) -> list[int]:
+def chunks_create(*, run_id: int, total: int, size: int, start: int = 0) -> list[int]:
+    """Chunks of `size` over the positions [start, total), numbered after the run's others."""
     now = timezone.now()
+    first_index = RunChunk.objects.filter(run_id=run_id).count() if start else 0
     chunks = RunChunk.objects.bulk_create(
         [
             RunChunk(
                 run_id=run_id,
-                index=index,
+                index=first_index + index,
                 first_position=first,
                 size=min(size, total - first),
                 touched_at=now,
             )
-            for index, first in enumerate(range(0, total, size))
+            for index, first in enumerate(range(start, total, size))
         ]
     )
     return [chunk.pk for chunk in chunks]
@@ -168,6 +172,10 @@ def _chunk_rows(chunk: RunChunk) -> list[engine.Row]:
     if run.dataset_id is None:
         # Unreachable: planning sets the dataset in the transaction that makes the chunks.
         raise RuntimeError(f"run {run.pk} has chunks but no dataset")
+    if sequential_state(run) is not None:
+        return engine.load_dataset(
+            sequential_rows(run=run, first=chunk.first_position, size=chunk.size)
+        ).rows
     records = DatasetCase.objects.filter(
         dataset_id=run.dataset_id,
         position__gte=chunk.first_position,
@@ -222,11 +230,18 @@ def _finalise_if_complete(run_id: int) -> None:
         send_work(Enqueue(finalise=[run_id]))
 
 
+PROGRESS_EVERY_S = 0.5
+"""How often a chunk's worker stores its count of cases done, when it changed: often
+enough for pages to follow a run case by case, never one write per case at high rates."""
+
+
 class _Heartbeat:
     """Keeps a claimed chunk's `touched_at` fresh from a thread while the engine works.
 
     A thread rather than the progress callback, so one slow case (a long model call)
-    does not make a live worker look dead. It also stores the chunk's progress.
+    does not make a live worker look dead. It also stores the chunk's count of cases
+    done, at most every `PROGRESS_EVERY_S`, which the progress selectors add to the
+    run's count of finished chunks.
     """
 
     def __init__(self, chunk_id: int, token: str) -> None:
@@ -250,14 +265,19 @@ class _Heartbeat:
         self._thread.join()
 
     def _beat(self) -> None:
+        stored, stored_at = 0, time.monotonic()
         try:
-            while not self._stop.wait(self.interval):
+            while not self._stop.wait(min(PROGRESS_EVERY_S, self.interval)):
+                done = self.cases_done
+                if done == stored and time.monotonic() - stored_at < self.interval:
+                    continue
                 try:
-                    kept = _chunk_beat(self.chunk_id, self.token, self.cases_done)
+                    kept = _chunk_beat(self.chunk_id, self.token, done)
                 except Exception:
                     logger.exception("heartbeat of chunk %s failed; retrying", self.chunk_id)
                     continue
                 if not kept:
                     return
+                stored, stored_at = done, time.monotonic()
         finally:
             connection.close()

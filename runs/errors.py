@@ -27,3 +27,23 @@ class ConflictError(DomainError):
 
 class ImmutableRecordError(ConflictError):
     """An audit record (an approval) cannot be changed or deleted once written."""
+
+
+class OverrideNeededError(InvalidRequestError):
+    """Approving a gate that did not pass without saying it is an override."""
+
+    def __init__(self, message: str, *, gate_outcome: str) -> None:
+        super().__init__(message)
+        self.gate_outcome = gate_outcome
+
+
+class OverrideReasonMissingError(InvalidRequestError):
+    """An override with no reason given."""
+
+
+class RunConfigInvalidError(InvalidRequestError):
+    """A run config the workers could not run: every problem, with the key it concerns."""
+
+    def __init__(self, problems: list[tuple[str | None, str]]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(message for _, message in problems))

@@ -1,21 +1,26 @@
 """Finalising a run whose chunks are all done: aggregate, decide the gate, succeed once.
 
 The success is a conditional update from running in the transaction that writes
-the metrics and the gate, so a finalising task delivered twice finalises once.
+the metrics and the gate, so a finalising task delivered twice finalises once. A
+sequential run being continued whose gate is still inconclusive gets its next batch
+instead (`runs.sequential_runs`), by another conditional update.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
 import oloproof_core as engine
-from runs.chunks import all_chunks_done
+from runs.chunks import all_chunks_done, chunks_create
+from runs.dispatch import Enqueue, chunk_size, send_work_on_commit
 from runs.models import Run, RunChunk
-from runs.recording import run_conclusion_record, run_fail
+from runs.recording import run_conclusion_record, run_fail, run_sequential_moved
 from runs.run_code import RunCodeError, load_failure, run_plan_load
 from runs.selectors.results import run_result
+from runs.sequential_runs import sequential_decide, sequential_next, sequential_state
 from runs.store import DjangoStore
 
 
@@ -44,18 +49,45 @@ def run_finalise(*, run_id: int) -> str:
     dataset = engine.Dataset(source=record.source, rows=[], digest=record.digest, split=run.split)
     started_at = run.started_at or run.created_at
     finished_at = timezone.now()
-    result = engine.conclude_run(
-        plan,
-        run_result(run=run).cases,
-        dataset,
-        DjangoStore(project=run.project.slug),
-        started_at=started_at,
-        duration_s=(finished_at - started_at).total_seconds(),
-        baseline=baseline,
-    )
+    timing: dict[str, Any] = {
+        "started_at": started_at,
+        "duration_s": (finished_at - started_at).total_seconds(),
+    }
+    cases = run_result(run=run).cases
+    state = sequential_state(run)
+    if state is None:
+        result = engine.conclude_run(
+            plan, cases, dataset, DjangoStore(project=run.project.slug), **timing, baseline=baseline
+        )
+    else:
+        result = sequential_decide(
+            run=run, plan=plan, cases=cases, dataset=dataset, state=state, timing=timing,
+            baseline=baseline,
+        )  # fmt: skip
+        if _next_batch_queued(run, result, state):
+            return "extended"
     result.provenance["execution"] = _execution_provenance(chunks, plan)
     succeeded = run_conclusion_record(run=run, result=result, finished_at=finished_at)
     return "succeeded" if succeeded else "skipped"
+
+
+def _next_batch_queued(run: Run, result: engine.Result, state: dict[str, Any]) -> bool:
+    """Hand the next batch of a continued sequential run to the workers, once per look."""
+    step = sequential_next(result=result, state=state)
+    if step is None:
+        return False
+    done, total = step
+    looks = result.provenance["sequential"]["looks"]
+    with transaction.atomic():
+        if run_sequential_moved(
+            run_id=run.pk,
+            cases_before=run.cases_total,
+            cases_total=total,
+            sequential={**state, "looks": looks, "n_run": done},
+        ):
+            chunk_ids = chunks_create(run_id=run.pk, total=total, size=chunk_size(), start=done)
+            send_work_on_commit(Enqueue(chunks=chunk_ids))
+    return True
 
 
 def _execution_provenance(chunks: list[RunChunk], plan: engine.RunPlan) -> dict[str, Any]:

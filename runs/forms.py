@@ -8,11 +8,15 @@ from typing import Any
 
 import yaml
 from django import forms
+from django.http import QueryDict
 from django.utils import timezone
 
 import oloproof_core as engine
 import oloproof_core.optimize as optimize
-from runs.models import Approval, Gate, Run
+from runs.case_search import SEARCH_FIELDS
+from runs.models import Approval, Gate, Rating, Run
+from runs.selectors.annotations import ANNOTATION_FILTERS
+from runs.selectors.case_table import FIXED_COLUMNS
 from runs.selectors.cases import CASE_OUTCOMES, CaseFilters
 from runs.selectors.runs import RunFilters
 
@@ -89,10 +93,23 @@ class CaseFilterForm(forms.Form):
         required=False, choices=_ANY + [(name, name) for name in CASE_OUTCOMES]
     )
     q = forms.CharField(required=False, max_length=200, label="search")
+    search_in = forms.ChoiceField(
+        required=False,
+        label="in",
+        choices=[("", "everything")] + [(name, name.replace("_", " ")) for name in SEARCH_FIELDS],
+    )
+    annotation = forms.ChoiceField(required=False, choices=_ANY + list(ANNOTATION_FILTERS.items()))
+    cols = forms.MultipleChoiceField(
+        required=False,
+        choices=[("case", "case"), *FIXED_COLUMNS.items()],
+        widget=forms.CheckboxSelectMultiple,
+    )
+    crit = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
 
     def __init__(self, data: Any, *, criteria: list[str]) -> None:
         super().__init__(data)
         _choice_field(self, "criterion").choices = [("", "whole case")] + [(c, c) for c in criteria]
+        _choice_field(self, "crit").choices = [(c, c) for c in criteria]
 
     def case_filters(self) -> CaseFilters:
         if not self.is_valid():
@@ -102,7 +119,38 @@ class CaseFilterForm(forms.Form):
             criterion=data["criterion"] or None,
             outcome=data["outcome"] or None,
             search=data["q"] or None,
+            search_in=data["search_in"] or None,
+            annotation=data["annotation"] or None,
         )
+
+    def columns_asked(self) -> tuple[list[str] | None, list[str] | None]:
+        """The fixed and criterion columns the query names; None for both when it names none.
+
+        The column picker always sends `cols=case`, so a reader who unticks every other
+        column is told apart from one who never picked.
+        """
+        if not isinstance(self.data, QueryDict) or "cols" not in self.data:
+            return None, None
+        # Unknown names (a criterion since renamed) are dropped later, not refused here.
+        return self.data.getlist("cols"), self.data.getlist("crit")
+
+
+class AnnotationForm(forms.Form):
+    rating = forms.ChoiceField(
+        required=False,
+        choices=[("", "no rating"), *Rating.choices],
+        widget=forms.RadioSelect,
+    )
+    score = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        widget=forms.NumberInput(attrs={"step": "any", "min": "0", "max": "1"}),
+        help_text="optional, from 0 to 1",
+    )
+    comment = forms.CharField(
+        required=False, max_length=10_000, widget=forms.Textarea(attrs={"rows": 3})
+    )
 
 
 class ApprovalForm(forms.Form):
@@ -276,11 +324,14 @@ class RunSubmitForm(forms.Form):
         for item in engine.RUN_CONFIG_FIELDS:
             if item.required and not data.get(item.name) and item.name not in self.errors:
                 self.add_error(item.name, f"{item.name} is required")
+        # An evaluation's config is checked by the service that queues it, as deeply as
+        # a worker will load it (`run_config_verify`); `config_problems_show` puts each
+        # problem it finds beside its field.
         if not self.errors and data.get("kind") == "optimization":
             self._check_optimization()
-        elif not self.errors:
-            try:
-                engine.check_run_config(self.config(), label="config")
-            except engine.ConfigError as exc:
-                self.add_error(None, str(exc))
         return data
+
+    def config_problems_show(self, problems: list[tuple[str | None, str]]) -> None:
+        """Each problem beside the field of the config key it concerns (else above the form)."""
+        for key, message in problems:
+            self.add_error(key if key in self.fields else None, message)

@@ -13,6 +13,7 @@ from runs.dispatch import Enqueue, chunk_size, send_work_on_commit
 from runs.models import Run
 from runs.recording import dataset_record, release_get_or_create, run_fail, run_started
 from runs.run_code import RunCodeError, run_dataset_load, run_plan_load
+from runs.sequential_runs import sequential_batch, sequential_start
 
 
 def run_start(*, run_id: int) -> str:
@@ -29,9 +30,13 @@ def run_start(*, run_id: int) -> str:
     release = release_get_or_create(
         project=run.project, system_name=plan.release.name, version=plan.release.version
     )
+    batch = sequential_batch(plan)
+    sequential = None if batch is None else sequential_start(horizon=dataset.n_cases, batch=batch)
     with transaction.atomic():
-        if not run_started(run_id=run_id, release=release, dataset=dataset):
+        if not run_started(run_id=run_id, release=release, dataset=dataset, sequential=sequential):
             return "skipped"
-        chunk_ids = chunks_create(run_id=run_id, total=dataset.n_cases, size=chunk_size())
+        # A sequential run starts with its first batch (runs.sequential_runs).
+        total = dataset.n_cases if batch is None else min(batch, dataset.n_cases)
+        chunk_ids = chunks_create(run_id=run_id, total=total, size=chunk_size())
         send_work_on_commit(Enqueue(chunks=chunk_ids))
     return "started"

@@ -238,8 +238,10 @@ def run_queued_create(
     confidence: float,
     created_by: Account | None = None,
     dataset: Dataset | None = None,
+    release: Release | None = None,
+    policy: Mapping[str, Any] | None = None,
 ) -> Run:
-    """A run waiting for the workers, with its config (and its dataset, when recorded here)."""
+    """A queued run: its config and policy, and its release and dataset when known here."""
     return Run.objects.create(
         project=project,
         status=Run.Status.QUEUED,
@@ -248,7 +250,9 @@ def run_queued_create(
         confidence=confidence,
         created_by=created_by,
         dataset=dataset,
+        release=release,
         cases_total=0 if dataset is None else dataset.n_cases,
+        **policy_fields(policy),
     )
 
 
@@ -262,16 +266,26 @@ def run_fail(*, run_id: int, reason: str) -> bool:
     return bool(failed)
 
 
-def run_started(*, run_id: int, release: Release, dataset: Dataset) -> bool:
-    """Move a queued run to running (once, whoever asks); False if it was not queued."""
+def run_started(
+    *,
+    run_id: int,
+    release: Release,
+    dataset: Dataset,
+    sequential: Mapping[str, Any] | None = None,
+) -> bool:
+    """Move a queued run to running (once, whoever asks); False if it was not queued.
+
+    A sequential run (`sequential`: its state) counts its first batch as its total."""
+    total = dataset.n_cases if sequential is None else min(dataset.n_cases, sequential["batch"])
     started = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
         status=Run.Status.RUNNING,
         release=release,
         dataset=dataset,
-        cases_total=dataset.n_cases,
+        cases_total=total,
         cases_done=0,
         cases_failed=0,
         started_at=timezone.now(),
+        **({} if sequential is None else {"provenance": {"sequential": dict(sequential)}}),
     )
     return bool(started)
 
@@ -319,6 +333,27 @@ def run_conclusion_record(*, run: Run, result: engine.Result, finished_at: datet
         gate = None if result.gate is None else result.gate.to_dict()
         _metrics_and_gate_record(run, result, gate, decided_at=finished_at)
     return True
+
+
+def run_sequential_moved(
+    *,
+    run_id: int,
+    cases_total: int,
+    sequential: Mapping[str, Any],
+    reopen: bool = False,
+    cases_before: int | None = None,
+) -> bool:
+    """Move a sequential run on to more cases, once: `reopen` a succeeded one (its rows
+    stay until the next look), or extend a running one from the total it had."""
+    run = Run.objects.filter(pk=run_id).only("provenance").first()
+    provenance = {**(run.provenance if run else {}), "sequential": dict(sequential)}
+    status = Run.Status.SUCCEEDED if reopen else Run.Status.RUNNING
+    query = Run.objects.filter(pk=run_id, status=status)
+    if cases_before is not None:
+        query = query.filter(cases_total=cases_before)
+    reopened = {"finished_at": None, "error": ""} if reopen else {}
+    changes = {"cases_total": cases_total, "provenance": provenance, **reopened}
+    return bool(query.update(status=Run.Status.RUNNING, **changes))
 
 
 def run_redate(*, run: Run, when: datetime, config: Mapping[str, Any] | None = None) -> None:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import os
 import traceback
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import oloproof_core as engine
 from runs.dispatch import worker_name
+from runs.errors import RunConfigInvalidError
 from runs.models import Run
 from runs.selectors.projects import project_code_roots
 from runs.user_code import forget_changed_project_code, remember_project_code
@@ -40,6 +43,37 @@ def run_config_load(*, run: Run) -> engine.RunConfig:
         raise RunCodeError(load_failure(run, exc, base_dir)) from exc
     remember_project_code(base_dir)
     return loaded
+
+
+def run_config_verify(
+    *,
+    config: Mapping[str, Any],
+    base_dir: str,
+    roots: Sequence[str],
+    label: str = "config",
+    lines: Mapping[str, int] | None = None,
+) -> engine.CheckedRunConfig:
+    """A config about to be queued, loaded here as a worker will load it, or every fault.
+
+    The one check before a run is queued, whichever face queues it (the New-run form,
+    `oloproof run --submit` and `oloproof.submit`, the API): its system and evaluators
+    import from `base_dir` inside `roots`, its dataset and rows load, its policy loads
+    and none of its rules could never pass, its run can be planned. Raises
+    RunConfigInvalidError listing each problem with the config key it concerns.
+    """
+    forget_changed_project_code(base_dir)
+    try:
+        checked = engine.run_config_check(
+            config, base_dir=base_dir, label=label, lines=lines, roots=roots
+        )
+    except engine.ConfigProblemsError as exc:
+        raise RunConfigInvalidError(
+            [(problem.key, problem.message) for problem in exc.problems]
+        ) from None
+    except engine.ConfigError as exc:
+        raise RunConfigInvalidError([(None, str(exc))]) from None
+    remember_project_code(base_dir)
+    return checked
 
 
 def run_plan_load(

@@ -194,6 +194,11 @@ class MetricComparisonOut(Schema):
     n_pairs: int
     n_missing_pairs: int
     n_clusters: int | None
+    n_complete: int | None = None
+    q_value: float | None = None
+    flag: str | None = None
+    warning: str | None = None
+    explanation: list[str] = Field(default_factory=list)
     regressed: list[str]
     improved: list[str]
 
@@ -212,9 +217,81 @@ class ComparisonOut(Schema):
     metrics_only_in_candidate: list[str]
     cluster_aware: bool
     n_clusters: int | None
+    fdr: str | None = None
     metrics: list[MetricComparisonOut]
+
+
+class MetricChangeOut(Schema):
+    baseline: float | None
+    candidate: float | None
+    change: float | None
+
+
+class CaseSideOut(Schema):
+    output: Any
+    error: str | None
+
+
+class ComparedCaseOut(Schema):
+    case_id: str
+    status: str
+    in_baseline: bool
+    in_candidate: bool
+    input: Any
+    expected: Any
+    baseline: CaseSideOut
+    candidate: CaseSideOut
+    metrics: dict[str, MetricChangeOut]
+    baseline_url: str | None
+    candidate_url: str | None
 
 
 CASE_OUTCOMES = (*CaseResult.Outcome.values, "error")
 RUN_STATUSES = tuple(Run.Status.values)
 GATE_OUTCOMES = (*Gate.Outcome.values, "none")
+
+
+class AnnotationIn(Schema):
+    case_id: str = Field(..., min_length=1, max_length=500)
+    rating: Literal["pass", "fail"] | None = Field(
+        None, description="pass or fail, your reading of the case; null for none"
+    )
+    score: float | None = Field(None, ge=0.0, le=1.0, description="from 0 to 1; null for none")
+    comment: str = Field("", max_length=10_000)
+
+
+class AnnotationOut(Schema):
+    run_id: int
+    case_id: str
+    author: str
+    rating: str | None
+    score: float | None
+    comment: str
+    created_at: datetime
+    updated_at: datetime
+
+    @staticmethod
+    def resolve_author(annotation: Any) -> str:
+        return str(annotation.author_name)
+
+    @staticmethod
+    def resolve_rating(annotation: Any) -> str | None:
+        return annotation.rating or None
+
+
+class AnnotationChangeOut(Schema):
+    case_id: str
+    author: str
+    version: int
+    rating: str | None
+    score: float | None
+    comment: str
+    changed_at: datetime
+
+    @staticmethod
+    def resolve_author(change: Any) -> str:
+        return str(change.author_name)
+
+    @staticmethod
+    def resolve_rating(change: Any) -> str | None:
+        return change.rating or None

@@ -17,15 +17,40 @@ from django.contrib.auth.models import User as Account
 from django.db import IntegrityError, transaction
 
 import oloproof_core as engine
+import oloproof_core.gates as gates
 import oloproof_core.optimize as optimize
-from runs.access import LOCAL, Actor, Role, account_of, role_require, submit_project_pick
-from runs.dispatch import Enqueue, send_work_on_commit
-from runs.errors import ConflictError, InvalidRequestError, NotPermittedError
-from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Project, Run
+from runs.access import (
+    LOCAL,
+    Actor,
+    Role,
+    account_of,
+    role_require,
+    run_for,
+    submit_project_pick,
+)
+from runs.chunks import chunks_create
+from runs.dispatch import Enqueue, chunk_size, send_work_on_commit
+from runs.errors import (
+    ConflictError,
+    InvalidRequestError,
+    NotPermittedError,
+    OverrideNeededError,
+    OverrideReasonMissingError,
+    RunConfigInvalidError,
+)
+from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Project, Release, Run
 from runs.optimization_records import optimization_create
 from runs.projects import code_root_register, membership_set, project_default_ensure
-from runs.recording import dataset_record, run_queued_create
+from runs.recording import (
+    dataset_record,
+    release_get_or_create,
+    run_queued_create,
+    run_sequential_moved,
+)
+from runs.run_code import run_config_verify
 from runs.selectors.projects import project_code_roots
+from runs.selectors.runs import LIVE_STATUSES
+from runs.sequential_runs import sequential_continuation
 
 
 def run_submit(
@@ -34,8 +59,9 @@ def run_submit(
     base_dir: str,
     project: Project | None = None,
     created_by: Account | None = None,
-    dataset: engine.Dataset | None = None,
     by: Actor = LOCAL,
+    label: str = "config",
+    lines: Mapping[str, int] | None = None,
 ) -> Run:
     """Queue a run described by a run config (the keys of oloproof.yaml) in `project`.
 
@@ -43,30 +69,51 @@ def run_submit(
     from, as the config file's folder does on the command line. The folder and every
     file the config names must lie inside one of the project's registered code roots
     (links resolved); the process itself (`by=LOCAL`: the command line, which already
-    holds the database's credentials) registers the folder it submits from. With
-    `dataset` (loaded by the caller) its cases are recorded with the run, so the
-    workers read them from the database. The run is handed to the workers once the
-    transaction commits, so a worker never looks for a run that is not there yet.
+    holds the database's credentials) registers the folder it submits from. Before
+    anything is written the config is loaded as a worker will load it
+    (`run_config_verify`: every problem raised at once, nothing recorded); its
+    dataset's cases are recorded with the run, so the workers read them from the
+    database. `label` and `lines` name the config file and its keys' lines in
+    errors; the release and the policy are recorded at once, so the run shows them
+    before a worker takes it, which it does once the transaction commits.
     """
     try:
-        checked = engine.check_run_config(config, label="config")
+        checked = engine.check_run_config(config, label=label, lines=lines)
     except engine.ConfigError as exc:
-        raise InvalidRequestError(str(exc)) from None
+        raise RunConfigInvalidError([(None, str(exc))]) from None
     with transaction.atomic():
         project, roots = _submission_roots(project=project, base_dir=base_dir, by=by)
         try:
-            engine.run_config_paths_check(checked, base_dir=base_dir, roots=roots, label="config")
+            engine.run_config_paths_check(
+                checked, base_dir=base_dir, roots=roots, label=label, lines=lines
+            )
         except engine.ConfigError as exc:
             raise NotPermittedError(str(exc)) from None
+        loaded = run_config_verify(
+            config=checked, base_dir=base_dir, roots=roots, label=label, lines=lines
+        )
         run = run_queued_create(
             project=project,
             config={**checked, "base_dir": base_dir},
-            confidence=float(checked.get("confidence", 0.95)),
+            confidence=loaded.config.confidence,
             created_by=created_by,
-            dataset=None if dataset is None else dataset_record(dataset),
+            dataset=dataset_record(loaded.dataset),
+            release=_release_of(project, loaded.config.system),
+            policy=_policy_described(loaded.config.policy),
         )
         send_work_on_commit(Enqueue(start=[run.pk]))
     return run
+
+
+def _release_of(project: Project, system: Any) -> Release | None:
+    if not isinstance(system, engine.System):
+        return None
+    return release_get_or_create(project=project, system_name=system.name, version=system.version)
+
+
+def _policy_described(policy: str | None) -> dict[str, Any] | None:
+    # The check has loaded this path already; loading it again is a file read.
+    return None if policy is None else dict(gates.load_policy(policy).describe())
 
 
 def _submission_roots(
@@ -85,6 +132,39 @@ def _submission_roots(
     if by is LOCAL and not project_code_roots(project_id=project.pk):
         code_root_register(by=LOCAL, project=project, path=base_dir)
     return project, project_code_roots(project_id=project.pk)
+
+
+def run_continue(*, user: Actor, run_id: int) -> Run:
+    """Run more cases of a sequential run whose gate is inconclusive, into the same run.
+
+    Needs the runner role. The workers add batch after batch in the content-fixed
+    order, deciding the gate over all cases so far after each, until it decides or the
+    cases run out (`runs.sequential_runs`). A gate with a standing decision is refused:
+    that decision was made on the evidence so far, and is revoked first if it is to go.
+    """
+    run = run_for(user=user, run_id=run_id, role=Role.RUNNER, action="running more cases")
+    state, total = sequential_continuation(run=run)
+    with transaction.atomic():
+        # The gate's lock orders this against a decision being recorded meanwhile.
+        gate = Gate.objects.select_for_update().get(run=run)
+        standing = Approval.objects.filter(gate=gate, revocation__isnull=True).first()
+        if standing is not None:
+            raise ConflictError(
+                f"the gate of run {run.pk} has a standing decision ({standing.decision} by "
+                f"{standing.user}), made on {run.cases_done} cases; revoke it with a reason "
+                "before running more cases"
+            )
+        done = int(state["n_run"])
+        if not run_sequential_moved(
+            run_id=run.pk,
+            cases_total=total,
+            sequential={**state, "until_decided": True},
+            reopen=True,
+        ):
+            raise ConflictError(f"run {run.pk} is already running more cases")
+        chunk_ids = chunks_create(run_id=run.pk, total=total, size=chunk_size(), start=done)
+        send_work_on_commit(Enqueue(chunks=chunk_ids))
+    return run_for(user=user, run_id=run.pk)
 
 
 def run_submit_by(
@@ -208,15 +288,21 @@ def _decision_check(
             f"(project {run.project.slug!r} requires four eyes)"
         )
     if override and not comment.strip():
-        raise InvalidRequestError("an override needs a reason: say why in comment")
+        raise OverrideReasonMissingError("an override needs a reason: say why in comment")
 
 
 def _decision_outcome_check(*, run: Run, gate: Gate, decision: str, override: bool) -> None:
+    if Run.objects.filter(pk=run.pk, status__in=LIVE_STATUSES).exists():
+        raise ConflictError(
+            f"run {run.pk} is running more cases, so its gate will change; decide it "
+            "when the run finishes"
+        )
     approving_unpassed = decision == Approval.Decision.APPROVE and gate.outcome != Gate.Outcome.PASS
     if approving_unpassed and not override:
-        raise InvalidRequestError(
+        raise OverrideNeededError(
             f"the gate of run {run.pk} is {gate.outcome}; approving it is an override: "
-            "send override=true with the reason in comment"
+            "send override=true with the reason in comment",
+            gate_outcome=gate.outcome,
         )
 
 

@@ -1,6 +1,8 @@
 // Progressive enhancement only: every page works without this file.
 // Rows and sections marked data-live-run follow their run's status by polling a small
-// JSON endpoint; a run page marked data-reload-when-done reloads once the run finishes.
+// JSON endpoint (every data-poll-ms, the smallest on the page; else every 2.5 s), so a
+// run page's counter advances case by case; one marked data-reload-when-done reloads
+// once the run finishes.
 (function () {
   "use strict";
   var statusUrl = document.body.getAttribute("data-status-url");
@@ -13,6 +15,15 @@
       ids[el.getAttribute("data-live-run")] = true;
     });
     return Object.keys(ids);
+  }
+
+  function pollMs() {
+    var shortest = POLL_MS;
+    document.querySelectorAll("[data-live-run][data-poll-ms]").forEach(function (el) {
+      var ms = parseInt(el.getAttribute("data-poll-ms"), 10);
+      if (ms >= 200 && ms < shortest) { shortest = ms; }
+    });
+    return shortest;
   }
 
   function setText(selector, text) {
@@ -45,8 +56,8 @@
       .then(function (response) { return response.ok ? response.json() : { runs: [] }; })
       .then(function (data) { data.runs.forEach(apply); })
       .catch(function () { /* the next poll tries again */ })
-      .then(function () { if (liveIds().length) { window.setTimeout(poll, POLL_MS); } });
+      .then(function () { if (liveIds().length) { window.setTimeout(poll, pollMs()); } });
   }
 
-  if (liveIds().length) { window.setTimeout(poll, POLL_MS); }
+  if (liveIds().length) { window.setTimeout(poll, pollMs()); }
 })();

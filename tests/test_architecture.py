@@ -50,6 +50,7 @@ WRITERS: dict[str, frozenset[str]] = {
     "Approval": frozenset({"runs.services"}),
     "ApprovalRevocation": frozenset({"runs.services"}),
     "ApiToken": frozenset({"runs.tokens"}),
+    **dict.fromkeys(("CaseAnnotation", "CaseAnnotationChange"), frozenset({"runs.annotations"})),
     **dict.fromkeys(("Project", "Membership", "CodeRoot"), frozenset({"runs.projects"})),
     **dict.fromkeys(
         ("CachedVerdict", "CaseVerdict", "Evaluator", "MetricEstimate"),

@@ -19,16 +19,20 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from metrics.models import CaseVerdict, MetricEstimate
+from runs.access import LOCAL
 from runs.models import (
     Approval,
     CaseResult,
     Dataset,
     DatasetCase,
     Gate,
+    Optimization,
+    Project,
     Release,
     Run,
     System,
 )
+from runs.projects import membership_set, project_default_ensure
 
 BATCH = 5000
 CRITERIA = ("exact_label", "known_label", "tone")
@@ -41,6 +45,7 @@ class History:
     compare_pair: tuple[int, int]
     system_id: int
     big_case_id: str
+    optimization_id: int
 
 
 def _chunks(items: list[Any], size: int = BATCH) -> Iterator[list[Any]]:
@@ -64,6 +69,37 @@ def _dataset(digest: str, n_cases: int) -> Dataset:
     for batch in _chunks(rows):
         DatasetCase.objects.bulk_create(batch)
     return dataset
+
+
+UNDECIDED_POLICY: dict[str, Any] = {
+    "version": 1,
+    "rules": [{"metric": "exact_label", "min": 0.95}],
+    "effect": 0.05,
+}
+
+
+def _undecided_gate(run_id: int, n: int) -> None:
+    """An inconclusive gate with its policy recorded, so the run page plans its cases."""
+    Run.objects.filter(pk=run_id).update(provenance={"policy": UNDECIDED_POLICY})
+    estimate = MetricEstimate.objects.get(run_id=run_id, metric="exact_label")
+    figures = {
+        "estimate": estimate.estimate,
+        "lower": estimate.lower,
+        "upper": estimate.upper,
+        "threshold": 0.95,
+        "side": "min",
+        "n_observed": estimate.n_observed,
+        "n_missing": estimate.n_missing,
+        "method": estimate.method,
+    }
+    rule = {"rule": "exact_label ≥ 0.95", "kind": "bound", "metric": "exact_label"}
+    Gate.objects.create(
+        run_id=run_id,
+        outcome="inconclusive",
+        summary=f"gate INCONCLUSIVE over {n} cases",
+        rules=[{**rule, "outcome": "inconclusive", "figures": figures, "more_cases": None}],
+        decided_at=timezone.now(),
+    )
 
 
 def _estimates(run_id: int, rng: random.Random, n: int) -> list[MetricEstimate]:
@@ -129,7 +165,9 @@ def build_history(
 ) -> History:
     rng = random.Random(20240601)
     user = User.objects.create_user(username="bench", password="bench-password-long")
-    systems = [System.objects.create(name=f"bot-{i}") for i in range(5)]
+    project = project_default_ensure()
+    membership_set(by=LOCAL, project=project, user=user, role="approver")
+    systems = [System.objects.create(project=project, name=f"bot-{i}") for i in range(5)]
     releases = [
         Release.objects.create(system=system, version=f"{major}.{minor}")
         for system in systems
@@ -140,6 +178,7 @@ def build_history(
     with transaction.atomic():
         runs = [
             Run(
+                project=project,
                 release=rng.choice(releases),
                 dataset=small,
                 status=rng.choices(
@@ -182,13 +221,14 @@ def build_history(
         ]
         for batch in _chunks(gates):
             Gate.objects.bulk_create(batch)
-        for gate in Gate.objects.filter(outcome="pass").order_by("id")[:300]:
-            Approval.objects.create(
-                gate=gate, user=user, decision="approve", gate_outcome=gate.outcome
-            )
+        Approval.objects.bulk_create(
+            Approval(gate=gate, user=user, decision="approve", gate_outcome=gate.outcome)
+            for gate in Gate.objects.filter(outcome="pass").order_by("id")[:300]
+        )
 
     big_dataset = _dataset("b" * 64, big_cases)
     big = Run.objects.create(
+        project=project,
         release=releases[0],
         dataset=big_dataset,
         status="succeeded",
@@ -203,6 +243,7 @@ def build_history(
     pair = []
     for release, fail_rate in ((releases[1], 0.10), (releases[2], 0.07)):
         run = Run.objects.create(
+            project=project,
             release=release,
             dataset=pair_dataset,
             status="succeeded",
@@ -213,10 +254,25 @@ def build_history(
             _cases(run, pair_cases, rng, fail_rate=fail_rate)
             MetricEstimate.objects.bulk_create(_estimates(run.pk, rng, pair_cases)[:2])
         pair.append(run.pk)
+    _undecided_gate(pair[1], pair_cases)
     return History(
+        optimization_id=_optimization(project, pair).pk,
         big_run=big.pk,
         typical_run=run_ids[len(run_ids) // 2],
         compare_pair=(pair[0], pair[1]),
         system_id=systems[0].pk,
         big_case_id=f"case_{big_cases // 2:06d}",
+    )
+
+
+def _optimization(project: Project, runs: list[int]) -> Optimization:
+    """A finished optimization whose seed and winner were proven on the compare pair."""
+    return Optimization.objects.create(
+        project=project,
+        system_name="bot-1",
+        engine="gepa",
+        status=Optimization.Status.SUCCEEDED,
+        seed_test_run_id=runs[0],
+        winner_test_run_id=runs[1],
+        winner_index=1,
     )

@@ -13,6 +13,8 @@ Writes bench/results/gates.json and prints a summary table.
 4. Coverage of the cluster-aware paired interval with strongly clustered data.
 5. The sample-size readout: for inconclusive runs, the share that become
    conclusive after adding the suggested number of cases drawn at the true rate.
+6. Second round (`_round_two`): sequential monitoring at the threshold, many
+   rules and many metrics, and the plan of a sequential gate against fresh runs.
 """
 
 from __future__ import annotations
@@ -201,6 +203,10 @@ def main() -> None:
         "sequential_at_threshold": round_two.sequential_at_threshold(max(200, args.reps // 4)),
         "rules_at_threshold": round_two.rules_at_threshold(args.reps),
         "metrics_equal_releases": round_two.metrics_equal_releases(max(50, args.reps // 40)),
+        "no_regression_scores_at_margin": round_two.no_regression_scores_at_margin(
+            max(200, args.reps // 4)
+        ),
+        "sequential_plan": round_two.sequential_plan_check(max(400, args.reps // 4)),
     }
     report["seconds"] = round(time.perf_counter() - started, 1)
     RESULTS.mkdir(exist_ok=True)
@@ -229,7 +235,13 @@ def main() -> None:
             f"{row['conclusive_after_readout']:.3f} conclusive of "
             f"{row['inconclusive_runs']} inconclusive runs"
         )
-    for key in ("sequential_at_threshold", "rules_at_threshold", "metrics_equal_releases"):
+    for key in (
+        "sequential_at_threshold",
+        "rules_at_threshold",
+        "metrics_equal_releases",
+        "no_regression_scores_at_margin",
+        "sequential_plan",
+    ):
         for row in report[key]:
             print(f"{key}: " + ", ".join(f"{k} {v}" for k, v in row.items()))
     print(f"{report['seconds']} s")

@@ -16,13 +16,18 @@ from oloproof_core.aggregate import estimate_metric
 from oloproof_core.stats import (
     DIFFERENCE_TUNING,
     SCORE_TUNING,
+    BetTuning,
     betting_cases_for_power,
     bounded_mean_bounds,
     clustered_mean_interval,
     cr1_mean_interval,
+    mean_interval,
+    paired_mean_difference,
     paired_proportion_difference,
     proportion_cases_for_power,
 )
+
+from ._reference import gaffke, hoeffding, maurer_pontil, predictable_plug_in_bernstein
 
 Row = dict[str, Any]
 
@@ -96,40 +101,54 @@ def few_clusters(reps: int, counts: list[int], size: int = 20) -> list[Row]:
     return rows
 
 
-def _empirical_bernstein(x: np.ndarray, alpha: float) -> np.ndarray:
-    """Maurer & Pontil (2009) empirical Bernstein interval on [0, 1], two-sided (reference)."""
-    n = x.shape[1]
-    var = x.var(axis=1, ddof=1)
-    log_term = math.log(4.0 / alpha)
-    half = np.sqrt(2.0 * var * log_term / n) + 7.0 * log_term / (3.0 * (n - 1))
-    mean = x.mean(axis=1)
-    return np.column_stack((mean - half, mean + half))
+def _paired_sample(rng: np.random.Generator, reps: int, n: int, setting: str) -> Any:
+    """Per-case differences b - a of uniform scores; truth 0 in every setting."""
+    rho = 0.5 if setting == "correlation 0.5" else 0.9
+    z1 = rng.standard_normal((reps, n))
+    z2 = rho * z1 + math.sqrt(1 - rho**2) * rng.standard_normal((reps, n))
+    d = norm.cdf(z2) - norm.cdf(z1)  # uniform scores through a Gaussian copula
+    if setting == "correlation 0.9, 3 % broken":
+        # A case that breaks completely (or is fixed): 1.5 % of pairs at -1, 1.5 % at +1.
+        u = rng.random((reps, n))
+        d = np.where(u < 0.015, -1.0, np.where(u < 0.03, 1.0, d))
+    return d
 
 
-def paired_widths(reps: int, ns: list[int], rho: float = 0.9) -> list[Row]:
-    """Paired score differences, correlation 0.9: width over the paired-t width, coverage."""
+PAIRED_METHODS: dict[str, Any] = {
+    "betting (engine)": lambda u: bounded_mean_bounds(u, tuning=DIFFERENCE_TUNING),
+    "betting, largest bets allowed": lambda u: bounded_mean_bounds(
+        u, tuning=BetTuning(0.999999, 1e-6), horizon=1
+    ),
+    "betting, c = 0.999": lambda u: bounded_mean_bounds(u, tuning=BetTuning(0.999, 0.2)),
+    "betting, score tuning": lambda u: bounded_mean_bounds(u, tuning=SCORE_TUNING),
+    "empirical Bernstein, predictable plug-in (WSR)": lambda u: predictable_plug_in_bernstein(
+        u, 0.05
+    ),
+    "empirical Bernstein (Maurer & Pontil)": lambda u: maurer_pontil(u, 0.05),
+    "Hoeffding": lambda u: hoeffding(u, 0.05),
+    "Gaffke (coverage conjectured)": lambda u: gaffke(u, 0.05),
+}
+PAIRED_SETTINGS = ("correlation 0.5", "correlation 0.9", "correlation 0.9, 3 % broken")
+
+
+def paired_widths(reps: int, ns: list[int]) -> list[Row]:
+    """Paired score differences: mean width over the paired-t width, and coverage, per method."""
     rows: list[Row] = []
-    for n in ns:
-        rng = np.random.default_rng([n, 9])
-        z1 = rng.standard_normal((reps, n))
-        z2 = rho * z1 + math.sqrt(1 - rho**2) * rng.standard_normal((reps, n))
-        a, b = norm.cdf(z1), norm.cdf(z2)  # uniform scores, same mean
-        d = b - a
-        t_width = 2 * student_t.ppf(0.975, n - 1) * d.std(axis=1, ddof=1) / math.sqrt(n)
-        unit = (d + 1.0) / 2.0
-        row: Row = {"n": n, "paired-t width": float(t_width.mean())}
-        for name, bounds in (
-            (
-                "betting, difference tuning (engine)",
-                bounded_mean_bounds(unit, tuning=DIFFERENCE_TUNING),
-            ),
-            ("betting, score tuning (before)", bounded_mean_bounds(unit, tuning=SCORE_TUNING)),
-            ("empirical Bernstein", _empirical_bernstein(unit, 0.05)),
-        ):
-            width = 2.0 * (bounds[:, 1] - bounds[:, 0])
-            row[f"{name}: width / t"] = float(np.mean(width / t_width))
-            row[f"{name}: coverage"] = float(np.mean((bounds[:, 0] <= 0.5) & (bounds[:, 1] >= 0.5)))
-        rows.append(row)
+    for setting in PAIRED_SETTINGS:
+        for n in ns:
+            rng = np.random.default_rng([n, len(setting)])
+            d = _paired_sample(rng, reps, n, setting)
+            t_width = 2 * student_t.ppf(0.975, n - 1) * d.std(axis=1, ddof=1) / math.sqrt(n)
+            unit = (d + 1.0) / 2.0
+            row: Row = {"setting": setting, "n": n, "paired-t width": float(t_width.mean())}
+            for name, method in PAIRED_METHODS.items():
+                bounds = method(unit)
+                width = 2.0 * (bounds[:, 1] - bounds[:, 0])
+                row[f"{name}: width / t"] = float(np.mean(width / t_width))
+                row[f"{name}: coverage"] = float(
+                    np.mean((bounds[:, 0] <= 0.5) & (bounds[:, 1] >= 0.5))
+                )
+            rows.append(row)
     return rows
 
 
@@ -178,3 +197,42 @@ def power_check(reps: int) -> list[Row]:
             }
         )
     return rows
+
+
+def missing_scores(reps: int, ns: list[int]) -> list[Row]:
+    """Scores that go missing more often when low: bounded (engine) vs dropped, single and paired.
+
+    Scores ~ Beta(2, 2) (mean 0.5). A score below 0.3 is missing with probability
+    0.5, any other with 0.05. Paired: the baseline ~ Beta(2, 2), the candidate =
+    clip(baseline + N(0, 0.1)) goes missing the same way (true difference 0).
+    """
+    rows: list[Row] = []
+    for n in ns:
+        rng = np.random.default_rng([8, n])
+        hits = {"bounded": 0, "dropped": 0, "paired bounded": 0, "paired dropped": 0}
+        for _ in range(reps):
+            a = rng.beta(2, 2, n)
+            b = np.clip(a + rng.normal(0, 0.1, n), 0, 1)
+            hide = rng.random(n) < np.where(b < 0.3, 0.5, 0.05)
+            seen = b[~hide]
+            hits["bounded"] += mean_interval(seen, int(hide.sum()), 0, 1).contains(0.5)
+            hits["dropped"] += mean_interval(seen, 0, 0, 1).contains(0.5)
+            cand = [None if h else float(v) for h, v in zip(hide, b, strict=True)]
+            both = paired_mean_difference(list(a), cand, 0, 1).interval
+            kept = paired_mean_difference(list(a[~hide]), list(seen), 0, 1).interval
+            hits["paired bounded"] += both.contains(TRUE_PAIRED_SHIFT)
+            hits["paired dropped"] += kept.contains(TRUE_PAIRED_SHIFT)
+        row: Row = {"n": n, "runs": reps}
+        row.update({f"{name} coverage": count / reps for name, count in hits.items()})
+        rows.append(row)
+    return rows
+
+
+def _true_paired_shift() -> float:
+    """E[clip(a + N(0, 0.1)) - a] for a ~ Beta(2, 2): clipping moves it off 0 a little."""
+    rng = np.random.default_rng(88)
+    a = rng.beta(2, 2, 4_000_000)
+    return float(np.mean(np.clip(a + rng.normal(0, 0.1, a.size), 0, 1) - a))
+
+
+TRUE_PAIRED_SHIFT = _true_paired_shift()

@@ -8,7 +8,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from oloproof_core.stats import BetTuning, bounded_mean_bounds, cr1_mean_interval
+from oloproof_core.stats import (
+    DIFFERENCE_TUNING,
+    SCORE_TUNING,
+    BetTuning,
+    bounded_mean_bounds,
+    cr1_mean_interval,
+)
 
 from ._reference import (
     clopper_pearson_arrays,
@@ -27,11 +33,11 @@ ALPHA = 0.05
 _BATCH_VALUES = 4_000_000
 
 
-def _bounds(samples: FloatArray) -> FloatArray:
+def _bounds(samples: FloatArray, tuning: BetTuning = SCORE_TUNING) -> FloatArray:
     """Betting bounds for many rows, in memory-sized batches."""
     rows_per_batch = max(1, _BATCH_VALUES // max(1, samples.shape[1]))
     parts = [
-        bounded_mean_bounds(samples[i : i + rows_per_batch])
+        bounded_mean_bounds(samples[i : i + rows_per_batch], tuning=tuning)
         for i in range(0, samples.shape[0], rows_per_batch)
     ]
     return np.vstack(parts)
@@ -192,7 +198,10 @@ def paired_proportion_coverage(reps: int, ns: list[int]) -> list[Row]:
 
 
 def paired_score_coverage(reps: int, ns: list[int]) -> list[Row]:
-    """Paired score differences: a ~ Beta(2, 2), b = clip(a + N(shift, 0.15))."""
+    """Paired score differences: a ~ Beta(2, 2), b = clip(a + N(shift, 0.15)).
+
+    With the bets compare uses for scores (``DIFFERENCE_TUNING``).
+    """
     rows: list[Row] = []
     for shift in (0.0, 0.05, -0.1):
         base = np.random.default_rng([5, 0]).beta(2, 2, 4_000_000)
@@ -202,7 +211,7 @@ def paired_score_coverage(reps: int, ns: list[int]) -> list[Row]:
             rng = np.random.default_rng([5, n, int(100 * shift) + 50])
             a = rng.beta(2, 2, (reps, n))
             b = np.clip(a + rng.normal(shift, 0.15, (reps, n)), 0, 1)
-            bounds = _bounds((b - a + 1) / 2) * 2 - 1
+            bounds = _bounds((b - a + 1) / 2, DIFFERENCE_TUNING) * 2 - 1
             coverage, se = _coverage(bounds[:, 0], bounds[:, 1], truth)
             rows.append(
                 {

@@ -99,10 +99,15 @@ def main() -> None:
         ),
         (
             "paired_widths",
-            "Paired scores, correlation 0.9: width / paired-t width",
-            lambda: round_two.paired_widths(max(200, reps // 4), [30, 100, 300]),
+            "Paired score differences: width / paired-t width, coverage",
+            lambda: round_two.paired_widths(max(300, reps // 2), [30, 100, 400]),
         ),
         ("coherence", "Compare row: p-value vs interval", lambda: round_two.coherence()),
+        (
+            "missing_scores",
+            "Low scores missing more often: bounded vs dropped (single and paired)",
+            lambda: round_two.missing_scores(max(200, reps // 4), [30, 100, 300]),
+        ),
         ("power", "Planned cases for 80 % power", lambda: round_two.power_check(reps)),
     ]
     results: dict[str, Any] = {"reps": reps, "confidence": 1 - sims.ALPHA}

@@ -120,7 +120,6 @@ def wait_for_workers(count: int, timeout: float = 120) -> None:
 
 
 def measure(count: int, *, cases: int, env: dict[str, str], work: Path) -> dict[str, Any]:
-    from oloproof_core import load_dataset
     from runs.models import Run, RunChunk
     from runs.services import run_submit
 
@@ -128,7 +127,6 @@ def measure(count: int, *, cases: int, env: dict[str, str], work: Path) -> dict[
     workers = start_workers(count, env, work)
     try:
         wait_for_workers(count)
-        dataset = load_dataset(str(config.parent / "data.jsonl"))
         started = time.perf_counter()
         run = run_submit(
             config={
@@ -138,7 +136,6 @@ def measure(count: int, *, cases: int, env: dict[str, str], work: Path) -> dict[
                 "concurrency": CASE_CONCURRENCY,
             },
             base_dir=str(config.parent),
-            dataset=dataset,
         )
         while True:
             status = Run.objects.values_list("status", flat=True).get(pk=run.pk)

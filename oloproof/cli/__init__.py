@@ -9,9 +9,12 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from oloproof.cli import (
+    _annotate,
     _compare,
+    _continue,
     _demo,
     _exit_codes,
+    _export,
     _gate,
     _optimize,
     _plan,
@@ -23,7 +26,21 @@ from oloproof.cli import (
 )
 from oloproof_core import OloproofError, __version__
 
-COMMANDS = [_run, _optimize, _gate, _compare, _plan, _worker, _serve, _demo, _user, _project]
+COMMANDS = [
+    _run,
+    _continue,
+    _optimize,
+    _gate,
+    _compare,
+    _plan,
+    _annotate,
+    _export,
+    _worker,
+    _serve,
+    _demo,
+    _user,
+    _project,
+]
 """Each module registers one subcommand and sets `handler` to a function returning an exit code."""
 
 

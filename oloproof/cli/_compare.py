@@ -4,10 +4,34 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Iterator
 
 from oloproof._results import load
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError
+
+
+class _CompareChoices:
+    """An option's choices, read from `oloproof_core.compare` only when argparse asks.
+
+    Building the parser happens for every command; importing the comparison (and the
+    statistics under it) then would slow `oloproof run` down for nothing.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def _values(self) -> tuple[str, ...]:
+        import oloproof_core.compare as compare
+
+        return tuple(getattr(compare, self.name))
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._values()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values())
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,8 +41,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Pair two runs by case id (each a result file written by 'oloproof run "
         "--json' or a run number in the project's store) and "
         "show, per metric, both estimates, the paired difference (candidate − baseline) with "
-        "its interval and p-value, and the regressed and improved cases. Exit codes: 0 "
-        "compared, 3 bad input, 4 internal error.",
+        "its interval and p-value, and the regressed and improved cases; --export writes "
+        "one row per case (both outputs, each metric's values and change) to a .csv or "
+        ".jsonl file. Exit codes: 0 compared, 3 bad input, 4 internal error.",
     )
     parser.add_argument("baseline", help="the baseline run: a result JSON file or a run number")
     parser.add_argument("candidate", help="the candidate run: a result JSON file or a run number")
@@ -32,6 +57,24 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_false",
         help="flag metrics on plain p-values instead of Benjamini–Hochberg q-values",
     )
+    parser.add_argument(
+        "--export",
+        metavar="FILE",
+        help="also write the cases, one row each, to FILE (.csv or .jsonl)",
+    )
+    parser.add_argument(
+        "--show",
+        choices=_CompareChoices("CASE_FILTERS"),
+        default="all",
+        help="with --export: which cases (default all)",
+    )
+    parser.add_argument("--metric", help="with --export: judge --show and --order on this metric")
+    parser.add_argument(
+        "--order",
+        choices=_CompareChoices("CASE_ORDERS"),
+        default="case",
+        help="with --export: case (the runs' order), change (largest drop first) or -change",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -42,9 +85,19 @@ def handle(args: argparse.Namespace) -> int:
         )
     from oloproof_core.compare import compare_runs  # the statistics: only when comparing
 
-    comparison = compare_runs(
-        load(args.baseline), load(args.candidate), confidence=args.confidence, fdr=args.fdr
-    )
+    baseline, candidate = load(args.baseline), load(args.candidate)
+    comparison = compare_runs(baseline, candidate, confidence=args.confidence, fdr=args.fdr)
+    if args.export:
+        written = comparison.export(
+            args.export,
+            baseline=baseline,
+            candidate=candidate,
+            show=args.show,
+            metric=args.metric,
+            order=args.order,
+        )
+        # stderr, so that --json output on stdout stays one JSON document.
+        print(f"wrote {written} cases to {args.export}", file=sys.stderr)
     if args.json:
         print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False))
     else:

@@ -29,6 +29,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="distance of the truth beyond each threshold, a share of the range "
         "(default: the policy's effect, 0.05; no_regression: its margin)",
     )
+    parser.add_argument(
+        "--until-decided",
+        action="store_true",
+        help="plan for the anytime-valid gate of 'oloproof run --until-decided' (a policy "
+        "with 'sequential:' is planned that way anyway)",
+    )
+    parser.add_argument(
+        "--batch", type=int, help="cases per look of a sequential gate (default: the policy's, 50)"
+    )
     parser.add_argument("--json", action="store_true", help="print the plan as JSON")
     parser.set_defaults(handler=handle)
 
@@ -39,11 +48,15 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.effect is not None and not 0 < args.effect < 1:
         raise ConfigError(f"--effect must be between 0 and 1 (e.g. 0.05), got {args.effect}")
+    if args.batch is not None and args.batch < 1:
+        raise ConfigError(f"--batch must be a whole number of cases, at least 1, got {args.batch}")
     planned = plan(
         args.policy,
         result=load_result(args.result) if args.result else None,
         baseline=load_result(args.baseline) if args.baseline else None,
         effect=args.effect,
+        sequential=True if args.until_decided or args.batch is not None else None,
+        batch=args.batch,
     )
     print(json.dumps(planned.to_dict(), indent=2) if args.json else planned)
     return _exit_codes.OK

@@ -75,7 +75,11 @@ def handle(args: argparse.Namespace) -> int:
     if args.wait and not args.submit:
         raise ConfigError("--wait follows a submitted run: use it with --submit")
     if args.until_decided and args.submit:
-        raise ConfigError("--until-decided runs here: it cannot be combined with --submit")
+        raise ConfigError(
+            "--until-decided runs here: it cannot be combined with --submit; on the "
+            "workers, a policy with `sequential:` runs its first batch and "
+            "`oloproof continue RUN` adds batches until the gate decides"
+        )
     if args.submit:
         from oloproof.cli._submit import handle_submit
 

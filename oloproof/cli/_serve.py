@@ -1,10 +1,12 @@
 """`oloproof serve`: migrate, serve the dashboard and API, and run a worker beside them.
 
-The site is served by waitress, a multi-threaded production WSGI server written in
-pure Python with no dependencies of its own (Django's runserver is for development
-only). The embedded worker is a child process started with the same command, so a
-laptop needs nothing else; in production run `oloproof serve --no-worker` behind a
-reverse proxy and start workers with `oloproof worker`.
+At start it collects the static files (hashed, compressed names cached for a year;
+skipped when they are current: evalsite/static_files.py). The site is served by
+waitress, a multi-threaded production WSGI server written in pure Python with no
+dependencies of its own (Django's runserver is for development only). The embedded
+worker is a child process started with the same command, so a laptop needs nothing
+else; in production run `oloproof serve --no-worker` behind a reverse proxy and start
+workers with `oloproof worker`.
 """
 
 from __future__ import annotations
@@ -58,7 +60,11 @@ def handle(args: argparse.Namespace, *, logins: Sequence[str] = ()) -> int:
     django_ready(migrate=True)
     from django.core.wsgi import get_wsgi_application
 
+    from evalsite.static_files import static_files_collect
     from runs.data_folder import dashboard_url_remember
+
+    # Before the application exists: its static-files middleware indexes what is collected.
+    static_files_collect()
 
     server = _bind(get_wsgi_application(), args)
     url = f"http://{args.host}:{args.port}/"

@@ -13,6 +13,7 @@ from typing import Any
 
 from oloproof._submit import submit
 from oloproof.cli import _exit_codes
+from oloproof.cli._progress import ProgressBar
 
 
 def _log(line: str) -> None:
@@ -29,13 +30,21 @@ def handle_submit(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return _exit_codes.OK
-    result = submission.wait(log=_log)
-    code = _print_result(result, args)
+    result = submission.wait(log=_log, progress=progress_line(args))
+    code = print_result(result, args)
     print(f"recorded run #{submission.run_id} → {submission.url}", file=sys.stderr)
     return code
 
 
-def _print_result(result: Any, args: argparse.Namespace) -> int:
+def progress_line(args: argparse.Namespace) -> ProgressBar:
+    """One line that advances case by case on a terminal; none with --json - or no terminal."""
+    wanted = getattr(args, "progress", None)
+    if getattr(args, "json_path", None) == "-":
+        wanted = False
+    return ProgressBar(enabled=wanted)
+
+
+def print_result(result: Any, args: argparse.Namespace) -> int:
     gate = result.extras.get("gate")
     data = result.to_dict()
     data["gate"] = gate

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -49,33 +50,81 @@ def compare_runs(
     With `fdr` (the default) each metric's `flag` is decided on its Benjamini–
     Hochberg q-value across the metrics; `fdr=False` flags on the plain p-values.
     """
-    level = check_confidence(confidence)
     _check_has_cases(baseline, candidate)
     baseline_ids = [case.id for case in baseline.cases]
     candidate_ids = [case.id for case in candidate.cases]
     union = list(dict.fromkeys([*baseline_ids, *candidate_ids]))
-    clusters = _clusters(baseline, candidate, union)
     baseline_metrics = {metric.metric: metric for metric in baseline.metrics}
     candidate_metrics = {metric.metric: metric for metric in candidate.metrics}
+    shared = [name for name in candidate_metrics if name in baseline_metrics]
+    paired = PairedValues(
+        baseline=baseline,
+        candidate=candidate,
+        ids=union,
+        baseline_ids=baseline_ids,
+        candidate_ids=candidate_ids,
+        clusters=_clusters(baseline, candidate, union),
+        baseline_values={
+            name: _over(values_by_case(baseline, baseline_metrics[name]), union) for name in shared
+        },
+        candidate_values={
+            name: _over(values_by_case(candidate, candidate_metrics[name]), union)
+            for name in shared
+        },
+    )
+    return compare_paired_values(paired, confidence, fdr=fdr)
+
+
+@dataclass(frozen=True, slots=True)
+class PairedValues:
+    """Two runs' per-case values of each shared metric over the union of their case ids.
+
+    `baseline` and `candidate` give the metrics' estimates and the labels (their
+    cases are not read); `ids` is the union in reading order, `baseline_values[m]`
+    and `candidate_values[m]` hold metric m's value on each case of `ids` (NaN where
+    missing) for every metric both runs have. `clusters`, when cases carry one, is
+    the label of each case of `ids`. A store that holds the values in columns builds
+    this directly instead of whole results (see `runs.selectors`).
+    """
+
+    baseline: Result
+    candidate: Result
+    ids: Sequence[str]
+    baseline_ids: Sequence[str]
+    candidate_ids: Sequence[str]
+    clusters: Sequence[str] | None
+    baseline_values: Mapping[str, FloatArray]
+    candidate_values: Mapping[str, FloatArray]
+
+
+def compare_paired_values(
+    paired: PairedValues, confidence: float = 0.95, *, fdr: bool = True
+) -> Comparison:
+    """`compare_runs` on values already paired by case id (same figures, same Comparison)."""
+    level = check_confidence(confidence)
+    baseline_metrics = {metric.metric: metric for metric in paired.baseline.metrics}
+    candidate_metrics = {metric.metric: metric for metric in paired.candidate.metrics}
+    union, clusters = list(paired.ids), paired.clusters
     compared = []
     for name, metric in candidate_metrics.items():
         if name in baseline_metrics:
+            _check_same_type(baseline_metrics[name], metric)
+            values = (paired.baseline_values[name], paired.candidate_values[name])
             compared.append(
-                _compare_metric(
-                    baseline_metrics[name], metric, baseline, candidate, union, clusters, level
-                )
+                _compare_metric(baseline_metrics[name], metric, values, union, clusters, level)
             )
     compared = _flagged(compared, 1.0 - level, fdr)
-    only_base = ids_only_in(baseline_ids, candidate_ids)
+    only_base = ids_only_in(paired.baseline_ids, paired.candidate_ids)
+    only_cand = ids_only_in(paired.candidate_ids, paired.baseline_ids)
     return Comparison(
-        baseline=run_label(baseline),
-        candidate=run_label(candidate),
+        baseline=run_label(paired.baseline),
+        candidate=run_label(paired.candidate),
         confidence=level,
         metrics=tuple(compared),
         n_cases=len(union),
-        n_common=len(union) - len(only_base) - len(ids_only_in(candidate_ids, baseline_ids)),
+        n_common=len(union) - len(only_base) - len(only_cand),
         only_in_baseline=only_base,
-        only_in_candidate=ids_only_in(candidate_ids, baseline_ids),
+        only_in_candidate=only_cand,
         metrics_only_in_baseline=tuple(n for n in baseline_metrics if n not in candidate_metrics),
         metrics_only_in_candidate=tuple(n for n in candidate_metrics if n not in baseline_metrics),
         n_clusters=None if clusters is None else len(set(clusters)),
@@ -120,37 +169,29 @@ def _clusters(baseline: Result, candidate: Result, union: list[str]) -> list[str
     return [labels.get(case_id) or f"case:{case_id}" for case_id in union]
 
 
-def _paired_values(
-    base_metric: MetricEstimate,
-    cand_metric: MetricEstimate,
-    baseline: Result,
-    candidate: Result,
-    union: list[str],
-) -> tuple[FloatArray, FloatArray]:
-    """Both runs' values of one metric over the union of case ids (NaN where missing)."""
+def _check_same_type(base_metric: MetricEstimate, cand_metric: MetricEstimate) -> None:
     if base_metric.value_type != cand_metric.value_type:
         raise OloproofError(
             f"metric {cand_metric.metric!r} is {base_metric.value_type} in the "
             f"baseline but {cand_metric.value_type} in the candidate; they "
             "cannot be compared"
         )
-    base_values = values_by_case(baseline, base_metric)
-    cand_values = values_by_case(candidate, cand_metric)
-    base = np.array([_number(base_values.get(case_id)) for case_id in union])
-    cand = np.array([_number(cand_values.get(case_id)) for case_id in union])
-    return base, cand
+
+
+def _over(values: Mapping[str, float | None], union: list[str]) -> FloatArray:
+    """A metric's values over the union of case ids (NaN where missing)."""
+    return np.array([_number(values.get(case_id)) for case_id in union], dtype=np.float64)
 
 
 def _compare_metric(
     base_metric: MetricEstimate,
     cand_metric: MetricEstimate,
-    baseline: Result,
-    candidate: Result,
+    values: tuple[FloatArray, FloatArray],
     union: list[str],
-    clusters: list[str] | None,
+    clusters: Sequence[str] | None,
     confidence: float,
 ) -> MetricComparison:
-    base, cand = _paired_values(base_metric, cand_metric, baseline, candidate, union)
+    base, cand = values
     low = min(base_metric.score_range[0], cand_metric.score_range[0])
     high = max(base_metric.score_range[1], cand_metric.score_range[1])
     both = ~(np.isnan(base) | np.isnan(cand))

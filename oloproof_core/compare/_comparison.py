@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from oloproof_core.compare._paired import FloatArray, paired_figures
 from oloproof_core.stats import Interval
+
+if TYPE_CHECKING:
+    from oloproof_core.compare._cases import CaseChanges, PairCounts
+    from oloproof_core.result import Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,12 @@ class MetricComparison:
             fills.append(np.clip((b - a + span) / (2.0 * span), 0.0, 1.0))
         return fills[0], fills[1], list(self._ids)
 
+    def pair_counts(self) -> PairCounts:
+        """Complete, tied and missing pairs counted, with `sentences()` that say them."""
+        from oloproof_core.compare._cases import PairCounts
+
+        return PairCounts.of(self)
+
     def difference_sd(self) -> float:
         """Standard deviation of the complete pairs' differences (planning)."""
         both = ~(np.isnan(self._baseline) | np.isnan(self._candidate))
@@ -133,6 +144,7 @@ class MetricComparison:
             "q_value": self.q_value,
             "flag": self.flag,
             "warning": self.warning,
+            "explanation": self.pair_counts().sentences(),
             "regressed": list(self.regressed),
             "improved": list(self.improved),
         }
@@ -185,6 +197,36 @@ class Comparison:
             "fdr": "benjamini-hochberg" if self.fdr else None,
             "metrics": [item.to_dict() for item in self.metrics],
         }
+
+    def cases(
+        self, *, show: str = "all", metric: str | None = None, order: str = "case"
+    ) -> CaseChanges:
+        """The cases one by one, filtered (`show`: all, changed, regressed, improved,
+        missing) and ordered (`order`: case, change — largest drop first — or -change)."""
+        from oloproof_core.compare._cases import CaseChanges
+
+        return CaseChanges(self, show=show, metric=metric, order=order)
+
+    def export(
+        self,
+        destination: str | Path,
+        *,
+        baseline: Result,
+        candidate: Result,
+        format: str | None = None,
+        show: str = "all",
+        metric: str | None = None,
+        order: str = "case",
+    ) -> int:
+        """Write one row per case (both sides' outputs, each metric's values and change)
+        to a .csv or .jsonl file; `baseline` and `candidate` are the compared results.
+        Returns the number of rows written."""
+        from oloproof_core.compare._export import comparison_export
+
+        return comparison_export(
+            self, destination, baseline=baseline, candidate=candidate, format=format,
+            show=show, metric=metric, order=order,
+        )  # fmt: skip
 
     def __str__(self) -> str:
         from oloproof_core.compare._render import render_comparison

@@ -5,9 +5,12 @@ cases should the next run have?" before it is run. For each interval rule the
 truth is placed a stated `effect` beyond the threshold, on the passing side (a
 share of the metric's range; the policy's `effect`, default 0.05), and the
 number of cases with an 80 % chance of passing is computed with the formulas of
-`oloproof_core.stats._power`: exact for pass/fail rates, the betting interval's
-constant for scores and paired differences. For `no_regression` the default
-effect is the margin itself: two *equal* releases, the usual question.
+`oloproof_core.stats._power` for pass/fail rates (exact), and for scores and
+paired differences by simulating the betting capital the gate reads
+(`oloproof_core.stats.sequential_cases_for_power`; the betting formula of
+`_power`, which the gate's own readouts use, is a few points optimistic at a few
+hundred cases). For `no_regression` the default effect is the margin itself: two
+*equal* releases, the usual question.
 
 Spreads come from the runs given: `result` (a pilot run of the candidate) and
 `baseline`. A score rule uses the pilot's standard deviation, else the largest
@@ -19,19 +22,34 @@ Each rule is planned on its own: the gate passes with 80 % probability only if
 every rule does, so the gate's figure is the largest, and a gate with several
 rules near their thresholds needs more. Rules on counts (missing, require) need
 no planning.
+
+Sequential policies (or `sequential=True`, as for `--until-decided`) read the
+anytime-valid sequence instead, which needs more cases than the exact
+pass/fail interval: each rule's figure is then the number of cases to make
+available (the horizon) for 80 % power, simulated on the gate's own capital
+(`oloproof_core.stats.sequential_cases_for_power`), with the average number of
+cases a run with looks every `batch` cases actually uses.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from oloproof_core.gates._no_regression import NoRegressionRule
 from oloproof_core.gates._rules import BoundRule
-from oloproof_core.stats import POWER, betting_cases_for_power, proportion_cases_for_power
+from oloproof_core.stats import (
+    DIFFERENCE_TUNING,
+    POWER,
+    SCORE_TUNING,
+    BetTuning,
+    betting_cases_for_power,
+    proportion_cases_for_power,
+    sequential_cases_for_power,
+)
 
 if TYPE_CHECKING:
     from oloproof_core.gates._policy import Policy
@@ -48,6 +66,8 @@ class RulePlan:
     truth: float
     sd: float | None
     basis: str
+    mean_cases_run: float | None = None
+    """Sequential rules: the average number of cases run before the gate stops."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -57,7 +77,18 @@ class RulePlan:
             "truth": self.truth,
             "sd": self.sd,
             "basis": self.basis,
+            "mean_cases_run": self.mean_cases_run,
         }
+
+    def describe(self) -> str:
+        count = "—" if self.cases is None else f"{self.cases:,}"
+        run = ""
+        if self.mean_cases_run is not None:
+            run = f", about {self.mean_cases_run:,.0f} run on average"
+        return (
+            f"{self.rule}: {count} cases{run} (truth {self.truth:g}, effect "
+            f"{self.effect:g}; {self.basis})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +121,7 @@ class CasePlan:
             f"cases for {100 * self.power:.0f} % power at {100 * self.confidence:.3g} % "
             f"confidence: {'—' if self.cases is None else f'{self.cases:,}'}"
         ]
-        for rule in self.rules:
-            count = "—" if rule.cases is None else f"{rule.cases:,}"
-            lines.append(
-                f"  {rule.rule}: {count} cases (truth {rule.truth:g}, effect "
-                f"{rule.effect:g}; {rule.basis})"
-            )
+        lines.extend(f"  {rule.describe()}" for rule in self.rules)
         lines.extend(f"  {note}" for note in self.notes)
         return "\n".join(lines)
 
@@ -114,22 +140,71 @@ def _sd(values: list[float]) -> float | None:
     return float(np.std(values, ddof=1)) if len(values) > 1 else None
 
 
-def _plan_bound(rule: BoundRule, pilot: Result | None, share: float, level: float) -> RulePlan:
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """How the gate will read its intervals: fixed-size, or sequential with looks every `batch`."""
+
+    level: float
+    batch: int | None = None
+
+    def betting(
+        self,
+        plan: RulePlan,
+        unit: tuple[float, float, float],
+        support: Any,
+        side: Any,
+        tuning: BetTuning,
+    ) -> RulePlan:
+        """`plan` simulated on the betting capital the gate reads; `unit` = (truth, threshold, sd).
+
+        A fixed-size betting interval of N cases is the sequence's last look at a
+        horizon of N, so one simulation serves both readings; only a sequential
+        gate stops early (`mean_cases_run`).
+        """
+        truth, threshold, sd = unit
+        found = sequential_cases_for_power(
+            truth,
+            threshold,
+            sd,
+            support=support,
+            side=side,
+            batch=self.batch or 1,
+            confidence=self.level,
+            power=POWER,
+            tuning=tuning,
+        )
+        how = "simulated" if found.simulated else "betting formula"
+        if self.batch is None:
+            cases = plan.cases if found.cases is None else found.cases
+            return replace(plan, cases=cases, basis=f"{plan.basis}; {how}")
+        basis = f"{plan.basis}; sequential (anytime-valid, {how})"
+        return replace(plan, cases=found.cases, basis=basis, mean_cases_run=found.mean_cases_run)
+
+
+def _plan_bound(rule: BoundRule, pilot: Result | None, share: float, reading: _Reading) -> RulePlan:
     values, value_type, (low, high) = _values(pilot, rule.metric)
-    effect = share * (high - low)
+    level, span = reading.level, high - low
+    effect = share * span
     direction = 1.0 if rule.side == "min" else -1.0
     truth = min(high, max(low, rule.threshold + direction * effect))
+    unit_truth, unit_threshold = (truth - low) / span, (rule.threshold - low) / span
     if value_type in (None, "pass_fail"):
         basis = "pass/fail, exact" if value_type else "no pilot run: planned as a pass/fail rate"
-        unit = (truth - low) / (high - low), (rule.threshold - low) / (high - low)
-        return RulePlan(rule.label, proportion_cases_for_power(*unit, level, POWER),
-                        effect, truth, None, basis)  # fmt: skip
-    sd = _sd(values)
-    basis = "scores, spread of the pilot run"
-    if sd is None:
-        sd, basis = math.sqrt((truth - low) * (high - truth)), "scores, largest possible spread"
-    return RulePlan(rule.label, betting_cases_for_power(sd, effect, level, POWER),
-                    effect, truth, sd, basis)  # fmt: skip
+        cases = proportion_cases_for_power(unit_truth, unit_threshold, level, POWER)
+        plan = RulePlan(rule.label, cases, effect, truth, None, basis)
+        if reading.batch is None:  # the exact interval's plan is exact
+            return plan
+        unit_sd, support = math.sqrt(unit_truth * (1.0 - unit_truth)), "two-point"
+    else:
+        sd = _sd(values)
+        basis = "scores, spread of the pilot run"
+        if sd is None:
+            sd, basis = math.sqrt((truth - low) * (high - truth)), "scores, largest possible spread"
+        cases = betting_cases_for_power(sd, effect, level, POWER)
+        plan = RulePlan(rule.label, cases, effect, truth, sd, basis)
+        unit_sd, support = sd / span, "continuous"
+    unit = (unit_truth, unit_threshold, unit_sd)
+    return reading.betting(plan, unit, support, rule.side, SCORE_TUNING)
 
 
 def _plan_regression(
@@ -137,10 +212,10 @@ def _plan_regression(
     pilot: Result | None,
     baseline: Result | None,
     share: float | None,
-    level: float,
+    reading: _Reading,
 ) -> RulePlan:
-    base_values, _, (low, high) = _values(baseline, rule.metric)
-    pilot_values, _, range_pilot = _values(pilot, rule.metric)
+    base_values, base_type, (low, high) = _values(baseline, rule.metric)
+    pilot_values, pilot_type, range_pilot = _values(pilot, rule.metric)
     if not base_values:
         low, high = range_pilot
     effect = rule.margin if share is None else share * (high - low)
@@ -148,15 +223,23 @@ def _plan_regression(
     if pilot is not None and baseline is not None and pilot_values and base_values:
         from oloproof_core.compare import compare_runs
 
-        paired = compare_runs(baseline, pilot, confidence=level).metric(rule.metric)
+        paired = compare_runs(baseline, pilot, confidence=reading.level).metric(rule.metric)
         sd, basis = paired.difference_sd(), "spread of the paired differences"
     elif base_values or pilot_values:
         single = _sd(base_values or pilot_values) or 0.5 * (high - low)
         sd, basis = math.sqrt(2.0) * single, "one run's spread × √2 (uncorrelated releases)"
     if not sd:
         sd, basis = high - low, "no runs: largest possible spread"
-    cases = betting_cases_for_power(sd, effect, level, POWER)
-    return RulePlan(rule.label, cases, effect, -rule.margin + effect, sd, basis)
+    cases = betting_cases_for_power(sd, effect, reading.level, POWER)
+    truth = -rule.margin + effect
+    plan = RulePlan(rule.label, cases, effect, truth, sd, basis)
+    # The paired interval reads differences in [-span, span] mapped onto [0, 1].
+    span = high - low
+    unit = ((truth / span + 1.0) / 2.0, (-rule.margin / span + 1.0) / 2.0, sd / (2.0 * span))
+    pass_fail = (base_type or pilot_type) in (None, "pass_fail")
+    support = "three-point" if pass_fail else "continuous"
+    tuning = SCORE_TUNING if pass_fail else DIFFERENCE_TUNING
+    return reading.betting(plan, unit, support, "min", tuning)
 
 
 def plan_cases(
@@ -166,20 +249,35 @@ def plan_cases(
     baseline: Result | None = None,
     effect: float | None = None,
     confidence: float | None = None,
+    sequential: bool | None = None,
+    batch: int | None = None,
 ) -> CasePlan:
-    """Cases each interval rule of `policy` needs for 80 % power (module docstring)."""
+    """Cases each interval rule of `policy` needs for 80 % power (module docstring).
+
+    `sequential` (default: whether the policy is) plans for the anytime-valid
+    gate of `--until-decided`, with looks every `batch` cases (default: the
+    policy's batch, else 50).
+    """
     level = confidence or policy.spec.confidence or 0.95
     share = policy.spec.effect if effect is None else float(effect)
     if not 0.0 < share < 1.0:
         raise ValueError(f"effect must be a share of the range between 0 and 1, got {effect!r}")
+    if batch is not None and batch < 1:
+        raise ValueError(f"batch must be a whole number of cases, at least 1, got {batch!r}")
+    looks = policy.spec.batch if batch is None else batch
+    reads_sequentially = policy.sequential if sequential is None else sequential
+    reading = _Reading(level, (looks or 50) if reads_sequentially else None)
     pilot = result if result is not None else baseline
     plans: list[RulePlan] = []
     for rule in policy.rules:
         if isinstance(rule, BoundRule):
-            plans.append(_plan_bound(rule, pilot, share, level))
+            plans.append(_plan_bound(rule, pilot, share, reading))
         elif isinstance(rule, NoRegressionRule):
-            plans.append(_plan_regression(rule, result, baseline, effect, level))
+            plans.append(_plan_regression(rule, result, baseline, effect, reading))
     notes = ["each rule planned on its own; the gate needs every rule to pass"]
-    if policy.sequential:
-        notes.append("sequential policy: run with --until-decided; it stops early when it can")
+    if reading.batch is not None:
+        notes.append(
+            f"sequential gate: make this many cases available and run with --until-decided "
+            f"(looks every {reading.batch} cases); it stops at the first look that decides"
+        )
     return CasePlan(tuple(plans), POWER, level, tuple(notes))

@@ -244,7 +244,8 @@ def _power_text(more: MoreCases) -> str:
 def _readout(more: MoreCases) -> str:
     if more.count is None:
         return more.note + _power_text(more)
-    return f"roughly {more.count:,} more cases at the observed rate would" + _power_text(more)
+    projection = f"roughly {more.count:,} more cases at the observed rate would decide it"
+    return projection + _power_text(more)
 
 
 def _short_readout(more: MoreCases) -> str:

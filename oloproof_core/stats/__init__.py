@@ -14,7 +14,8 @@ in that module's docstring:
 - the reading order of the betting methods, fixed by case ids (``_order``);
 - how many more cases would settle a rule (``cases_needed``);
 - cases for 80 % power at a stated effect (``_power``);
-- anytime-valid intervals for cases added in batches (``running_interval``);
+- anytime-valid intervals for cases added in batches (``running_interval``), and
+  the cases they need for 80 % power, by simulation (``sequential_cases_for_power``);
 - many rules or metrics at once: Holm, Benjamini–Hochberg (``_multiplicity``).
 """
 
@@ -43,6 +44,7 @@ from ._paired import mcnemar_exact_p_value, paired_mean_difference, paired_propo
 from ._power import POWER, betting_cases_for_power, proportion_cases_for_power
 from ._sample_size import MAX_CASES, cases_needed
 from ._sequential import running_interval, running_side_p_values
+from ._sequential_power import SequentialPlan, sequential_cases_for_power
 
 __all__ = [
     "DIFFERENCE_TUNING",
@@ -53,6 +55,7 @@ __all__ = [
     "BetTuning",
     "Interval",
     "PairedDifference",
+    "SequentialPlan",
     "benjamini_hochberg",
     "betting_cases_for_power",
     "betting_p_value",
@@ -75,4 +78,5 @@ __all__ = [
     "proportion_interval",
     "running_interval",
     "running_side_p_values",
+    "sequential_cases_for_power",
 ]

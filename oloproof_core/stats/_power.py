@@ -23,8 +23,9 @@ successes of ``n`` exactly when the exact lower limit clears ``t``, i.e. when
 ``t`` is at most ``alpha / 2``; the power at a true rate ``p`` is
 ``P(Bin(n, p) >= k_n)``. The smallest ``n`` with that power is found by
 scanning (the exact power saw-tooths in ``n``, so the answer is the first ``n``
-that reaches it, starting the scan at 4/5 of the normal-approximation answer;
-beyond 50,000 cases the normal answer itself is used).
+that reaches it, starting the scan at 4/5 of the normal-approximation answer and
+going on as far as needed: near rates of 0 or 1 the normal answer can be several
+times too small; beyond 50,000 cases the normal answer itself is used).
 """
 
 from __future__ import annotations
@@ -90,12 +91,14 @@ def proportion_cases_for_power(
         return None if guess > _LIMIT else guess
     start = max(1, (4 * guess) // 5)
     chunk = max(64, guess // 8)
-    while start <= 4 * guess + 100:
+    # Near rates of 0 or 1 the normal answer can be several times too small, so the
+    # scan goes on (in growing chunks) until the exact power is reached.
+    while start <= _EXACT_UP_TO:
         n = np.arange(start, start + chunk)
         # k_n: smallest k with P(X >= k | threshold) <= tail.
         k_needed = binom.isf(tail, n, threshold) + 1
         reached = binom.sf(k_needed - 1, n, rate) >= power
         if reached.any():
             return int(n[np.argmax(reached)])
-        start = int(n[-1]) + 1
-    return None
+        start, chunk = int(n[-1]) + 1, 2 * chunk
+    return guess

@@ -1,8 +1,16 @@
-"""The REST API's routers: runs (history, cases, submit, compare, gates),
-optimizations and metrics."""
+"""The REST API's routers: runs (history, cases, submit, compare, gates), cases
+(annotations, exports), optimizations and metrics."""
 
+from runs.api.cases import router as cases_router
+from runs.api.compare import router as compare_router
 from runs.api.metrics import router as metrics_router
 from runs.api.optimizations import router as optimizations_router
 from runs.api.runs import router as runs_router
 
-__all__ = ["metrics_router", "optimizations_router", "runs_router"]
+__all__ = [
+    "cases_router",
+    "compare_router",
+    "metrics_router",
+    "optimizations_router",
+    "runs_router",
+]

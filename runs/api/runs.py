@@ -31,7 +31,7 @@ from runs.schemas import (
 from runs.selectors.cases import CasePages
 from runs.selectors.comparison import runs_compare
 from runs.selectors.runs import RunFilters, run_get, runs_list
-from runs.services import approval_create, approval_revoke, run_submit_by
+from runs.services import approval_create, approval_revoke, run_continue, run_submit_by
 
 router = Router(tags=["runs"])
 
@@ -79,6 +79,15 @@ def submit_run(request: AuthenticatedRequest, payload: RunSubmitIn) -> Status[An
     return Status(201, run)
 
 
+@router.post(
+    "/runs/{run_id}/continue",
+    response={202: RunOut},
+    summary="Run more cases of a sequential run whose gate is inconclusive (runner role)",
+)
+def continue_run(request: HttpRequest, run_id: int) -> Status[Any]:
+    return Status(202, run_continue(user=request.user, run_id=run_id))
+
+
 @router.get("/runs/{run_id}", response=RunDetailOut, summary="One run with its provenance")
 def get_run(request: HttpRequest, run_id: int) -> Run:
     return run_get(user=request.user, run_id=run_id)
@@ -95,10 +104,13 @@ def list_cases(request: HttpRequest, run_id: int, query: Query[CaseListQuery]) -
     response=ComparisonOut,
     summary="Compare two runs on the same cases (paired by case id)",
 )
-def compare(request: HttpRequest, baseline: int, candidate: int) -> dict[str, Any]:
+def compare(
+    request: HttpRequest, baseline: int, candidate: int, fdr: bool = True
+) -> dict[str, Any]:
     comparison = runs_compare(
         baseline=run_get(user=request.user, run_id=baseline),
         candidate=run_get(user=request.user, run_id=candidate),
+        fdr=fdr,
     )
     return {"baseline_run": baseline, "candidate_run": candidate, **comparison.to_dict()}
 

@@ -1,5 +1,6 @@
 """The runs app's tables, one module per concept, all importable from `runs.models`."""
 
+from runs.models.annotations import CaseAnnotation, CaseAnnotationChange, Rating
 from runs.models.chunks import RunChunk
 from runs.models.datasets import Dataset, DatasetCase
 from runs.models.gates import Approval, ApprovalRevocation, Gate
@@ -20,6 +21,8 @@ __all__ = [
     "ApiToken",
     "Approval",
     "ApprovalRevocation",
+    "CaseAnnotation",
+    "CaseAnnotationChange",
     "CaseResult",
     "CodeRoot",
     "Dataset",
@@ -31,6 +34,7 @@ __all__ = [
     "OptimizationEvaluation",
     "OptimizationReflection",
     "Project",
+    "Rating",
     "Release",
     "Run",
     "RunChunk",

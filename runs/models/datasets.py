@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from django.db import models
 
 
@@ -19,6 +21,13 @@ class Dataset(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} ({self.digest[:12]})"
+
+    @property
+    def name(self) -> str:
+        """The file the dataset was read from, without its folders; rows given in code have none."""
+        if self.source.startswith("<"):
+            return "rows given in code"
+        return os.path.basename(self.source.rstrip("/\\")) or self.source
 
 
 class DatasetCase(models.Model):

@@ -10,14 +10,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet, TextField
-from django.db.models.functions import Cast
+from django.db.models import Count, QuerySet
 
 from metrics.batching import KEY_BATCH, batches
 from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import case_verdicts_by_case, run_metric_estimates
+from runs.case_search import SEARCH_FIELDS, case_search_filter
 from runs.errors import NotFoundError
 from runs.models import CaseResult, DatasetCase, Run
+from runs.selectors.annotations import ANNOTATION_FILTERS, by_annotation
 
 CASE_OUTCOMES = ("passed", "failed", "missing")
 
@@ -29,6 +30,12 @@ def run_cases(*, run: Run, outcome: str | None = None) -> QuerySet[CaseResult]:
     if outcome:
         return query.filter(outcome=outcome)
     return query
+
+
+def cases_in_order(*, case_ids: list[int]) -> list[CaseResult]:
+    """These case results (by primary key, from a run already read through access), in order."""
+    found = CaseResult.objects.in_bulk(case_ids)
+    return [found[pk] for pk in case_ids if pk in found]
 
 
 def dataset_cases_by_id(*, run: Run, case_ids: list[str]) -> dict[str, DatasetCase]:
@@ -94,11 +101,17 @@ def run_verdicts(*, run_id: int, criterion: str) -> QuerySet[CaseVerdict]:
 
 @dataclass(frozen=True, slots=True)
 class CaseFilters:
-    """`outcome` applies to `criterion` when one is given, else to the case as a whole."""
+    """`outcome` applies to `criterion` when one is given, else to the case as a whole.
+
+    `search_in` narrows the search to one of SEARCH_FIELDS; `annotation` is one of
+    ANNOTATION_FILTERS (a disagreement is judged against `criterion` when one is given).
+    """
 
     criterion: str | None = None
     outcome: str | None = None
     search: str | None = None
+    search_in: str | None = None
+    annotation: str | None = None
 
 
 def run_criteria(*, run: Run) -> list[MetricEstimate]:
@@ -113,7 +126,8 @@ def run_case_table(*, run: Run, filters: CaseFilters) -> QuerySet[CaseResult]:
 
     For a criterion, "passed" is a verdict at the top of its range (1 for pass/fail),
     "failed" an observed verdict below it, "missing" a verdict without a value. The search
-    looks in the case id, the output and the error message.
+    finds cases holding every word in their input, expected value, output, error or id
+    (runs.case_search, through the full-text indexes).
     """
     query = run_cases(run=run)
     if filters.criterion and filters.outcome in CASE_OUTCOMES:
@@ -122,25 +136,32 @@ def run_case_table(*, run: Run, filters: CaseFilters) -> QuerySet[CaseResult]:
         query = query.filter(outcome=filters.outcome)
     search = (filters.search or "").strip()
     if search:
-        query = query.annotate(output_text=Cast("output", TextField())).filter(
-            Q(case_id__icontains=search)
-            | Q(output_text__icontains=search)
-            | Q(error_message__icontains=search)
+        fields = (filters.search_in,) if filters.search_in in SEARCH_FIELDS else SEARCH_FIELDS
+        query = query.filter(case_search_filter(run=run, text=search, fields=fields))
+    if filters.annotation in ANNOTATION_FILTERS:
+        top = criterion_top(run=run, criterion=filters.criterion) if filters.criterion else 1.0
+        query = by_annotation(
+            query, run=run, kind=filters.annotation, criterion=filters.criterion, top=top
         )
     return query
 
 
-def _by_criterion_outcome(
-    query: QuerySet[CaseResult], run: Run, criterion: str, outcome: str | None
-) -> QuerySet[CaseResult]:
-    top = 1.0
+def criterion_top(*, run: Run, criterion: str) -> float:
+    """The value a criterion's verdict must reach to pass: the top of its range (1 by default)."""
     estimate = (
         MetricEstimate.objects.filter(run=run, metric=criterion)
         .only("score_range", "value_type")
         .first()
     )
     if estimate is not None and estimate.value_type == "score" and len(estimate.score_range) == 2:
-        top = float(estimate.score_range[1])
+        return float(estimate.score_range[1])
+    return 1.0
+
+
+def _by_criterion_outcome(
+    query: QuerySet[CaseResult], run: Run, criterion: str, outcome: str | None
+) -> QuerySet[CaseResult]:
+    top = criterion_top(run=run, criterion=criterion)
     verdicts = CaseVerdict.objects.filter(run_id=run.pk, criterion=criterion)
     if outcome == "passed":
         verdicts = verdicts.filter(value__gte=top)

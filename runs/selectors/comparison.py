@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 from django.core.cache import cache
 from django.db.models import QuerySet
 
 import oloproof_core as engine
-from oloproof_core.compare import Comparison, compare_runs
+from oloproof_core.compare import Comparison, compare_paired_values
 from runs.access import Actor, runs_visible
 from runs.errors import InvalidRequestError
 from runs.models import Run
-from runs.selectors.results import run_result
+from runs.selectors.comparison_values import runs_paired_values
 
 COMPARISON_CACHE_S = 3600
+RECENT_IN_PROCESS = 4
+"""Comparisons also kept unpickled in this process: the grid pages through one comparison,
+and unpickling 100,000 cases' arrays and ids from the shared cache costs more than the page."""
+_recent: OrderedDict[str, Comparison] = OrderedDict()
+_recent_lock = threading.Lock()
 
 
 def comparable_runs(*, user: Actor, dataset_id: int | None, limit: int = 200) -> QuerySet[Run]:
@@ -41,11 +49,13 @@ def comparison_problem(*, baseline: Run, candidate: Run) -> str:
     return ""
 
 
-def runs_compare(*, baseline: Run, candidate: Run) -> Comparison:
+def runs_compare(*, baseline: Run, candidate: Run, fdr: bool = True) -> Comparison:
     """The paired comparison of two finished runs on one dataset, computed once, then cached.
 
     A finished run's verdicts never change, so the key (both ids, both finishing
-    times and the confidence) names one result for good. Runs that cannot be
+    times, the confidence and the multiplicity rule) names one result for good. With
+    `fdr` each metric is flagged on its Benjamini–Hochberg q-value across the metrics,
+    without it on its plain p-value (`oloproof compare --no-fdr`). Runs that cannot be
     compared are an InvalidRequestError that says why.
     """
     problem = comparison_problem(baseline=baseline, candidate=candidate)
@@ -58,17 +68,35 @@ def runs_compare(*, baseline: Run, candidate: Run) -> Comparison:
     # No spaces in the key: memcached, a likely production cache, refuses them.
     key = (
         f"oloproof:compare:{baseline.pk}:{candidate.pk}:{stamp(baseline)}:"
-        f"{stamp(candidate)}:{candidate.confidence}"
+        f"{stamp(candidate)}:{candidate.confidence}:{'bh' if fdr else 'none'}"
     )
-    comparison = cache.get(key)
+    with _recent_lock:
+        comparison = _recent.get(key)
+    if comparison is None:
+        comparison = cache.get(key)
     if comparison is None:
         try:
-            comparison = compare_runs(
-                run_result(run=baseline, with_content=False),
-                run_result(run=candidate, with_content=False),
-                confidence=candidate.confidence,
+            comparison = compare_paired_values(
+                runs_paired_values(baseline=baseline, candidate=candidate),
+                candidate.confidence,
+                fdr=fdr,
             )
         except engine.OloproofError as exc:
             raise InvalidRequestError(str(exc)) from None
         cache.set(key, comparison, COMPARISON_CACHE_S)
+    return _remembered(key, comparison)
+
+
+def recent_comparisons_clear() -> None:
+    """Forget the comparisons this process keeps (the shared cache is cleared on its own)."""
+    with _recent_lock:
+        _recent.clear()
+
+
+def _remembered(key: str, comparison: Comparison) -> Comparison:
+    with _recent_lock:
+        _recent[key] = comparison
+        _recent.move_to_end(key)
+        while len(_recent) > RECENT_IN_PROCESS:
+            _recent.popitem(last=False)
     return comparison

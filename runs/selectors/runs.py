@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import F, QuerySet
+from django.db.models import F, QuerySet, Sum
 
 from metrics.models import MetricEstimate
 from runs.access import Actor, datasets_visible, run_for, runs_visible, systems_visible
 from runs.errors import NotFoundError
-from runs.models import Dataset, Release, Run
+from runs.models import Dataset, Release, Run, RunChunk
 
 LIVE_STATUSES = (Run.Status.QUEUED, Run.Status.RUNNING, Run.Status.FINALISING)
 
@@ -57,8 +57,29 @@ def runs_list(*, user: Actor, filters: RunFilters | None = None) -> QuerySet[Run
 
 
 def run_get(*, user: Actor, run_id: int) -> Run:
-    """One run `user` may see; any other id is a NotFoundError."""
-    return run_for(user=user, run_id=run_id)
+    """One run `user` may see; any other id is a NotFoundError.
+
+    A live run's `cases_done` includes the cases its workers report from chunks in flight.
+    """
+    run = run_for(user=user, run_id=run_id)
+    if run.status in LIVE_STATUSES:
+        in_flight = cases_in_flight(run_ids=[run.pk]).get(run.pk, 0)
+        run.cases_done = min(run.cases_total, run.cases_done + in_flight)
+    return run
+
+
+def cases_in_flight(*, run_ids: Iterable[int]) -> dict[int, int]:
+    """Cases done in chunks that workers still hold, per run (their heartbeats store them).
+
+    A finished chunk's cases are counted on the run in the transaction that closes the
+    chunk, so adding these to the run's `cases_done` counts every case once.
+    """
+    rows = (
+        RunChunk.objects.filter(run_id__in=list(run_ids), status=RunChunk.Status.CLAIMED)
+        .values("run_id")
+        .annotate(done=Sum("cases_done"))
+    )
+    return {row["run_id"]: int(row["done"] or 0) for row in rows}
 
 
 def runs_in_order(*, user: Actor, run_ids: Sequence[int]) -> list[Run]:
@@ -108,12 +129,18 @@ def run_filter_choices(*, user: Actor) -> FilterChoices:
 
 def runs_live_status(*, user: Actor, run_ids: Iterable[int]) -> list[dict[str, Any]]:
     """Status and progress of some runs, for pages and commands that follow live runs."""
-    rows = (
-        runs_visible(user=user)
+    rows: list[dict[str, Any]] = [
+        dict(row)
+        for row in runs_visible(user=user)
         .filter(pk__in=list(run_ids)[:200])
         .values("id", "status", "cases_done", "cases_total", "cases_failed", "error")
-    )
-    return [dict(row) for row in rows]
+    ]
+    live = [row["id"] for row in rows if row["status"] in LIVE_STATUSES]
+    in_flight = cases_in_flight(run_ids=live) if live else {}
+    for row in rows:
+        done = row["cases_done"] + in_flight.get(row["id"], 0)
+        row["cases_done"] = min(row["cases_total"], done)
+    return rows
 
 
 def run_progress(*, user: Actor, run_id: int) -> dict[str, Any]:

@@ -9,11 +9,17 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from runs.access import Role, projects_visible
-from runs.errors import ConflictError, InvalidRequestError
+from runs.errors import (
+    ConflictError,
+    InvalidRequestError,
+    OverrideNeededError,
+    OverrideReasonMissingError,
+)
 from runs.forms import ApprovalForm, RevocationForm
 from runs.selectors.gates import approvals_audit, gates_pending
-from runs.services import approval_create, approval_revoke
+from runs.services import approval_create, approval_revoke, run_continue
 from runs.views._common import domain_errors, get_run_or_404, page_of, query_without_page
+from runs.views.history import run_page_render
 
 AUDIT_PAGE = 50
 PENDING_PAGE = 25
@@ -47,7 +53,7 @@ def decide_page(request: HttpRequest, run_id: int) -> HttpResponse:
     form = ApprovalForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose approve or reject.")
-        return redirect("runs:detail", run_id=run.pk)
+        return run_page_render(request, run, approval_form=form, status=400)
     try:
         with domain_errors():
             approval = approval_create(
@@ -57,12 +63,23 @@ def decide_page(request: HttpRequest, run_id: int) -> HttpResponse:
                 comment=form.cleaned_data["comment"],
                 override=form.cleaned_data["override"],
             )
+    except (OverrideNeededError, OverrideReasonMissingError) as exc:
+        # The approver is one tick or one sentence away: keep what they typed.
+        messages.error(request, _override_advice(exc))
+        return run_page_render(request, run, approval_form=form, status=400)
     except (InvalidRequestError, ConflictError) as exc:
         messages.error(request, str(exc))
         return redirect("runs:detail", run_id=run.pk)
     verb = "Approved" if approval.decision == "approve" else "Rejected"
     messages.success(request, f"{verb} the gate of run {run.pk}.")
     return redirect("runs:detail", run_id=run.pk)
+
+
+def _override_advice(exc: InvalidRequestError) -> str:
+    if isinstance(exc, OverrideNeededError):
+        state = "failed" if exc.gate_outcome == "fail" else f"is {exc.gate_outcome}"
+        return f"This gate {state}; tick 'Override' to approve it anyway, and say why."
+    return "Approving over the gate needs a reason: say why in the comment."
 
 
 @login_required
@@ -81,4 +98,23 @@ def revoke_page(request: HttpRequest, run_id: int) -> HttpResponse:
         messages.error(request, str(exc))
         return redirect("runs:detail", run_id=run.pk)
     messages.success(request, f"Revoked the decision on the gate of run {run.pk}.")
+    return redirect("runs:detail", run_id=run.pk)
+
+
+@login_required
+@require_POST
+def continue_page(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Run more cases of the run, to settle its inconclusive sequential gate."""
+    run = get_run_or_404(request, run_id)
+    try:
+        with domain_errors():
+            continued = run_continue(user=request.user, run_id=run.pk)
+    except (InvalidRequestError, ConflictError) as exc:
+        messages.error(request, str(exc))
+        return redirect("runs:detail", run_id=run.pk)
+    messages.success(
+        request,
+        f"Running more cases of run {run.pk}, batch after batch, until its gate decides "
+        f"(next batch: cases {run.cases_done + 1} to {continued.cases_total}).",
+    )
     return redirect("runs:detail", run_id=run.pk)

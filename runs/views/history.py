@@ -1,17 +1,20 @@
-"""Run history, one run, its case table, one case, and the live status of running runs."""
+"""Run history, one run, and the live status of running runs (cases: runs.views.cases)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from metrics.charts import run_interval_chart
 from metrics.selectors import run_metric_estimates
 from runs.access import Role, role_allows
-from runs.forms import ApprovalForm, CaseFilterForm, RunFilterForm
-from runs.selectors.cases import case_detail, run_case_table, run_criteria, run_outcome_counts
+from runs.errors import DomainError
+from runs.forms import ApprovalForm, RunFilterForm
+from runs.models import Run
+from runs.selectors.cases import run_outcome_counts
 from runs.selectors.gates import run_approvals, standing_decision
 from runs.selectors.runs import (
     LIVE_STATUSES,
@@ -21,7 +24,9 @@ from runs.selectors.runs import (
     runs_list,
     runs_live_status,
 )
-from runs.views._common import call, get_run_or_404, page_of, query_without_page
+from runs.sequential_runs import sequential_continuation, sequential_state
+from runs.views._common import get_run_or_404, page_of, query_without_page
+from runs.views.run_readouts import run_page_readouts
 
 HEADLINE_METRICS = 3
 """Criteria shown per run in the history; the run page shows them all."""
@@ -73,7 +78,17 @@ def runs_status(request: HttpRequest) -> JsonResponse:
 @login_required
 @require_GET
 def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = get_run_or_404(request, run_id)
+    return run_page_render(request, get_run_or_404(request, run_id))
+
+
+def run_page_render(
+    request: HttpRequest,
+    run: Run,
+    *,
+    approval_form: ApprovalForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """The run page; a refused decision re-renders it with the form as it was filled in."""
     estimates = list(run_metric_estimates(run_id=run.pk))
     gate = getattr(run, "gate", None)
     standing = standing_decision(run=run) if gate is not None else None
@@ -85,45 +100,30 @@ def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
         {
             "run": run,
             "estimates": estimates,
-            "chart": run_interval_chart(estimates) if estimates else "",
             "gate": gate,
             "approvals": list(run_approvals(run=run)) if gate is not None else [],
             "standing": standing,
             "can_decide": may_approve and standing is None,
             "can_revoke": may_approve and standing is not None,
-            "approval_form": ApprovalForm(),
+            "approval_form": approval_form or ApprovalForm(),
             "counts": run_outcome_counts(run=run),
             "evaluators": evaluators,
             "live": run.status in LIVE_STATUSES,
+            **run_page_readouts(user=request.user, run=run, estimates=estimates),
+            "run_more": _run_more(request, run) if gate is not None else {},
         },
+        status=status,
     )
 
 
-@login_required
-@require_GET
-def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = get_run_or_404(request, run_id)
-    criteria = run_criteria(run=run)
-    form = CaseFilterForm(request.GET or None, criteria=[item.metric for item in criteria])
-    filters = form.case_filters()
-    page = page_of(request, run_case_table(run=run, filters=filters))
-    return render(
-        request,
-        "runs/cases.html",
-        {
-            "run": run,
-            "form": form,
-            "page": page,
-            "filters": filters,
-            "counts": run_outcome_counts(run=run),
-            "query": query_without_page(request),
-        },
-    )
-
-
-@login_required
-@require_GET
-def case_page(request: HttpRequest, run_id: int, case_id: str) -> HttpResponse:
-    run = get_run_or_404(request, run_id)
-    detail = call(case_detail, run=run, case_id=case_id)
-    return render(request, "runs/case.html", {"run": run, "detail": detail})
+def _run_more(request: HttpRequest, run: Run) -> dict[str, Any]:
+    """Whether the page offers "Run more cases" for a sequential gate, or why not."""
+    if run.status != Run.Status.SUCCEEDED or sequential_state(run) is None:
+        return {}
+    if not role_allows(user=request.user, project=run.project, role=Role.RUNNER):
+        return {}
+    try:
+        state, _ = sequential_continuation(run=run)
+    except DomainError as exc:
+        return {"blocked": str(exc)} if run.gate.outcome == "inconclusive" else {}
+    return {"offer": True, "remaining": int(state["horizon"]) - int(state["n_run"])}

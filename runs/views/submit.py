@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 
 from runs.access import Role
 from runs.auth import AuthenticatedRequest
-from runs.errors import DomainError
+from runs.errors import DomainError, RunConfigInvalidError
 from runs.forms import RunSubmitForm
 from runs.models import Run
 from runs.selectors.projects import code_roots_list, projects_list
@@ -31,6 +31,8 @@ def new_run_page(request: AuthenticatedRequest) -> HttpResponse:
         if form.is_valid():
             try:
                 return _queue(request, form)
+            except RunConfigInvalidError as exc:
+                form.config_problems_show(exc.problems)
             except DomainError as exc:
                 form.add_error(None, str(exc))
     else:
@@ -56,7 +58,7 @@ def _queue(request: AuthenticatedRequest, form: RunSubmitForm) -> HttpResponse:
         messages.success(request, f"Optimization {record.pk} is queued.")
         return redirect("runs:optimization", optimization_id=record.pk)
     run = run_submit_by(user=request.user, config=form.config(), base_dir=base_dir, project=project)
-    messages.success(request, f"Run {run.pk} is queued; this page follows it live.")
+    messages.success(request, f"Run {run.pk} submitted; this page follows it live.")
     return redirect("runs:detail", run_id=run.pk)
 
 

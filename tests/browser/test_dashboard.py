@@ -85,11 +85,16 @@ def test_an_approver_approves_a_gate_with_an_override(visit: Visit, releases) ->
     page.check("input[name=decision][value=approve]")
     page.fill("textarea[name=comment]", "known label drift, accepted for this release")
     page.click("text=Record decision")
-    assert page.locator(".messages .error").inner_text().count("override") >= 1
+    assert page.locator(".messages .error").inner_text() == (
+        "This gate is inconclusive; tick 'Override' to approve it anyway, and say why."
+    )
     assert Approval.objects.count() == 0
-    page.check("input[name=decision][value=approve]")
+    # What was typed and chosen is still there: only the tick is missing.
+    assert page.input_value("textarea[name=comment]") == (
+        "known label drift, accepted for this release"
+    )
+    assert page.is_checked("input[name=decision][value=approve]")
     page.check("input[name=override]")
-    page.fill("textarea[name=comment]", "known label drift, accepted for this release")
     page.click("text=Record decision")
     assert "Approved the gate" in page.locator(".messages .success").inner_text()
     approval = Approval.objects.get()

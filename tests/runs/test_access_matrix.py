@@ -23,7 +23,16 @@ from evalsite.api import api
 from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch
 from runs.access import LOCAL
-from runs.models import Approval, ApprovalRevocation, CodeRoot, Membership, Run
+from runs.annotations import AnnotationValues, case_annotation_save
+from runs.models import (
+    Approval,
+    ApprovalRevocation,
+    CaseAnnotation,
+    CaseAnnotationChange,
+    CodeRoot,
+    Membership,
+    Run,
+)
 from runs.optimization_records import optimization_create
 from runs.projects import code_root_register, project_ensure
 from runs.recording import gate_record
@@ -73,6 +82,12 @@ def world(tmp_path: Any) -> dict[str, Any]:
     Approval.objects.create(
         gate=first.gate, user=decider, decision="approve", gate_outcome="pass", comment=SECRET
     )
+    case_annotation_save(
+        user=alpha_admin,
+        run=first,
+        case_id=f"{SECRET}-0",
+        values=AnnotationValues(rating="fail", comment=SECRET),
+    )
     optimization = optimization_create(
         project=alpha,
         config={"system": f"{SECRET}-bot:answer", "dataset": "d.jsonl", "metric": "m.py"},
@@ -102,10 +117,12 @@ def _fill(path: str, world: dict[str, Any]) -> str:
         .replace("<int:optimization_id>", str(world["optimization"].pk))
         .replace("{optimization_id}", str(world["optimization"].pk))
     )
-    if filled.rstrip("/").endswith("compare"):
+    if filled.rstrip("/").endswith(("compare", "compare/cases", "compare/export")):
         filled += f"?baseline={first.pk}&candidate={second.pk}"
     elif filled.endswith("/verdicts"):
         filled += f"?criterion={SECRET}_metric"
+    elif filled.endswith(("/annotations", "/annotations/changes")) and "/api/" in filled:
+        filled += f"?case_id={SECRET}-0"
     elif filled.endswith("status.json"):
         filled += f"?ids={first.pk},{second.pk}"
     return filled
@@ -154,7 +171,14 @@ def _client(user: User | None) -> Client:
 
 def _requests(client: Client, path: str) -> Iterator[tuple[str, Any]]:
     yield "GET", client.get(path)
-    body = {"decision": "approve", "comment": "x", "override": True, "reason": "x"}
+    body = {
+        "decision": "approve",
+        "comment": "x",
+        "override": True,
+        "reason": "x",
+        "case_id": f"{SECRET}-0",
+        "rating": "pass",
+    }
     if path.startswith("/api/"):
         yield "POST", client.post(path, json.dumps(body), content_type="application/json")
     else:
@@ -168,11 +192,20 @@ def _state() -> tuple[int, ...]:
         Run.objects.count(),
         Membership.objects.count(),
         CodeRoot.objects.count(),
+        CaseAnnotation.objects.count(),
+        CaseAnnotationChange.objects.count(),
     )
 
 
+def _body(response: Any) -> bytes:
+    """The response's bytes, streamed ones (exports) included."""
+    if getattr(response, "streaming", False):
+        return b"".join(response.streaming_content)
+    return bytes(response.content)
+
+
 def _refusal_problem(caller: str, path: str, response: Any) -> str | None:
-    if SECRET.encode() in response.content:
+    if SECRET.encode() in _body(response):
         return "shows the other project's records"
     if caller != "anonymous":
         return "fails" if response.status_code >= 500 else None
@@ -209,11 +242,17 @@ def test_the_projects_own_admin_reads_each_record_the_matrix_hides(world: dict[s
         path = _fill(pattern, world)
         if "{" not in pattern and "<" not in pattern:
             continue
-        if name in ("runs:decide", "runs:revoke") or path.endswith(("/approvals", "/revocations")):
-            continue  # POST-only actions, checked in tests/runs/test_decisions.py
+        if name in (
+            "runs:decide",
+            "runs:revoke",
+            "runs:continue",
+            "runs:annotate",
+        ) or path.endswith(("/approvals", "/revocations", "/continue")):
+            continue  # POST-only actions, checked in tests/runs/test_decisions.py,
+            # tests/runs/test_sequential_runs.py and tests/runs/test_annotations.py
         response = client.get(path)
         assert response.status_code == 200, (path, response.status_code)
-        assert SECRET.encode() in response.content or name == "runs:status", path
+        assert SECRET.encode() in _body(response) or name == "runs:status", path
 
 
 def test_a_runner_of_another_project_cannot_submit_to_this_one(world: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ from runs.projects import code_root_register, project_default_ensure
 from runs.recording import gate_record
 from runs.tokens import api_token_revoke
 from tests.runs.conftest import record_evaluation
+from tests.support.platform import write_project
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +28,7 @@ def every_route() -> list[tuple[str, str]]:
     routes = []
     for path, operations in api.get_openapi_schema()["paths"].items():
         concrete = path.replace("{run_id}", "1").replace("{optimization_id}", "1")
-        if concrete.endswith("/compare"):
+        if concrete.endswith(("/compare", "/compare/cases", "/compare/export")):
             concrete += "?baseline=1&candidate=1"
         if concrete.endswith("/verdicts"):
             concrete += "?criterion=exact_label"
@@ -48,11 +49,20 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     assert ("POST", "/api/runs/1/approvals") in routes
     assert ("POST", "/api/optimizations") in routes
     assert ("GET", "/api/optimizations/1") in routes
-    assert len(routes) == 14
+    assert ("POST", "/api/runs/1/continue") in routes
+    assert ("GET", "/api/compare/cases?baseline=1&candidate=1") in routes
+    assert ("POST", "/api/runs/1/annotations") in routes
+    assert ("GET", "/api/runs/1/export") in routes
+    assert len(routes) == 21
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])
-def test_every_route_refuses_callers_without_valid_credentials(kind, outsider, token_for) -> None:
+def test_every_route_refuses_callers_without_valid_credentials(
+    kind, outsider, token_for, settings
+) -> None:
+    # More routes than wrong tokens allowed per address: this test is about each route
+    # refusing, not about the limit (tests/runs/test_sign_in.py checks that).
+    settings.OLOPROOF_TOKEN_FAILURES = 1000
     record_evaluation(3)
     headers: dict[str, str] = {}
     if kind == "bad token":
@@ -178,17 +188,18 @@ def test_compare_two_runs_on_the_same_cases(viewer, token_for) -> None:
 
 
 def test_submitting_needs_the_runner_role_and_a_code_root_and_queues_after_commit(
-    outsider, viewer, teammate, token_for, django_capture_on_commit_callbacks
+    outsider, viewer, teammate, token_for, django_capture_on_commit_callbacks, tmp_path
 ) -> None:
-    code_root_register(by=LOCAL, project=project_default_ensure(), path="/srv/evals")
+    write_project(tmp_path / "evals" / "support_bot", n_cases=3)
+    code_root_register(by=LOCAL, project=project_default_ensure(), path=str(tmp_path / "evals"))
     client = Client()
     payload = {
         "config": {
-            "system": "support_bot:answer",
-            "dataset": "data/example.jsonl",
+            "system": "bot.py:answer",
+            "dataset": "data.jsonl",
             "evaluators": [{"ExactMatch": {"criterion": "exact_label", "field": "label"}}],
         },
-        "base_dir": "/srv/evals/support_bot",
+        "base_dir": str(tmp_path / "evals" / "support_bot"),
     }
     for user in (outsider, viewer):
         refused = client.post(
@@ -197,7 +208,7 @@ def test_submitting_needs_the_runner_role_and_a_code_root_and_queues_after_commi
         assert refused.status_code == 403, refused.content
     outside = client.post(
         "/api/runs",
-        {**payload, "base_dir": "/srv/elsewhere"},
+        {**payload, "base_dir": str(tmp_path / "elsewhere")},
         content_type="application/json",
         **bearer(token_for(teammate)),
     )
@@ -211,7 +222,7 @@ def test_submitting_needs_the_runner_role_and_a_code_root_and_queues_after_commi
     run = Run.objects.get(pk=response.json()["id"])
     assert run.status == "queued"
     assert run.created_by == teammate
-    assert run.config["base_dir"] == "/srv/evals/support_bot"
+    assert run.config["base_dir"] == str(tmp_path / "evals" / "support_bot")
     assert len(callbacks) == 1
 
     bad = client.post(

@@ -13,6 +13,7 @@ from runs.models import Approval, Run
 from runs.projects import code_root_register, project_default_ensure
 from runs.selectors.cases import CaseFilters, run_case_table
 from tests.runs.conftest import record_evaluation
+from tests.support.platform import write_project
 
 pytestmark = pytest.mark.django_db
 
@@ -94,7 +95,8 @@ def test_an_approver_decides_and_the_decision_shows_everywhere(approver) -> None
     assert run.gate.outcome != "pass"
     client = signed_in(approver)
     refused = client.post(f"/runs/{run.pk}/decide", {"decision": "approve", "comment": "ok"})
-    assert refused.status_code == 302
+    assert refused.status_code == 400
+    assert "tick &#x27;Override&#x27; to approve it anyway" in refused.content.decode()
     assert Approval.objects.count() == 0
     assert "override" in client.get(f"/runs/{run.pk}/").content.decode()
     client.post(
@@ -122,7 +124,7 @@ def test_users_without_the_permission_cannot_decide(request, user_fixture) -> No
     assert "Record decision" not in page.content.decode()
 
 
-def test_compare_pairs_two_releases_and_lists_changed_cases(teammate) -> None:
+def test_compare_pairs_two_releases_and_shows_changed_cases(teammate) -> None:
     baseline = recorded("1")
     candidate = recorded("2", wrong_every=4)
     client = signed_in(teammate)
@@ -130,7 +132,7 @@ def test_compare_pairs_two_releases_and_lists_changed_cases(teammate) -> None:
     assert page.status_code == 200
     content = page.content.decode()
     assert 'id="compare-chart"' in content
-    assert "Regressed (5)" in content
+    assert "Regressed (5)" in content  # the grid's filter, with its count
     assert f"/runs/{candidate.pk}/cases/case_00001" in content
 
 
@@ -165,6 +167,7 @@ def test_new_run_needs_the_add_run_permission(outsider, teammate) -> None:
 
 
 def test_the_new_run_form_queues_a_run_and_its_page_follows_it(teammate, tmp_path) -> None:
+    write_project(tmp_path, n_cases=4)
     code_root_register(by=LOCAL, project=project_default_ensure(), path=str(tmp_path))
     client = signed_in(teammate)
     response = client.post(
@@ -174,7 +177,9 @@ def test_the_new_run_form_queues_a_run_and_its_page_follows_it(teammate, tmp_pat
             "base_dir": str(tmp_path),
             "system": "bot.py:answer",
             "dataset": "data.jsonl",
-            "evaluators": "ExactMatch: {criterion: exact_label, field: label}\nbot.py:check",
+            "evaluators": (
+                "ExactMatch: {criterion: exact_label, field: label}\nchecks.py:short_label"
+            ),
             "policy": "",
             "split": "",
         },
@@ -186,14 +191,15 @@ def test_the_new_run_form_queues_a_run_and_its_page_follows_it(teammate, tmp_pat
     assert run.created_by == teammate
     assert run.config["evaluators"] == [
         {"ExactMatch": {"criterion": "exact_label", "field": "label"}},
-        "bot.py:check",
+        "checks.py:short_label",
     ]
+    assert run.cases_total == 4
     page = client.get(f"/runs/{run.pk}/").content.decode()
     assert f'data-live-run="{run.pk}"' in page
     assert "data-reload-when-done" in page
     # The form can start again from this recorded config.
     again = client.get(f"/runs/new/?from={run.pk}").content.decode()
-    assert "bot.py:check" in again
+    assert "checks.py:short_label" in again
     assert str(tmp_path) in again
 
 

@@ -175,13 +175,15 @@ def test_a_chunk_that_keeps_killing_its_workers_fails_the_run_with_the_reason(
 
 
 @pytest.mark.django_db
-def test_code_that_does_not_import_fails_the_run_naming_it(project: Path) -> None:
-    run = submit(project, evaluators=["checks.py:no_such_evaluator"])
+def test_code_that_no_longer_imports_fails_the_run_naming_it(project: Path) -> None:
+    run = submit(project)
+    # Edited between queueing (where it was checked) and the worker taking the run.
+    (project.parent / "checks.py").write_text("# short_label was removed\n", encoding="utf-8")
 
     assert planning.run_start(run_id=run.pk) == "failed"
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
-    assert "no_such_evaluator" in run.error
+    assert "short_label" in run.error
     assert "could not load the code" in run.error
     assert not RunChunk.objects.filter(run=run).exists()
 

@@ -25,9 +25,11 @@ def recorded_optimization(tmp_path: Path) -> Optimization:
     return Optimization.objects.get(pk=int(result.optimization_id))
 
 
-def test_an_optimization_records_candidates_as_releases_and_gates_the_winner(
-    tmp_path: Path, task_models: FakeOpenAI
+def test_an_optimization_records_candidates_as_releases_gates_the_winner_and_shows_it(
+    tmp_path: Path, task_models: FakeOpenAI, teammate: Any
 ) -> None:
+    # One optimization for the records and the pages: each takes a search's worth of
+    # system processes to produce.
     record = recorded_optimization(tmp_path)
 
     assert record.status == "succeeded"
@@ -50,12 +52,10 @@ def test_an_optimization_records_candidates_as_releases_and_gates_the_winner(
     assert proof["winner"]["test"]["estimate"] == 1.0
     assert proof["winner"]["optimism_gap"] == 0.0
     assert Run.objects.filter(split="test").count() == 2
+    pages_show_candidates_lineage_diffs_and_the_proof(record, teammate)
 
 
-def test_the_pages_show_candidates_lineage_diffs_and_the_proof(
-    tmp_path: Path, task_models: FakeOpenAI, teammate: Any
-) -> None:
-    record = recorded_optimization(tmp_path)
+def pages_show_candidates_lineage_diffs_and_the_proof(record: Optimization, teammate: Any) -> None:
     client = Client()
     client.force_login(teammate)
 

@@ -1,0 +1,230 @@
+"""A run config checked as deeply as a worker will load it, every problem at once.
+
+`check_run_config` checks the shape only. Before a run is queued, this also imports
+the system and the evaluators from the config's folder, reads the dataset and its
+rows, loads the policy (refusing rules that could never pass on these evaluators)
+and the baseline, and plans the run with the same `plan_run` the workers call. It
+collects every problem, each with the key it concerns, rather than stopping at the
+first, so a form can show each beside its field and a command line all together.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from oloproof_core.dataset import Dataset, load_dataset
+from oloproof_core.errors import ConfigError, DeclarationError, OloproofError
+from oloproof_core.evaluation import plan_run
+from oloproof_core.evaluators import Evaluator
+from oloproof_core.imports import load_object
+from oloproof_core.result_io import load_result
+from oloproof_core.run_config import (
+    RunConfig,
+    _evaluator_from_entry,
+    _Locator,
+    check_run_config,
+)
+
+_T = TypeVar("_T")
+_DATASET_SUFFIXES = (".jsonl", ".json", ".csv")
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigProblem:
+    """One thing wrong with a config: the key it concerns (None: the whole config)."""
+
+    key: str | None
+    message: str
+
+
+class ConfigProblemsError(ConfigError):
+    """Every problem found in a run config; its text lists them one per line."""
+
+    def __init__(self, problems: Sequence[ConfigProblem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("\n".join(problem.message for problem in self.problems))
+
+
+@dataclass(slots=True)
+class CheckedRunConfig:
+    """A config whose code imported, whose dataset loaded and whose run could be planned."""
+
+    config: RunConfig
+    dataset: Dataset
+
+
+def run_config_check(
+    data: Mapping[str, Any],
+    *,
+    base_dir: str,
+    label: str,
+    lines: Mapping[str, int] | None = None,
+    roots: Sequence[str] | None = None,
+) -> CheckedRunConfig:
+    """The config loaded as a worker would load it, or ConfigProblemsError naming each fault.
+
+    A config of the wrong shape raises that ConfigError first (nothing is imported
+    for it). Relative paths resolve from `base_dir`; with `roots`, code and files
+    must lie inside them.
+    """
+    shaped = check_run_config(data, label=label, lines=lines)
+    where = _Locator(label, dict(lines or {}))
+    base = os.path.abspath(base_dir)
+    problems: list[ConfigProblem] = []
+
+    def attempt(key: str | None, load: Callable[[], _T]) -> _T | None:
+        try:
+            return load()
+        except (OloproofError, ValueError) as exc:
+            problems.append(ConfigProblem(key, str(exc)))
+            return None
+
+    system = attempt("system", lambda: _system(shaped, base, where, roots))
+    evaluators = [
+        attempt(
+            "evaluators", functools.partial(_evaluator_from_entry, entry, index, base, where, roots)
+        )
+        for index, entry in enumerate(shaped["evaluators"])
+    ]
+    dataset = attempt("dataset", lambda: _dataset(shaped, base, where))
+    policy = None
+    if shaped.get("policy"):
+        policy = attempt("policy", lambda: _policy(shaped, base, where))
+    if shaped.get("baseline"):
+        attempt("baseline", lambda: load_result(os.path.join(base, shaped["baseline"])))
+    loaded = [item for item in evaluators if item is not None]
+    if policy is not None and len(loaded) == len(evaluators):
+        attempt("policy", lambda: _never_passing(policy, loaded, where))
+    if not problems:
+        _plan(shaped, system, loaded, policy, where, problems)
+    if problems or dataset is None:
+        raise ConfigProblemsError(problems)
+    config = _resolved(shaped, base=base, label=label, system=system, evaluators=loaded)
+    return CheckedRunConfig(config=config, dataset=dataset)
+
+
+def _resolved(
+    data: dict[str, Any], *, base: str, label: str, system: Any, evaluators: list[Evaluator]
+) -> RunConfig:
+    def local(key: str) -> str | None:
+        return os.path.join(base, data[key]) if data.get(key) else None
+
+    return RunConfig(
+        path=label,
+        system=system,
+        dataset=os.path.join(base, data["dataset"]),
+        evaluators=evaluators,
+        split=data.get("split"),
+        policy=local("policy"),
+        baseline=local("baseline"),
+        concurrency=data.get("concurrency"),
+        timeout=data.get("timeout"),
+        confidence=float(data.get("confidence", 0.95)),
+        isolation=data.get("isolation", "process"),
+        memory_limit_mb=data.get("memory_limit_mb"),
+        raw=data,
+    )
+
+
+def _system(data: Mapping[str, Any], base: str, where: _Locator, roots: Any) -> Any:
+    try:
+        return load_object(data["system"], base_dir=base, what="system", roots=roots)
+    except OloproofError as exc:
+        raise ConfigError(f"{where('system')}: {exc}") from None
+
+
+def _dataset(data: Mapping[str, Any], base: str, where: _Locator) -> Dataset:
+    path = os.path.join(base, data["dataset"])
+    if not os.path.isfile(path):
+        raise ConfigError(
+            f"{where('dataset')}: dataset {data['dataset']!r} not found: looked for {path} "
+            f"(relative paths resolve from {base}){_files_hint(path)}"
+        )
+    return load_dataset(path, split=data.get("split"))
+
+
+def _files_hint(path: str) -> str:
+    """The close matches among the dataset files next to where one was expected."""
+    folder = os.path.dirname(path)
+    try:
+        names = [name for name in os.listdir(folder) if name.endswith(_DATASET_SUFFIXES)]
+    except OSError:
+        return f"; the folder {folder} does not exist"
+    close = difflib.get_close_matches(os.path.basename(path), names, n=3)
+    if close:
+        return "; did you mean " + " or ".join(repr(name) for name in close) + "?"
+    if names:
+        return "; dataset files there: " + ", ".join(sorted(names)[:10])
+    return "; that folder holds no .jsonl, .json or .csv file"
+
+
+def _policy(data: Mapping[str, Any], base: str, where: _Locator) -> Any:
+    from oloproof_core.gates import load_policy
+
+    path = os.path.join(base, data["policy"])
+    if not os.path.isfile(path):
+        raise ConfigError(
+            f"{where('policy')}: policy {data['policy']!r} not found: looked for {path} "
+            f"(relative paths resolve from {base})"
+        )
+    return load_policy(path)
+
+
+def _never_passing(policy: Any, evaluators: list[Evaluator], where: _Locator) -> None:
+    """Rules that no run could pass on these evaluators' ranges, refused before any case."""
+    from oloproof_core.gates import PolicyError
+
+    try:
+        policy.check_declared({item.criterion: tuple(item.score_range) for item in evaluators})
+    except PolicyError as exc:
+        raise ConfigError(f"{where('policy')}: {exc}") from None
+
+
+def _plan(
+    data: Mapping[str, Any],
+    system: Any,
+    evaluators: list[Evaluator],
+    policy: Any,
+    where: _Locator,
+    problems: list[ConfigProblem],
+) -> None:
+    """What the workers' `plan_run` refuses: repeated criteria, never-passing rules, limits."""
+    from oloproof_core.gates import PolicyError
+
+    try:
+        plan = plan_run(
+            system=system,
+            evaluators=evaluators,
+            policy=policy,
+            concurrency=data.get("concurrency"),
+            timeout=data.get("timeout"),
+            confidence=float(data.get("confidence", 0.95)),
+            isolation=data.get("isolation", "process"),
+            memory_limit_mb=data.get("memory_limit_mb"),
+        )
+    except PolicyError as exc:
+        problems.append(ConfigProblem("policy", f"{where('policy')}: {exc}"))
+        return
+    except DeclarationError as exc:
+        problems.append(ConfigProblem("evaluators", f"{where('evaluators')}: {exc}"))
+        return
+    except (OloproofError, ValueError, TypeError) as exc:
+        problems.append(ConfigProblem("system", f"{where('system')}: {exc}"))
+        return
+    policy = plan.policy
+    # A policy may name its own baseline; without one a no_regression rule cannot decide.
+    undeclared = policy is not None and policy.spec.baseline is None
+    if undeclared and policy.needs_baseline and not data.get("baseline"):
+        problems.append(
+            ConfigProblem(
+                "baseline",
+                f"{where('policy')}: the policy has a no_regression rule, which needs a "
+                "baseline: give baseline (a result JSON file) or add "
+                "'baseline: {last_approved: true}' to the policy",
+            )
+        )

@@ -1,0 +1,32 @@
+"""Filters for the comparison grid: an output diff and a metric's values on one case."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.utils.safestring import SafeString
+
+from runs.text_diff import inline_diff, output_text
+
+register = template.Library()
+
+
+@register.filter
+def output_diff(case: Any) -> SafeString:
+    """The candidate's output of a compared case, diffed against the baseline's."""
+    content = case.content
+    return inline_diff(output_text(content.baseline_output), output_text(content.candidate_output))
+
+
+@register.filter
+def as_text(value: Any) -> str:
+    return output_text(value)
+
+
+@register.filter
+def alpha(confidence: Any) -> str:
+    """The significance level a confidence implies (0.95 → 0.05)."""
+    if not isinstance(confidence, int | float):
+        return "—"
+    return f"{1.0 - confidence:.3g}"

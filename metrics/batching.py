@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import TypeVar
 
@@ -26,3 +26,13 @@ def sequence_batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
         raise ValueError(f"batch size must be at least 1, got {size}")
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+def first_of_each(items: Iterable[T], key: Callable[[T], Hashable]) -> Iterator[T]:
+    """The items in order, skipping any whose key an earlier item already had."""
+    seen: set[Hashable] = set()
+    for item in items:
+        marker = key(item)
+        if marker not in seen:
+            seen.add(marker)
+            yield item

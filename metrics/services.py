@@ -8,8 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from django.utils import timezone
+
 import oloproof_core as engine
-from metrics.batching import batches
+from metrics.batching import first_of_each
+from metrics.bulk_rows import rows_insert
 from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate
 
 _EVALUATOR_FIELDS = ("kind", "source", "reads", "parameters", "value_type", "score_range")
@@ -32,23 +35,40 @@ _ESTIMATE_FIELDS = (
 
 
 def cached_verdicts_put(*, entries: Sequence[engine.CacheEntry], batch_size: int = 2000) -> None:
-    """Cache successful verdicts; a key already cached (by this or another process) is kept."""
-    for batch in batches(entries, batch_size):
-        CachedVerdict.objects.bulk_create(
-            [
-                CachedVerdict(
-                    key=entry.key,
-                    evaluator_version=entry.evaluator_version,
-                    criterion=entry.criterion,
-                    value=entry.verdict.value,
-                    feedback=entry.verdict.feedback,
-                    scores=dict(entry.verdict.scores),
-                )
-                for entry in batch
-                if entry.verdict.value is not None
-            ],
-            ignore_conflicts=True,
-        )
+    """Cache successful verdicts; a key already cached (by this or another process) is kept.
+
+    Each key is written once, however many entries share it.
+    """
+    now = timezone.now()
+    rows_insert(
+        model=CachedVerdict,
+        columns=_CACHED_VERDICT_COLUMNS,
+        rows=(
+            (
+                entry.key,
+                entry.evaluator_version,
+                entry.criterion,
+                entry.verdict.value,
+                entry.verdict.feedback,
+                dict(entry.verdict.scores),
+                now,
+            )
+            for entry in first_of_each(entries, key=lambda entry: entry.key)
+            if entry.verdict.value is not None
+        ),
+        batch_size=batch_size,
+    )
+
+
+_CACHED_VERDICT_COLUMNS = (
+    "key",
+    "evaluator_version",
+    "criterion",
+    "value",
+    "feedback",
+    "scores",
+    "created_at",
+)
 
 
 def evaluators_ensure(*, descriptions: Sequence[Mapping[str, Any]]) -> dict[str, Evaluator]:
@@ -97,29 +117,47 @@ def _evaluator_field(item: Mapping[str, Any], name: str) -> Any:
 
 
 def case_verdicts_create(
-    *, run_id: int, cases: Iterable[engine.CaseResult], batch_size: int
+    *, run_id: int, cases: Iterable[engine.CaseResult], batch_size: int, new_run: bool = False
 ) -> int:
-    """Record every verdict of every case; a verdict already recorded for the run is kept."""
-    written = 0
-    for batch in batches(cases, batch_size):
-        rows = [
-            CaseVerdict(
-                run_id=run_id,
-                case_id=case.id,
-                criterion=criterion,
-                value=verdict.value,
-                feedback=verdict.feedback,
-                scores=dict(verdict.scores),
-                error=verdict.error,
-                error_traceback=verdict.traceback,
-                cached=verdict.cached,
+    """Record every verdict of every case; a verdict already recorded for the run is kept.
+
+    `new_run`: the run was created in this transaction, so no verdict can collide.
+    """
+    return rows_insert(
+        model=CaseVerdict,
+        columns=_CASE_VERDICT_COLUMNS,
+        rows=(
+            (
+                run_id,
+                case.id,
+                criterion,
+                verdict.value,
+                verdict.feedback,
+                dict(verdict.scores),
+                verdict.error,
+                verdict.traceback,
+                verdict.cached,
             )
-            for case in batch
+            # A repeated case id keeps its first verdicts.
+            for case in first_of_each(cases, key=lambda case: case.id)
             for criterion, verdict in case.verdicts.items()
-        ]
-        CaseVerdict.objects.bulk_create(rows, ignore_conflicts=True)
-        written += len(rows)
-    return written
+        ),
+        ignore_conflicts=not new_run,
+        batch_size=batch_size,
+    )
+
+
+_CASE_VERDICT_COLUMNS = (
+    "run_id",
+    "case_id",
+    "criterion",
+    "value",
+    "feedback",
+    "scores",
+    "error",
+    "error_traceback",
+    "cached",
+)
 
 
 def metric_estimates_create(

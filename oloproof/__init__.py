@@ -6,15 +6,9 @@ whether a release may ship.
     from oloproof.evaluators import ExactMatch, Contains, JsonSchema, Regex, RubricJudge, evaluator
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from oloproof._cases import annotate, export_cases
-from oloproof._cases import annotations_read as annotations
-from oloproof._evaluate import evaluate
-from oloproof._optimize import optimize
-from oloproof._plan import plan
-from oloproof._results import gate, load
-from oloproof._submit import Submission, continue_run, submit
 from oloproof_core import (
     ConfigError,
     ContractError,
@@ -31,7 +25,32 @@ from oloproof_core import (
 )
 
 if TYPE_CHECKING:
+    from oloproof._cases import annotate, export_cases
+    from oloproof._cases import annotations_read as annotations
+    from oloproof._evaluate import evaluate
+    from oloproof._optimize import optimize
+    from oloproof._plan import plan
+    from oloproof._results import gate, load
+    from oloproof._submit import Submission, continue_run, submit
     from oloproof_core.compare import compare_runs as compare
+
+# Loaded on first use: a system's own process imports this package for `system` and
+# `current_case` only, and every command starts faster without the statistics (scipy),
+# the optimizers and the platform until it needs them.
+_LAZY = {
+    "annotate": ("oloproof._cases", "annotate"),
+    "annotations": ("oloproof._cases", "annotations_read"),
+    "continue_run": ("oloproof._submit", "continue_run"),
+    "export_cases": ("oloproof._cases", "export_cases"),
+    "evaluate": ("oloproof._evaluate", "evaluate"),
+    "optimize": ("oloproof._optimize", "optimize"),
+    "plan": ("oloproof._plan", "plan"),
+    "gate": ("oloproof._results", "gate"),
+    "load": ("oloproof._results", "load"),
+    "Submission": ("oloproof._submit", "Submission"),
+    "submit": ("oloproof._submit", "submit"),
+    "compare": ("oloproof_core.compare", "compare_runs"),
+}
 
 __all__ = [
     "ConfigError",
@@ -62,10 +81,10 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # `compare` brings in the statistics (scipy); a system's own process imports this
-    # package for `system` and `current_case` and starts faster without them.
-    if name == "compare":
-        from oloproof_core.compare import compare_runs
-
-        return compare_runs
-    raise AttributeError(f"module 'oloproof' has no attribute {name!r}")
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'oloproof' has no attribute {name!r}")
+    module, attribute = where
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value

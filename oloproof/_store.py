@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import TYPE_CHECKING
 
 from oloproof._platform import django_setup, outside_event_loop
 from oloproof_core import ConfigError, InMemoryStore, OloproofError, Store
-from oloproof_core.optimize import InMemoryLedger, Ledger
+
+if TYPE_CHECKING:
+    from oloproof_core.optimize import Ledger
 
 _process_store = InMemoryStore()
-_process_ledger = InMemoryLedger()
+_process_ledger: Ledger | None = None
 _local_store: Store | None = None
 _local_ledger: Ledger | None = None
 _lock = threading.Lock()
@@ -99,9 +102,15 @@ def run_url(run_id: str | int | None) -> str | None:
 
 def default_ledger() -> Ledger:
     """Where `optimize()` records when no ledger is given: beside the default store."""
+    global _local_ledger, _process_ledger
     if not recording_enabled():
-        return _process_ledger
-    global _local_ledger
+        with _lock:
+            if _process_ledger is None:
+                # Imported here: the optimizers are heavy and most runs never optimize.
+                from oloproof_core.optimize import InMemoryLedger
+
+                _process_ledger = InMemoryLedger()
+            return _process_ledger
     default_store()
     with _lock:
         if _local_ledger is None:

@@ -46,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     "dspy_system": "oloproof_core.dspy_adapter",
     "DspyMetric": "oloproof_core.dspy_adapter",
     "estimate_metric": "oloproof_core.aggregate",
+    "fewer_collections": "oloproof_core._gc",
     "InMemoryStore": "oloproof_core.store",
     "JudgingTally": "oloproof_core.judging",
     "load_dataset": "oloproof_core.dataset",
@@ -95,6 +96,9 @@ if TYPE_CHECKING:
     )
     from oloproof_core._canonical import (
         digest_text as digest_text,
+    )
+    from oloproof_core._gc import (
+        fewer_collections as fewer_collections,
     )
     from oloproof_core.aggregate import (
         MetricEstimate as MetricEstimate,
@@ -319,6 +323,7 @@ __all__ = [
     "dspy_metric",
     "dspy_system",
     "estimate_metric",
+    "fewer_collections",
     "load_dataset",
     "load_object",
     "load_result",

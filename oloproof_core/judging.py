@@ -8,15 +8,19 @@ evaluator that raises on a case makes that verdict missing, never a failure.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import os
 import threading
 import traceback
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any
 
 from oloproof_core.case import CaseResult
 from oloproof_core.context import enter_case, leave_case
-from oloproof_core.errors import DeclarationError, UndeclaredReadError
+from oloproof_core.errors import ConfigError, DeclarationError, UndeclaredReadError
 from oloproof_core.evaluators import CaseView, Evaluator
 from oloproof_core.execution import ProgressCallback
 from oloproof_core.store import CacheEntry, Store, verdict_key
@@ -88,39 +92,62 @@ def _judge_with(
     tally = JudgingTally()
     criterion = evaluator.criterion
     keyed = [(case, verdict_key(evaluator, case)) for case in cases if case.error is None]
-    cached = store.get_verdicts([key for _, key in keyed])
+    cached = store.get_verdicts(list(dict.fromkeys(key for _, key in keyed)))
     no_output = Verdict.failed_to_judge("not judged: the system produced no output for this case")
     for case in cases:
         if case.error is not None:
             case.verdicts[criterion] = no_output
             tally.skipped += 1
-    pending: list[tuple[CaseResult, str]] = []
+    # Cases that share a key share a verdict: each distinct key is judged once.
+    waiting: dict[str, list[CaseResult]] = {}
     for case, key in keyed:
         hit = cached.get(key)
         if hit is None:
-            pending.append((case, key))
+            waiting.setdefault(key, []).append(case)
         else:
             case.verdicts[criterion] = hit
             tally.cached += 1
+    pending = [(sharing[0], key) for key, sharing in waiting.items()]
     fresh = _judge_pending(evaluator, pending, concurrency, progress)
-    entries = []
-    for (case, key), verdict in zip(pending, fresh, strict=True):
-        case.verdicts[criterion] = verdict
-        if verdict.missing:
-            tally.failed += 1
-        else:
-            tally.judged += 1
-            entries.append(
-                CacheEntry(
-                    key=key,
-                    evaluator_version=evaluator.version,
-                    criterion=criterion,
-                    verdict=verdict,
-                )
-            )
+    entries = _share_fresh(evaluator, pending, fresh, waiting, tally)
     if entries:
         store.put_verdicts(entries)
     return tally
+
+
+def _share_fresh(
+    evaluator: Evaluator,
+    pending: Sequence[tuple[CaseResult, str]],
+    fresh: Sequence[Verdict],
+    waiting: dict[str, list[CaseResult]],
+    tally: JudgingTally,
+) -> list[CacheEntry]:
+    """Give every case of each judged key its verdict; the cache entries to write."""
+    criterion = evaluator.criterion
+    entries = []
+    for (first, key), verdict in zip(pending, fresh, strict=True):
+        first.verdicts[criterion] = verdict
+        others = waiting[key][1:]
+        if verdict.missing:
+            tally.failed += 1 + len(others)
+            for case in others:
+                case.verdicts[criterion] = verdict
+            continue
+        # The others read the verdict this run just cached, as a later run would.
+        reused = replace(verdict, cached=True)
+        for case in others:
+            case.verdicts[criterion] = reused
+        tally.judged += 1
+        tally.cached += len(others)
+        entries.append(
+            CacheEntry(
+                key=key,
+                evaluator_version=evaluator.version,
+                criterion=criterion,
+                verdict=verdict,
+            )
+        )
+    return entries
 
 
 def judge_one(evaluator: Evaluator, case: CaseResult) -> Verdict:
@@ -147,6 +174,12 @@ def _judge_pending(
 ) -> list[Verdict]:
     phase = f"judge {evaluator.criterion}"
     total = len(pending)
+    concurrency = judge_concurrency(concurrency)
+    if getattr(evaluator, "is_async", False):
+        verdicts = _run_coroutine(_judge_all_async(evaluator, pending, concurrency))
+        if progress is not None:
+            progress(phase, total, total)
+        return verdicts
     if not evaluator.io_bound or concurrency <= 1 or total <= 1:
         verdicts = []
         for done, (case, _) in enumerate(pending, start=1):
@@ -176,3 +209,56 @@ def _judge_pending(
     if failure:
         raise failure[0]
     return [verdict for verdict in results if verdict is not None]
+
+
+def judge_concurrency(run_concurrency: int) -> int:
+    """How many cases an evaluator that waits (a model judge, an async function) judges at
+    once: `OLOPROOF_JUDGE_CONCURRENCY` when set, else the run's concurrency."""
+    raw = os.environ.get("OLOPROOF_JUDGE_CONCURRENCY", "").strip()
+    if not raw:
+        return run_concurrency
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(
+            f"OLOPROOF_JUDGE_CONCURRENCY={raw!r} is not a positive whole number: set it to "
+            "how many cases an evaluator that waits may judge at once (e.g. 16), or unset it "
+            "to use the run's concurrency"
+        )
+    return value
+
+
+async def _judge_all_async(
+    evaluator: Evaluator, pending: Sequence[tuple[CaseResult, str]], concurrency: int
+) -> list[Verdict]:
+    """An async evaluator's cases on one event loop, at most `concurrency` at a time."""
+    limit = asyncio.Semaphore(concurrency)
+
+    async def judge(case: CaseResult) -> Verdict:
+        async with limit:
+            token = enter_case(case, "evaluator")
+            try:
+                raw = await evaluator.judge(CaseView(case, evaluator.reads, evaluator.criterion))
+                return evaluator.to_verdict(raw)
+            except UndeclaredReadError:
+                raise
+            except Exception as exc:
+                return Verdict.failed_to_judge(
+                    f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc))
+                )
+            finally:
+                leave_case(token)
+
+    return list(await asyncio.gather(*(judge(case) for case, _ in pending)))
+
+
+def _run_coroutine(work: Coroutine[Any, Any, list[Verdict]]) -> list[Verdict]:
+    """Run `work` to completion, on a thread of its own if this one already runs a loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(work)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="oloproof-judge") as pool:
+        return pool.submit(asyncio.run, work).result()

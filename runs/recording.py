@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -22,8 +21,15 @@ from django.db.models import F
 from django.utils import timezone
 
 import oloproof_core as engine
-from metrics.batching import batches
+from metrics.batching import first_of_each
+from metrics.bulk_rows import rows_insert
 from metrics.services import case_verdicts_create, evaluators_ensure, metric_estimates_create
+from runs.case_rows import (
+    CASE_RESULT_COLUMNS,
+    DATASET_CASE_COLUMNS,
+    case_id_of,
+    case_result_row,
+)
 from runs.errors import InvalidRequestError
 from runs.models import CaseResult, Dataset, DatasetCase, Gate, Project, Release, Run, System
 from runs.projects import project_default_ensure
@@ -57,22 +63,26 @@ def dataset_get_or_create(
             defaults={"source": source[:1000], "n_cases": len(cases), "splits": dict(splits)},
         )
         if created:
-            for offset, batch in _numbered_batches(cases, batch_size_or_default(batch_size)):
-                DatasetCase.objects.bulk_create(
-                    [
-                        DatasetCase(
-                            dataset=dataset,
-                            case_id=case.id,
-                            position=offset + index,
-                            input=case.input,
-                            expected=case.expected,
-                            split=case.split,
-                            cluster=case.cluster,
-                        )
-                        for index, case in enumerate(batch)
-                    ],
-                    ignore_conflicts=True,
-                )
+            numbered: Iterable[tuple[int, engine.CaseResult | engine.Row]] = enumerate(cases)
+            rows_insert(
+                model=DatasetCase,
+                columns=DATASET_CASE_COLUMNS,
+                rows=(
+                    (
+                        dataset.pk,
+                        case.id,
+                        position,
+                        case.input,
+                        case.expected,
+                        case.split,
+                        case.cluster,
+                    )
+                    # A repeated id keeps its first row, as before.
+                    for position, case in first_of_each(numbered, key=case_id_of)
+                ),
+                ignore_conflicts=False,
+                batch_size=batch_size_or_default(batch_size),
+            )
     return dataset
 
 
@@ -83,26 +93,6 @@ def dataset_record(data: engine.Dataset) -> Dataset:
     )
 
 
-def _numbered_batches(items: Sequence[Any], size: int) -> Iterable[tuple[int, list[Any]]]:
-    offset = 0
-    for batch in batches(items, size):
-        yield offset, batch
-        offset += len(batch)
-
-
-def case_outcome(case: engine.CaseResult, pass_fail: frozenset[str]) -> str:
-    """missing if the system or any evaluator failed; failed if a pass/fail criterion failed."""
-    if case.error is not None:
-        return CaseResult.Outcome.MISSING
-    outcome = CaseResult.Outcome.PASSED
-    for criterion, verdict in case.verdicts.items():
-        if verdict.value is None:
-            return CaseResult.Outcome.MISSING
-        if criterion in pass_fail and verdict.value < 1.0:
-            outcome = CaseResult.Outcome.FAILED
-    return outcome
-
-
 def case_results_create(
     *,
     run_id: int,
@@ -110,40 +100,24 @@ def case_results_create(
     pass_fail: frozenset[str],
     first_position: int = 0,
     batch_size: int | None = None,
+    new_run: bool = False,
 ) -> int:
     """Record what the system did on each case; a case already recorded for the run is kept.
 
-    The (run, case_id) unique constraint plus `ignore_conflicts` is what makes a
-    retried or duplicated chunk of work harmless.
+    The (run, case_id) unique constraint plus skipping conflicts is what makes a
+    retried or duplicated chunk of work harmless. `new_run`: the run was created in
+    this transaction, so no row can collide and the rows go straight in.
     """
-    written = 0
-    for offset, batch in _numbered_batches(cases, batch_size_or_default(batch_size)):
-        rows = [
-            CaseResult(
-                run_id=run_id,
-                case_id=case.id,
-                position=first_position + offset + index,
-                output=case.output if case.error is None else None,
-                error_type=engine.storable_text(case.error.type)[:200]
-                if case.error is not None
-                else "",
-                error_message=engine.storable_text(case.error.message)
-                if case.error is not None
-                else "",
-                error_traceback=engine.storable_text(case.error.traceback)
-                if case.error is not None
-                else "",
-                latency_ms=case.latency_ms,
-                cost_usd=case.cost_usd,
-                artifacts=case.artifacts,
-                model_calls=[asdict(call) for call in case.measurements.model_calls],
-                outcome=case_outcome(case, pass_fail),
-            )
-            for index, case in enumerate(batch)
-        ]
-        CaseResult.objects.bulk_create(rows, ignore_conflicts=True)
-        written += len(rows)
-    return written
+    return rows_insert(
+        model=CaseResult,
+        columns=CASE_RESULT_COLUMNS,
+        rows=(
+            case_result_row(run_id, first_position + index, case, pass_fail)
+            for index, case in first_of_each(enumerate(cases), key=case_id_of)
+        ),
+        ignore_conflicts=not new_run,
+        batch_size=batch_size_or_default(batch_size),
+    )
 
 
 def gate_record(*, run: Run, gate: Mapping[str, Any], decided_at: datetime | None = None) -> Gate:
@@ -210,8 +184,10 @@ def run_record(
             **finished_run_fields(result, finished_at),
         )
         pass_fail = pass_fail_criteria(provenance.get("evaluators") or [])
-        case_results_create(run_id=run.pk, cases=result.cases, pass_fail=pass_fail, batch_size=size)
-        case_verdicts_create(run_id=run.pk, cases=result.cases, batch_size=size)
+        case_results_create(
+            run_id=run.pk, cases=result.cases, pass_fail=pass_fail, batch_size=size, new_run=True
+        )
+        case_verdicts_create(run_id=run.pk, cases=result.cases, batch_size=size, new_run=True)
         _metrics_and_gate_record(run, result, _gate_dict(result), decided_at=finished_at)
     return run
 
@@ -326,10 +302,11 @@ def chunk_cases_record(
     Called inside the transaction that marks the chunk done on its own claim, so a
     chunk's cases are written and counted exactly once.
     """
-    case_results_create(
-        run_id=run_id, cases=cases, pass_fail=pass_fail, first_position=first_position
-    )
-    case_verdicts_create(run_id=run_id, cases=cases, batch_size=batch_size_or_default(None))
+    with engine.fewer_collections():
+        case_results_create(
+            run_id=run_id, cases=cases, pass_fail=pass_fail, first_position=first_position
+        )
+        case_verdicts_create(run_id=run_id, cases=cases, batch_size=batch_size_or_default(None))
     Run.objects.filter(pk=run_id).update(
         cases_done=F("cases_done") + len(cases),
         cases_failed=F("cases_failed") + sum(1 for case in cases if case.error is not None),

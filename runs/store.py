@@ -17,7 +17,7 @@ from django.db import close_old_connections
 
 from metrics.selectors import cached_verdicts_get
 from metrics.services import cached_verdicts_put
-from oloproof_core import CacheEntry, OloproofError, Result, Verdict
+from oloproof_core import CacheEntry, OloproofError, Result, Verdict, fewer_collections
 from runs.access import LOCAL
 from runs.errors import NotFoundError
 from runs.models import Project
@@ -81,14 +81,17 @@ class DjangoStore:
         outside_event_loop(lambda: cached_verdicts_put(entries=entries))
 
     def record_run(self, result: Result) -> str | None:
-        run = outside_event_loop(
-            lambda: run_record(
-                result=result,
-                created_by=self.created_by,
-                batch_size=self.batch_size,
-                project=self._project(),
+        # Recording allocates a few objects per cell of every row; without the guard
+        # the collector rescans the whole Result over and over while it does.
+        with fewer_collections():
+            run = outside_event_loop(
+                lambda: run_record(
+                    result=result,
+                    created_by=self.created_by,
+                    batch_size=self.batch_size,
+                    project=self._project(),
+                )
             )
-        )
         return str(run.pk)
 
     def find_baseline(self, system_name: str, release: str | None = None) -> Result | None:

@@ -5,11 +5,33 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 
 from oloproof._results import load
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError
-from oloproof_core.compare import CASE_FILTERS, CASE_ORDERS, compare_runs
+
+
+class _CompareChoices:
+    """An option's choices, read from `oloproof_core.compare` only when argparse asks.
+
+    Building the parser happens for every command; importing the comparison (and the
+    statistics under it) then would slow `oloproof run` down for nothing.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def _values(self) -> tuple[str, ...]:
+        import oloproof_core.compare as compare
+
+        return tuple(getattr(compare, self.name))
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._values()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values())
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,14 +64,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument(
         "--show",
-        choices=CASE_FILTERS,
+        choices=_CompareChoices("CASE_FILTERS"),
         default="all",
         help="with --export: which cases (default all)",
     )
     parser.add_argument("--metric", help="with --export: judge --show and --order on this metric")
     parser.add_argument(
         "--order",
-        choices=CASE_ORDERS,
+        choices=_CompareChoices("CASE_ORDERS"),
         default="case",
         help="with --export: case (the runs' order), change (largest drop first) or -change",
     )
@@ -61,6 +83,8 @@ def handle(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--confidence must be between 0 and 1 (e.g. 0.95), got {args.confidence}"
         )
+    from oloproof_core.compare import compare_runs  # the statistics: only when comparing
+
     baseline, candidate = load(args.baseline), load(args.candidate)
     comparison = compare_runs(baseline, candidate, confidence=args.confidence, fdr=args.fdr)
     if args.export:

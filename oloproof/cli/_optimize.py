@@ -18,7 +18,6 @@ from typing import Any, TextIO
 from oloproof._store import default_ledger, default_store
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError, InMemoryStore
-from oloproof_core.optimize import InMemoryLedger, load_optimize_config, run_optimization
 
 _POLL_INTERVAL_S = 0.5
 
@@ -63,6 +62,9 @@ def handle(args: argparse.Namespace) -> int:
         raise ConfigError("--wait follows a submitted optimization: use it with --submit")
     if args.submit:
         return _submit(args)
+    # The optimizers are imported only by the commands that optimize.
+    from oloproof_core.optimize import InMemoryLedger, load_optimize_config, run_optimization
+
     spec = load_optimize_config(args.config)
     store = default_store() if args.record else InMemoryStore()
     ledger = default_ledger() if args.record else InMemoryLedger()
@@ -128,6 +130,7 @@ def _submit(args: argparse.Namespace) -> int:
     import yaml
 
     from oloproof.cli._django import django_ready
+    from oloproof_core.optimize import load_optimize_config
 
     load_optimize_config(args.config)  # imports and loads everything once, here
     with open(args.config, encoding="utf-8") as handle:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from oloproof._plan import plan
 from oloproof.cli import _exit_codes
-from oloproof_core import ConfigError, load_result
+from oloproof_core import ConfigError
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,6 +43,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def handle(args: argparse.Namespace) -> int:
+    from oloproof._plan import plan  # the statistics: only when planning
+    from oloproof_core import load_result
+
     if args.effect is not None and not 0 < args.effect < 1:
         raise ConfigError(f"--effect must be between 0 and 1 (e.g. 0.05), got {args.effect}")
     if args.batch is not None and args.batch < 1:

@@ -30,6 +30,8 @@ class Evaluator(ABC):
 
     io_bound: bool = False
     """True for evaluators that wait on a model or network; the engine judges them concurrently."""
+    is_async: bool = False
+    """True when `judge` returns an awaitable: the engine awaits the cases on one event loop."""
 
     def __init__(
         self,

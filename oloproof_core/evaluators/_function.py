@@ -37,7 +37,9 @@ class FunctionEvaluator(Evaluator):
             criterion=criterion, reads=reads, value_type=value_type, score_range=score_range
         )
         self.fn = fn
-        self.io_bound = io_bound
+        # An async function waits by definition: its cases share one event loop.
+        self.is_async = inspect.iscoroutinefunction(fn)
+        self.io_bound = io_bound or self.is_async
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
 

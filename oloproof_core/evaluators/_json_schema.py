@@ -6,8 +6,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import jsonschema
-
 from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
@@ -58,6 +56,8 @@ class JsonSchema(Evaluator):
                 value = json.loads(value)
             except json.JSONDecodeError as exc:
                 return Verdict(value=0.0, feedback=f"The output is not valid JSON: {exc}.")
+        import jsonschema  # imported by the runs that check schemas, not by every run
+
         error = jsonschema.exceptions.best_match(
             jsonschema.validators.validator_for(schema)(schema).iter_errors(value)
         )
@@ -79,6 +79,8 @@ def _load_schema(schema: Mapping[str, Any] | str, criterion: str) -> dict[str, A
     if not isinstance(schema, Mapping):
         raise DeclarationError(f"JsonSchema(criterion={criterion!r}): a schema is an object")
     schema = dict(schema)
+    import jsonschema
+
     try:
         jsonschema.validators.validator_for(schema).check_schema(schema)
     except jsonschema.exceptions.SchemaError as exc:

@@ -127,6 +127,12 @@ def _warm(system: System) -> None:
         warmup()
 
 
+_MODEL_USERS = ("openai", "oloproof.models", "skynet")
+"""Modules whose presence says the system calls models. Not the engine's own
+`oloproof_core.models`: every module that imports the evaluators loads it, and
+preparing the SDK costs a system process about a second it would never use."""
+
+
 def _meter_model_calls(system: System) -> None:
     """Point model calls at the gateway and do the SDK's one-off work before any timing."""
     gateway_url = os.environ.get("OLOPROOF_GATEWAY_URL")
@@ -134,7 +140,7 @@ def _meter_model_calls(system: System) -> None:
         from oloproof_core.isolation._case_header import send_case_header
 
         send_case_header(gateway_url)
-    if "oloproof_core.models" in sys.modules or "openai" in sys.modules:
+    if any(name in sys.modules for name in _MODEL_USERS):
         from oloproof_core.models import prepare
 
         prepare(("system",))

@@ -35,7 +35,6 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import t as student_t
 
 from ._difference import PairedDifference
 from ._interval import Interval
@@ -76,6 +75,8 @@ def _mean_and_se(x: FloatArray, codes: npt.NDArray[np.intp]) -> tuple[float, flo
 
 def _limit(x: FloatArray, codes: npt.NDArray[np.intp], level: float, side: float) -> float:
     """One end (``side`` -1 lower, +1 upper) of the clustered interval for the mean of ``x``."""
+    from scipy.stats import t as student_t  # scipy.stats only when this method runs
+
     mean, se, groups = _mean_and_se(x, codes)
     if not math.isfinite(se):
         return -math.inf if side < 0 else math.inf
@@ -90,6 +91,7 @@ def _p_value(worst: FloatArray, best: FloatArray, codes: npt.NDArray[np.intp]) -
     when ``t(worst) >= q`` or ``t(best) <= -q``, so the p-value is twice the
     smaller of those two one-sided tail probabilities.
     """
+    from scipy.stats import t as student_t  # scipy.stats only when this method runs
 
     def statistic(x: FloatArray) -> tuple[float, int]:
         mean, se, groups = _mean_and_se(x, codes)

@@ -41,7 +41,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 import numpy as np
-from scipy.stats import binomtest
 
 from ._bounded_mean import (
     DIFFERENCE_TUNING,
@@ -78,6 +77,8 @@ def mcnemar_exact_p_value(n_improved: int, n_regressed: int) -> float:
     exact (binomial) form is e.g. Agresti, *Categorical Data Analysis*, 3rd
     ed., §11.1.1. No discordant pair gives 1.
     """
+    from scipy.stats import binomtest  # scipy.stats only when this method runs
+
     discordant = n_improved + n_regressed
     if discordant == 0:
         return 1.0

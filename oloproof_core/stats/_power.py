@@ -33,7 +33,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import binom, norm
 
 from ._validate import check_confidence
 
@@ -54,6 +53,8 @@ def betting_cases_for_power(
     None when the effect is 0 (no number of cases) or the answer exceeds ten
     million.
     """
+    from scipy.stats import norm  # scipy.stats only when this method runs
+
     level = check_confidence(confidence)
     if not 0.0 < power < 1.0:
         raise ValueError(f"power must be strictly between 0 and 1, got {power!r}")
@@ -77,6 +78,8 @@ def proportion_cases_for_power(
     level = check_confidence(confidence)
     if rate == threshold:
         return None
+    from scipy.stats import binom, norm  # scipy.stats only when this method runs
+
     if rate < threshold:
         return proportion_cases_for_power(1.0 - rate, 1.0 - threshold, level, power)
     tail = (1.0 - level) / 2.0

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from scipy.stats import beta
+from scipy.special import betaincinv  # beta.ppf without importing scipy.stats
 
 from ._validate import check_confidence, check_count
 
@@ -34,8 +34,8 @@ MAX_CASES = 10_000_000
 def _conclusive(rate: float, threshold: float, n: int, tail: float) -> bool:
     successes = rate * n
     if rate > threshold:
-        return float(beta.ppf(tail, successes, n - successes + 1.0)) > threshold
-    return float(beta.ppf(1.0 - tail, successes + 1.0, n - successes)) < threshold
+        return float(betaincinv(successes, n - successes + 1.0, tail)) > threshold
+    return float(betaincinv(successes + 1.0, n - successes, 1.0 - tail)) < threshold
 
 
 def cases_needed(

@@ -70,7 +70,10 @@ def test_a_dataset_is_stored_once_and_a_second_run_reuses_the_cache() -> None:
     second = record_evaluation(15, version="2")
     assert Dataset.objects.count() == 1
     assert DatasetCase.objects.count() == 15
-    assert first.provenance["judging"]["exact_label"]["judged"] == 15
+    # Fifteen cases, a handful of distinct (output, expected) pairs: each judged once.
+    judging = first.provenance["judging"]["exact_label"]
+    distinct = len({(str(c.output), str(c.expected)) for c in first.cases if c.error is None})
+    assert (judging["judged"], judging["judged"] + judging["cached"]) == (distinct, 15)
     assert second.provenance["judging"]["exact_label"] == {
         "judged": 0,
         "cached": 15,

@@ -1,0 +1,77 @@
+"""The rows of a run's per-case tables, as tuples in the order of their columns.
+
+`runs.recording` writes them (it is their one writer); this module only shapes each
+case into the values of one row, which keeps the writer short.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+import oloproof_core as engine
+from runs.models import CaseResult
+
+DATASET_CASE_COLUMNS = (
+    "dataset_id",
+    "case_id",
+    "position",
+    "input",
+    "expected",
+    "split",
+    "cluster",
+)
+
+
+def case_outcome(case: engine.CaseResult, pass_fail: frozenset[str]) -> str:
+    """missing if the system or any evaluator failed; failed if a pass/fail criterion failed."""
+    if case.error is not None:
+        return CaseResult.Outcome.MISSING
+    outcome = CaseResult.Outcome.PASSED
+    for criterion, verdict in case.verdicts.items():
+        if verdict.value is None:
+            return CaseResult.Outcome.MISSING
+        if criterion in pass_fail and verdict.value < 1.0:
+            outcome = CaseResult.Outcome.FAILED
+    return outcome
+
+
+def case_id_of(numbered: tuple[int, engine.CaseResult | engine.Row]) -> str:
+    return numbered[1].id
+
+
+CASE_RESULT_COLUMNS = (
+    "run_id",
+    "case_id",
+    "position",
+    "output",
+    "error_type",
+    "error_message",
+    "error_traceback",
+    "latency_ms",
+    "cost_usd",
+    "artifacts",
+    "model_calls",
+    "outcome",
+)
+
+
+def case_result_row(
+    run_id: int, position: int, case: engine.CaseResult, pass_fail: frozenset[str]
+) -> tuple[Any, ...]:
+    error = case.error
+    calls = case.measurements.model_calls
+    return (
+        run_id,
+        case.id,
+        position,
+        case.output if error is None else None,
+        "" if error is None else engine.storable_text(error.type)[:200],
+        "" if error is None else engine.storable_text(error.message),
+        "" if error is None else engine.storable_text(error.traceback),
+        case.latency_ms,
+        case.cost_usd,
+        case.artifacts,
+        [asdict(call) for call in calls] if calls else [],
+        case_outcome(case, pass_fail),
+    )

@@ -97,13 +97,18 @@ def timed(client: Any, path: str, repeats: int, *, cold: bool) -> tuple[list[flo
     """Sorted times of `path` and of the floor page, requested in turns (same moments)."""
     from django.core.cache import cache
 
+    from runs.selectors.comparison import recent_comparisons_clear
+
     times, floors = [], []
     for _ in range(repeats):
         begin = time.perf_counter()
         client.get(FLOOR_PATH)
         floors.append((time.perf_counter() - begin) * 1000)
         if cold:
+            # A first view: nothing in the shared cache, nor among the comparisons this
+            # process keeps at hand.
             cache.clear()
+            recent_comparisons_clear()
         begin = time.perf_counter()
         client.get(path)
         times.append((time.perf_counter() - begin) * 1000)
@@ -116,8 +121,11 @@ def profile(client: Any, path: str, *, cold: bool) -> str:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    from runs.selectors.comparison import recent_comparisons_clear
+
     if cold:
         cache.clear()
+        recent_comparisons_clear()
     profiler = cProfile.Profile()
     with CaptureQueriesContext(connection) as queries:
         profiler.runcall(client.get, path)
@@ -200,6 +208,11 @@ def main() -> int:
         response = client.get(path)
         if response.status_code != 200:
             skipped.append(f"{name} (GET answered {response.status_code})")
+            continue
+        if response.streaming:
+            # A download's first bytes say nothing of its cost; the exports have benches
+            # of their own (bench.dashboard.cases, bench.dashboard.compare).
+            skipped.append(f"{name} (a streamed download)")
             continue
         times, floors = timed(client, path, args.repeats, cold=name.startswith(COLD))
         median, floor = statistics.median(times), statistics.median(floors)

@@ -144,16 +144,25 @@ def test_a_worker_runs_the_evaluator_file_as_it_is_now_not_as_it_was(
     assert version(after) != version(before)
 
 
-def test_a_worker_that_cannot_import_the_system_fails_the_run_with_the_reason(
+def test_a_system_that_cannot_be_imported_is_refused_before_anything_is_queued(
     site: tuple[Platform, Api, Path],
 ) -> None:
-    running, api, project = site
-    run_id = submit(api, project, system="no_such_module:answer")
-
-    finished = running.wait_for_run(run_id)
-    assert finished["status"] == "failed"
-    run = api.get(f"/api/runs/{run_id}")
-    assert run["status"] == "failed"
-    assert "no_such_module" in run["error"]
-    assert "could not load the code" in run["error"]
-    assert api.get(f"/api/runs/{run_id}/cases")["count"] == 0
+    # The API loads the config as a worker would before queueing (the worker's own
+    # failure to load code is tested in tests/runs/test_execution_service.py).
+    _, api, project = site
+    before = api.get("/api/runs")["count"]
+    status, body = api.request(
+        "POST",
+        "/api/runs",
+        {
+            "config": {
+                "system": "no_such_module:answer",
+                "dataset": "data.jsonl",
+                "evaluators": [{"ExactMatch": {"criterion": "exact_label", "field": "label"}}],
+            },
+            "base_dir": str(project),
+        },
+    )
+    assert status == 400, body
+    assert "no_such_module" in str(body)
+    assert api.get("/api/runs")["count"] == before

@@ -159,9 +159,7 @@ def judge_one(evaluator: Evaluator, case: CaseResult) -> Verdict:
     except UndeclaredReadError:
         raise
     except Exception as exc:
-        return Verdict.failed_to_judge(
-            f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc))
-        )
+        return _failed_to_judge(exc)
     finally:
         leave_case(token)
 
@@ -245,9 +243,7 @@ async def _judge_all_async(
             except UndeclaredReadError:
                 raise
             except Exception as exc:
-                return Verdict.failed_to_judge(
-                    f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc))
-                )
+                return _failed_to_judge(exc)
             finally:
                 leave_case(token)
 
@@ -262,3 +258,10 @@ def _run_coroutine(work: Coroutine[Any, Any, list[Verdict]]) -> list[Verdict]:
         return asyncio.run(work)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="oloproof-judge") as pool:
         return pool.submit(asyncio.run, work).result()
+
+
+def _failed_to_judge(exc: Exception) -> Verdict:
+    """The verdict of an evaluator that raised: missing, with what it raised and where."""
+    return Verdict.failed_to_judge(
+        f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc))
+    )

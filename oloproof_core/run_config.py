@@ -165,10 +165,6 @@ def run_config_from_mapping(
     base = os.path.abspath(base_dir)
     run_config_paths_check(data, base_dir=base, roots=roots, label=label, lines=lines)
 
-    def local_path(key: str) -> str | None:
-        value = data.get(key)
-        return None if value is None else os.path.join(base, value)
-
     try:
         system = load_object(data["system"], base_dir=base, what="system", roots=roots)
     except OloproofError as exc:
@@ -177,6 +173,18 @@ def run_config_from_mapping(
         _evaluator_from_entry(entry, index, base, where, roots)
         for index, entry in enumerate(data["evaluators"])
     ]
+    return run_config_resolved(data, base=base, label=label, system=system, evaluators=evaluators)
+
+
+def run_config_resolved(
+    data: Mapping[str, Any], *, base: str, label: str, system: Any, evaluators: list[Any]
+) -> RunConfig:
+    """The RunConfig of checked keys whose system and evaluators are loaded, paths from `base`."""
+
+    def local_path(key: str) -> str | None:
+        value = data.get(key)
+        return os.path.join(base, value) if value else None
+
     return RunConfig(
         path=label,
         system=system,
@@ -190,7 +198,7 @@ def run_config_from_mapping(
         confidence=float(data.get("confidence", 0.95)),
         isolation=data.get("isolation", "process"),
         memory_limit_mb=data.get("memory_limit_mb"),
-        raw=data,
+        raw=dict(data),
     )
 
 

@@ -28,6 +28,7 @@ from oloproof_core.run_config import (
     _evaluator_from_entry,
     _Locator,
     check_run_config,
+    run_config_resolved,
 )
 
 _T = TypeVar("_T")
@@ -104,31 +105,8 @@ def run_config_check(
         _plan(shaped, system, loaded, policy, where, problems)
     if problems or dataset is None:
         raise ConfigProblemsError(problems)
-    config = _resolved(shaped, base=base, label=label, system=system, evaluators=loaded)
+    config = run_config_resolved(shaped, base=base, label=label, system=system, evaluators=loaded)
     return CheckedRunConfig(config=config, dataset=dataset)
-
-
-def _resolved(
-    data: dict[str, Any], *, base: str, label: str, system: Any, evaluators: list[Evaluator]
-) -> RunConfig:
-    def local(key: str) -> str | None:
-        return os.path.join(base, data[key]) if data.get(key) else None
-
-    return RunConfig(
-        path=label,
-        system=system,
-        dataset=os.path.join(base, data["dataset"]),
-        evaluators=evaluators,
-        split=data.get("split"),
-        policy=local("policy"),
-        baseline=local("baseline"),
-        concurrency=data.get("concurrency"),
-        timeout=data.get("timeout"),
-        confidence=float(data.get("confidence", 0.95)),
-        isolation=data.get("isolation", "process"),
-        memory_limit_mb=data.get("memory_limit_mb"),
-        raw=data,
-    )
 
 
 def _system(data: Mapping[str, Any], base: str, where: _Locator, roots: Any) -> Any:

@@ -28,8 +28,7 @@ run_pytest() {
 }
 
 # Two processes, each test file kept in one (its Redis database, its worker processes):
-# most of the suite waits on child processes, so two run in little more than the time
-# of one.
+# most of the suite waits on child processes, and two processes overlap those waits.
 PARALLEL=(-n "${OLOPROOF_TEST_PROCESSES:-2}" --dist loadfile)
 
 echo "==> tests (SQLite)"

@@ -57,6 +57,8 @@ class CheckedRunConfig:
 
     config: RunConfig
     dataset: Dataset
+    policy: Any = None
+    """The loaded policy (a `Policy`), or None when the config names none."""
 
 
 def run_config_check(
@@ -106,7 +108,7 @@ def run_config_check(
     if problems or dataset is None:
         raise ConfigProblemsError(problems)
     config = run_config_resolved(shaped, base=base, label=label, system=system, evaluators=loaded)
-    return CheckedRunConfig(config=config, dataset=dataset)
+    return CheckedRunConfig(config=config, dataset=dataset, policy=policy)
 
 
 def _system(data: Mapping[str, Any], base: str, where: _Locator, roots: Any) -> Any:

@@ -17,7 +17,6 @@ from django.contrib.auth.models import User as Account
 from django.db import IntegrityError, transaction
 
 import oloproof_core as engine
-import oloproof_core.gates as gates
 import oloproof_core.optimize as optimize
 from runs.access import (
     LOCAL,
@@ -99,7 +98,7 @@ def run_submit(
             created_by=created_by,
             dataset=dataset_record(loaded.dataset),
             release=_release_of(project, loaded.config.system),
-            policy=_policy_described(loaded.config.policy),
+            policy=None if loaded.policy is None else dict(loaded.policy.describe()),
         )
         send_work_on_commit(Enqueue(start=[run.pk]))
     return run
@@ -109,11 +108,6 @@ def _release_of(project: Project, system: Any) -> Release | None:
     if not isinstance(system, engine.System):
         return None
     return release_get_or_create(project=project, system_name=system.name, version=system.version)
-
-
-def _policy_described(policy: str | None) -> dict[str, Any] | None:
-    # The check has loaded this path already; loading it again is a file read.
-    return None if policy is None else dict(gates.load_policy(policy).describe())
 
 
 def _submission_roots(

@@ -3,14 +3,15 @@
 The indexes are made by migration 0009. SQLite: one FTS5 row per case result, holding
 its dataset row's input and expected value beside its output and error (triggers keep
 it in step), so one FTS5 query, bounded to the run's id range, answers a whole query.
-PostgreSQL: GIN indexes over stored, weighted `tsvector` columns of the dataset rows and
-of the case results; each word's ids are read from both and the words' sets intersected.
+PostgreSQL: stored, weighted `tsvector` columns on the case results and the dataset
+rows, with GIN indexes, which give each word's ids; a search with many matches becomes
+a condition on each of the run's rows instead (`_postgres_filter`).
 
 A query is cut into words (runs of letters and digits, as both indexes cut the text)
 and each word is matched as the start of a word; a case matches when every word is in
 one of the chosen fields. A case id matches when it starts with the query as typed
-(through the (run, case id) index). The cost grows with the cases a query matches in
-the run, not with the number of runs in the store.
+(through the (run, case id) index). The cost is bounded by the run's own cases, not by
+the number of runs in the store.
 """
 
 from __future__ import annotations
@@ -47,13 +48,16 @@ _SQLITE_COLUMNS = ("input", "expected", "output", "error")
 _RESULTS = _Index(postgres_weights={"output": "A", "error": "B"})
 _DATASET_ROWS = _Index(postgres_weights={"input": "A", "expected": "B"})
 
-_CASE_ID_SQL = "SELECT id FROM runs_caseresult WHERE run_id = %s AND case_id >= %s AND case_id < %s"
+_CASE_ID_RANGE = (
+    "SELECT id FROM runs_caseresult WHERE run_id = %s AND case_id >= %s AND case_id < %s"
+)
+_POSTGRES_CASE_ID = f"{_OUTER}.case_id >= %s AND {_OUTER}.case_id < %s"
 _SQLITE_SQL = (
     "SELECT rowid AS id FROM runs_caseresult_search "
     "WHERE runs_caseresult_search MATCH %s AND rowid BETWEEN %s AND %s"
 )
-_POSTGRES_SQL = {
-    # The ids of the run's case results matching one word, per table.
+_POSTGRES_IDS = {
+    # The ids of the run's case results matching one word, per table (GIN indexes).
     "results": (
         "SELECT id FROM runs_caseresult WHERE run_id = %s "
         "AND oloproof_search @@ to_tsquery('simple', %s)"
@@ -64,6 +68,14 @@ _POSTGRES_SQL = {
         "AND row.oloproof_search @@ to_tsquery('simple', %s)"
     ),
 }
+FEW_MATCHES = 5_000
+"""PostgreSQL: a search with at most this many matches reads them by id; with more, the
+run's rows are tested in order instead (see `_postgres_filter`)."""
+_POSTGRES_RESULT_WORD = f"{_OUTER}.oloproof_search @@ to_tsquery('simple', %s)"
+_POSTGRES_ROW_WORD = (
+    f"{_OUTER}.case_id IN (SELECT case_id FROM runs_datasetcase WHERE dataset_id = %s "
+    "AND oloproof_search @@ to_tsquery('simple', %s))"
+)
 
 
 def search_words(text: str) -> list[str]:
@@ -83,30 +95,26 @@ def case_search_filter(*, run: Run, text: str, fields: tuple[str, ...] = SEARCH_
     vendor = connection.vendor
     if vendor not in ("sqlite", "postgresql"):
         raise RuntimeError(f"case search supports SQLite and PostgreSQL, not {vendor}")
-    selects, params = [], []
     typed = text.strip()
-    if "case_id" in fields and typed:
-        selects.append(_CASE_ID_SQL)
-        params += [run.pk, typed, typed + _LAST_CHARACTER]
     words = search_words(text)
     text_fields = tuple(field for field in fields if field != "case_id")
-    if words and text_fields:
-        matching = _sqlite_ids if vendor == "sqlite" else _postgres_ids
-        sql, word_params = matching(run, words, text_fields)
+    by_id = "case_id" in fields and bool(typed)
+    by_words = bool(words and text_fields)
+    if vendor == "postgresql":
+        return _postgres_filter(run, typed if by_id else "", words if by_words else [], text_fields)
+    selects, params = [], []
+    if by_id:
+        selects.append(_CASE_ID_RANGE)
+        params += [run.pk, typed, typed + _LAST_CHARACTER]
+    if by_words:
+        sql, word_params = _sqlite_ids(run, words, text_fields)
         selects.append(f"SELECT id FROM ({sql}) AS words")
         params += word_params
     if not selects:
         return Q(pk__in=[])
-    # One set of ids, so the database starts from the (few) matches rather than testing
-    # every case of the run against an OR.
-    union = " UNION ".join(selects)
-    if vendor == "sqlite":
-        return Q(pk__in=RawSQL(union, params))
-    # PostgreSQL cannot estimate how many cases a word start matches and, guessing
-    # thousands, would read the whole table to join them; as an array, the ids are
-    # computed first and then looked up by primary key.
-    in_array = RawSQL(f"{_OUTER}.id = ANY(ARRAY({union}))", params)
-    return Q(ExpressionWrapper(in_array, output_field=BooleanField()))
+    # One set of ids, so SQLite starts from the (few) matches rather than testing every
+    # case of the run against an OR.
+    return Q(pk__in=RawSQL(" UNION ".join(selects), params))
 
 
 def _sqlite_ids(run: Run, words: list[str], fields: tuple[str, ...]) -> tuple[str, list[Any]]:
@@ -117,21 +125,83 @@ def _sqlite_ids(run: Run, words: list[str], fields: tuple[str, ...]) -> tuple[st
     return _SQLITE_SQL, [query, *_id_bounds(run)]
 
 
-def _postgres_ids(run: Run, words: list[str], fields: tuple[str, ...]) -> tuple[str, list[Any]]:
-    """Each word's ids (both tables, through their GIN indexes), intersected."""
-    selects, params = [], []
+def _postgres_filter(run: Run, typed: str, words: list[str], fields: tuple[str, ...]) -> Q:
+    """The run's cases whose id starts with `typed` or that hold every word.
+
+    Each word's matches come from the GIN indexes, and at most FEW_MATCHES + 1 of them
+    are read. Few matches are then looked up by id. Many (a word in most of a large
+    run) would cost a lookup each, so the filter becomes a condition on each row itself,
+    which PostgreSQL tests over the run's rows in position order: a page stops after a
+    few rows and a count reads the run's rows once, never another run's.
+    """
+    sql, params = _postgres_ids(run, typed, words, fields)
+    if not sql:
+        return Q(pk__in=[])
+    with connection.cursor() as cursor:
+        cursor.execute(f"{sql} LIMIT %s", [*params, FEW_MATCHES + 1])
+        ids = [row[0] for row in cursor.fetchall()]
+    if len(ids) <= FEW_MATCHES:
+        if not ids:
+            return Q(pk__in=[])
+        by_id = RawSQL(f"{_OUTER}.id = ANY(%s)", [ids])
+        return Q(ExpressionWrapper(by_id, output_field=BooleanField()))
+    return _postgres_row_conditions(run, typed, words, fields)
+
+
+def _postgres_ids(
+    run: Run, typed: str, words: list[str], fields: tuple[str, ...]
+) -> tuple[str, list[Any]]:
+    """One query for the matching ids: the case id range, united with each word's ids
+    (from both tables' GIN indexes) intersected. Empty when nothing is asked."""
+    selects: list[str] = []
+    params: list[Any] = []
+    if typed:
+        selects.append(_CASE_ID_RANGE)
+        params += [run.pk, typed, typed + _LAST_CHARACTER]
+    word_sets = []
     for number, word in enumerate(words):
         parts = []
         for table, index in (("results", _RESULTS), ("rows", _DATASET_ROWS)):
             weights = "".join(index.postgres_weights.get(field, "") for field in fields)
             if not weights or (table == "rows" and run.dataset_id is None):
                 continue
-            parts.append(_POSTGRES_SQL[table])
+            parts.append(_POSTGRES_IDS[table])
             dataset = [] if table == "results" else [run.dataset_id]
             params += [run.pk, *dataset, f"'{word}':*{weights}"]
         union = " UNION ALL ".join(parts) or "SELECT NULL AS id WHERE 1 = 0"
-        selects.append(f"SELECT id FROM ({union}) AS word_{number}")
-    return " INTERSECT ".join(selects), params
+        word_sets.append(f"SELECT id FROM ({union}) AS word_{number}")
+    if word_sets:
+        selects.append(f"SELECT id FROM ({' INTERSECT '.join(word_sets)}) AS words")
+    return " UNION ".join(selects), params
+
+
+def _postgres_row_conditions(run: Run, typed: str, words: list[str], fields: tuple[str, ...]) -> Q:
+    """The same search as a condition on the case result's own row: its id, its output
+    and error (its `tsvector`), its dataset row's words (a hashed set of that dataset's
+    matching rows)."""
+    alternatives: list[str] = []
+    params: list[Any] = []
+    if typed:
+        alternatives.append(_POSTGRES_CASE_ID)
+        params += [typed, typed + _LAST_CHARACTER]
+    every_word = []
+    for word in words:
+        places = []
+        for index, condition in (
+            (_RESULTS, _POSTGRES_RESULT_WORD),
+            (_DATASET_ROWS, _POSTGRES_ROW_WORD),
+        ):
+            weights = "".join(index.postgres_weights.get(field, "") for field in fields)
+            if not weights or (index is _DATASET_ROWS and run.dataset_id is None):
+                continue
+            places.append(condition)
+            dataset = [] if index is _RESULTS else [run.dataset_id]
+            params += [*dataset, f"'{word}':*{weights}"]
+        every_word.append("(" + (" OR ".join(places) or "FALSE") + ")")
+    if every_word:
+        alternatives.append(" AND ".join(every_word))
+    either = RawSQL(" OR ".join(f"({part})" for part in alternatives), params)
+    return Q(ExpressionWrapper(either, output_field=BooleanField()))
 
 
 def _id_bounds(run: Run) -> tuple[int, int]:

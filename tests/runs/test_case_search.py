@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch
+from runs import case_search
 from runs.case_search import SEARCH_FIELDS, case_search_filter, search_words
 from runs.models import CaseResult, Run
 from runs.selectors.cases import CaseFilters, run_case_table
@@ -37,6 +38,15 @@ def search_bot(case: dict[str, Any]) -> Any:
     if "refund" in question:
         return "=HYPERLINK(refund approved)"
     return {"label": "other", "reason": f"looked at {len(question)} characters"}
+
+
+@pytest.fixture(autouse=True, params=["few matches", "many matches"])
+def matches(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """PostgreSQL reads few matches by id and tests each row for many: both must agree.
+    (SQLite has one path; it runs both ways alike.)"""
+    if request.param == "many matches":
+        monkeypatch.setattr(case_search, "FEW_MATCHES", 0)
+    return str(request.param)
 
 
 def recorded(rows: list[dict[str, Any]] = ROWS) -> Run:

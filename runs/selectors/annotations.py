@@ -1,8 +1,11 @@
 """Reading case annotations: one case's annotations and trail, a page's in bulk, filters.
 
-A disagreement is a pass/fail rating opposite to what was measured: the chosen
-criterion's verdict (at the top of its range or not), or else the whole case's outcome
-(passed or failed; a missing or pending case disagrees with nobody).
+A disagreement is an annotation opposite to what was measured: the chosen criterion's
+verdict, or else the whole case's outcome (passed counts as 1, failed as 0; a missing
+or pending case disagrees with nobody). A pass/fail rating disagrees when it is the
+other side of the top of the criterion's range; a score (0 to 1) when it is more than
+half the range away from the verdict's value, so 0.3 disagrees with a pass and 0.6
+does not.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from metrics.batching import KEY_BATCH, batches
 from metrics.models import CaseVerdict
@@ -29,6 +32,8 @@ ANNOTATION_FILTERS = {
 }
 """The case table's annotation filters, with their labels."""
 
+DISAGREEMENT_GAP = 0.5
+"""How far (a share of the range) a person's score must be from the verdict to disagree."""
 _SAYS_SOMETHING = ~Q(rating="") | Q(score__isnull=False) | ~Q(comment="")
 
 
@@ -55,17 +60,27 @@ def by_annotation(
         return query.filter(case_id__in=annotations.exclude(comment="").values("case_id"))
     rated_pass = annotations.filter(rating=Rating.PASS).values("case_id")
     rated_fail = annotations.filter(rating=Rating.FAIL).values("case_id")
+    scored = annotations.filter(score__isnull=False)
     if criterion:
         verdicts = CaseVerdict.objects.filter(run_id=run.pk, criterion=criterion)
         measured_fail = verdicts.filter(value__lt=top, case_id__in=rated_pass)
         measured_pass = verdicts.filter(value__gte=top, case_id__in=rated_fail)
+        far = verdicts.filter(case_id=OuterRef("case_id")).filter(
+            Q(value__lt=(OuterRef("score") - DISAGREEMENT_GAP) * top)
+            | Q(value__gt=(OuterRef("score") + DISAGREEMENT_GAP) * top)
+        )
         return query.filter(
             Q(case_id__in=measured_fail.values("case_id"))
             | Q(case_id__in=measured_pass.values("case_id"))
+            | Q(case_id__in=scored.filter(Exists(far)).values("case_id"))
         )
+    low = scored.filter(score__lt=1 - DISAGREEMENT_GAP).values("case_id")
+    high = scored.filter(score__gt=DISAGREEMENT_GAP).values("case_id")
     return query.filter(
         Q(outcome=CaseResult.Outcome.FAILED, case_id__in=rated_pass)
         | Q(outcome=CaseResult.Outcome.PASSED, case_id__in=rated_fail)
+        | Q(outcome=CaseResult.Outcome.PASSED, case_id__in=low)
+        | Q(outcome=CaseResult.Outcome.FAILED, case_id__in=high)
     )
 
 

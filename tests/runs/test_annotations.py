@@ -124,20 +124,24 @@ def test_the_table_filters_by_annotation(run, teammate, approver) -> None:
     save(teammate, run, "ticket-01", rating="pass")  # failed as a case (exact_label)
     save(teammate, run, "ticket-02", rating="pass")  # agrees
     save(approver, run, "ticket-03", rating="pass")  # passed as a case, failed reply_quality
-    save(approver, run, "ticket-04", score=0.4)
+    save(approver, run, "ticket-04", score=0.4)  # passed everywhere: more than 0.5 away
+    save(approver, run, "ticket-06", score=0.8)  # passed as a case, 0.25 on reply_quality
     save(teammate, run, "ticket-07", rating="fail")
     save(teammate, run, "ticket-07", rating="")  # withdrawn: kept in the trail only
-    annotated = ["ticket-00", "ticket-01", "ticket-02", "ticket-03", "ticket-04"]
+    annotated = ["ticket-00", "ticket-01", "ticket-02", "ticket-03", "ticket-04", "ticket-06"]
     assert ids(run, annotation="annotated") == annotated
-    assert ids(run, annotation="disagree") == ["ticket-00", "ticket-01"]
+    assert ids(run, annotation="disagree") == ["ticket-00", "ticket-01", "ticket-04"]
     assert ids(run, annotation="rated_fail") == ["ticket-00"]
     assert ids(run, annotation="rated_pass") == ["ticket-01", "ticket-02", "ticket-03"]
-    assert ids(run, annotation="scored") == ["ticket-04"]
+    assert ids(run, annotation="scored") == ["ticket-04", "ticket-06"]
     assert ids(run, annotation="commented") == ["ticket-00"]
-    assert len(ids(run, annotation="unannotated")) == 7
-    # against one criterion: ticket-00 failed reply_quality, so its fail rating agrees there
-    assert ids(run, annotation="disagree", criterion="reply_quality") == ["ticket-03"]
-    assert ids(run, annotation="disagree", criterion="exact_label") == ["ticket-00", "ticket-01"]
+    assert len(ids(run, annotation="unannotated")) == 6
+    # against one criterion: ticket-00 failed reply_quality, so its fail rating agrees there;
+    # ticket-06's 0.8 is 0.55 from its 0.25 there, but only 0.2 from exact_label's pass
+    quality = ["ticket-03", "ticket-04", "ticket-06"]
+    assert ids(run, annotation="disagree", criterion="reply_quality") == quality
+    label = ["ticket-00", "ticket-01", "ticket-04"]
+    assert ids(run, annotation="disagree", criterion="exact_label") == label
     assert set(ANNOTATION_FILTERS) == {
         "annotated",
         "disagree",

@@ -12,6 +12,7 @@ from ninja import Query, Router, Schema
 from ninja.pagination import paginate
 from ninja.responses import Status
 
+from runs.api.cases import CaseTableQuery
 from runs.api.paging import Paging
 from runs.auth import AuthenticatedRequest
 from runs.errors import NotFoundError
@@ -28,7 +29,7 @@ from runs.schemas import (
     RunOut,
     RunSubmitIn,
 )
-from runs.selectors.cases import CasePages
+from runs.selectors.cases import CasePages, run_case_table
 from runs.selectors.comparison import runs_compare
 from runs.selectors.runs import RunFilters, run_get, runs_list
 from runs.services import approval_create, approval_revoke, run_continue, run_submit_by
@@ -46,8 +47,11 @@ class RunListQuery(Schema):
     created_before: datetime | None = None
 
 
-class CaseListQuery(Schema):
-    outcome: Literal["passed", "failed", "missing", "pending", "error"] | None = None
+class CaseListQuery(CaseTableQuery):
+    """The case table's filters; without a criterion, `outcome` may also be "pending"
+    (no result yet) or "error" (the system or an evaluator raised)."""
+
+    outcome: Literal["passed", "failed", "missing", "pending", "error"] | None = None  # type: ignore[assignment]
 
 
 @router.get("/runs", response=list[RunOut], summary="List runs, newest first")
@@ -96,7 +100,8 @@ def get_run(request: HttpRequest, run_id: int) -> Run:
 @router.get("/runs/{run_id}/cases", response=list[CaseOut], summary="A run's cases, in order")
 @paginate(Paging, default_limit=100)
 def list_cases(request: HttpRequest, run_id: int, query: Query[CaseListQuery]) -> CasePages:
-    return CasePages(run=run_get(user=request.user, run_id=run_id), outcome=query.outcome)
+    run = run_get(user=request.user, run_id=run_id)
+    return CasePages(run=run, cases=run_case_table(run=run, filters=query.filters()))
 
 
 @router.get(

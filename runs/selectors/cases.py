@@ -55,9 +55,9 @@ class CasePages:
     Paging slices it; each slice costs three queries whatever its position.
     """
 
-    def __init__(self, *, run: Run, outcome: str | None = None) -> None:
+    def __init__(self, *, run: Run, cases: QuerySet[CaseResult] | None = None) -> None:
         self.run = run
-        self.cases = run_cases(run=run, outcome=outcome)
+        self.cases = run_cases(run=run) if cases is None else cases
 
     def all(self) -> CasePages:
         return self
@@ -132,8 +132,8 @@ def run_case_table(*, run: Run, filters: CaseFilters) -> QuerySet[CaseResult]:
     query = run_cases(run=run)
     if filters.criterion and filters.outcome in CASE_OUTCOMES:
         query = _by_criterion_outcome(query, run, filters.criterion, filters.outcome)
-    elif filters.outcome in CASE_OUTCOMES:
-        query = query.filter(outcome=filters.outcome)
+    elif filters.outcome:
+        query = run_cases(run=run, outcome=filters.outcome)
     search = (filters.search or "").strip()
     if search:
         fields = (filters.search_in,) if filters.search_in in SEARCH_FIELDS else SEARCH_FIELDS

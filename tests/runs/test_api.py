@@ -161,6 +161,14 @@ def test_run_detail_metrics_cases_and_verdicts(viewer, token_for) -> None:
 
     missing = client.get(f"/api/runs/{run_id}/cases?outcome=error", **headers).json()
     assert [c["case_id"] for c in missing["items"]] == ["case_00000", "case_00004", "case_00008"]
+    # The case table's own filters: a search over the inputs, a criterion's outcome.
+    found = client.get(f"/api/runs/{run_id}/cases?q=refund+4", **headers).json()
+    assert [c["case_id"] for c in found["items"]] == ["case_00004"]
+    in_outputs = client.get(f"/api/runs/{run_id}/cases?q=refund&search_in=output", **headers)
+    assert [c["case_id"] for c in in_outputs.json()["items"]] == ["case_00002", "case_00006"]
+    passed = client.get(f"/api/runs/{run_id}/cases?criterion=exact_label&outcome=passed", **headers)
+    assert passed.json()["count"] == 6
+    assert client.get(f"/api/runs/{run_id}/cases?search_in=title", **headers).status_code == 422
 
     verdicts = client.get(f"/api/runs/{run_id}/verdicts?criterion=exact_label", **headers).json()
     assert verdicts["count"] == 9

@@ -68,7 +68,7 @@ _POSTGRES_IDS = {
         "AND row.oloproof_search @@ to_tsquery('simple', %s)"
     ),
 }
-FEW_MATCHES = 5_000
+FEW_MATCHES = 20_000
 """PostgreSQL: a search with at most this many matches reads them by id; with more, the
 run's rows are tested in order instead (see `_postgres_filter`)."""
 _POSTGRES_RESULT_WORD = f"{_OUTER}.oloproof_search @@ to_tsquery('simple', %s)"

@@ -16,7 +16,8 @@ class _CompareChoices:
     """An option's choices, read from `oloproof_core.compare` only when argparse asks.
 
     Building the parser happens for every command; importing the comparison (and the
-    statistics under it) then would slow `oloproof run` down for nothing.
+    statistics under it) then would slow `oloproof run` down for nothing. Each option
+    names a metavar: without one, argparse lists the choices as the parser is built.
     """
 
     def __init__(self, name: str) -> None:
@@ -65,13 +66,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--show",
         choices=_CompareChoices("CASE_FILTERS"),
+        metavar="CASES",
         default="all",
-        help="with --export: which cases (default all)",
+        help="with --export: which cases, one of %(choices)s (default all)",
     )
     parser.add_argument("--metric", help="with --export: judge --show and --order on this metric")
     parser.add_argument(
         "--order",
         choices=_CompareChoices("CASE_ORDERS"),
+        metavar="ORDER",
         default="case",
         help="with --export: case (the runs' order), change (largest drop first) or -change",
     )

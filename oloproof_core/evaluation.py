@@ -146,6 +146,9 @@ def open_pool(plan: RunPlan, *, cases: int | None = None) -> Iterator[RunPlan]:
         per_process=per_process,
         timeout=plan.timeout,
         memory_limit_mb=plan.memory_limit_mb,
+        # Without a concurrency asked for, the processes are started as the work needs
+        # them; an asked-for number is started at once.
+        grow=plan.requested_concurrency is None,
     )
     try:
         yield plan

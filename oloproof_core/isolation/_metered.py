@@ -39,6 +39,7 @@ class MeteredPool:
         per_process: int = 1,
         timeout: float | None = None,
         memory_limit_mb: int | None = None,
+        grow: bool = False,
     ) -> None:
         # Imported here: a system's own process imports this package, never the server.
         from oloproof_core.gateway import Gateway
@@ -60,6 +61,7 @@ class MeteredPool:
                 on_case_start=self._bind,
                 on_case_end=self._unbind,
                 reported_calls=False,
+                grow=grow,
             )
         except BaseException:
             self.gateway.stop()

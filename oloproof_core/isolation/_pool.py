@@ -5,6 +5,11 @@ again the moment the reply is readable — that interval is the latency. A proce
 dies or must be killed (timeout) loses only its own cases and is replaced. Async
 systems hold up to `per_process` cases per event loop, never more, so no case waits in
 a queue inside the child while its clock runs.
+
+A growing pool (`grow=True`) starts one process and adds more, doubling, up to
+`processes`, while the cases still waiting would take longer at the current pace than
+a process takes to start: a quick system's run ends before a second interpreter would
+be ready, and starting it anyway would only take CPU from the first.
 """
 
 from __future__ import annotations
@@ -67,6 +72,7 @@ class ProcessPool:
         on_case_end: CaseHook | None = None,
         start: str = "auto",
         reported_calls: bool = True,
+        grow: bool = False,
     ) -> None:
         if processes < 1 or per_process < 1:
             raise ValueError("a pool needs at least one process holding at least one case")
@@ -88,6 +94,9 @@ class ProcessPool:
         self._seq = itertools.count()
         self._pending: deque[CaseResult] = deque()
         self.restarts = 0
+        self._grow = grow
+        self._pace = _Pace()
+        self._cap = processes
 
     def start(self, processes: int | None = None) -> None:
         """Start and warm the processes (at most `processes`); returns once they are ready."""
@@ -97,6 +106,8 @@ class ProcessPool:
                 'own process: put the script\'s run under `if __name__ == "__main__":`'
             )
         wanted = min(self.processes, processes or self.processes)
+        if self._grow:
+            wanted = max(1, len(self._slots))
         while len(self._slots) < wanted:
             self._slots.append(Slot(len(self._slots)))
         for slot in self._slots:
@@ -145,7 +156,9 @@ class ProcessPool:
         """Fill every case's output (or error) and latency, in place."""
         if not cases:
             return
-        self.start(math.ceil(len(cases) / self.per_process))
+        self._cap = math.ceil(len(cases) / self.per_process)
+        self.start(self._cap)
+        self._pace.begin(time.perf_counter())
         self._pending.extend(cases)
         try:
             self._drive(len(cases), progress)
@@ -161,6 +174,8 @@ class ProcessPool:
                 self._give_up()
                 break
             self._pump()
+            if self._grow:
+                self._grow_if_behind(time.perf_counter())
             if progress is not None and time.monotonic() - last_report > _PROGRESS_INTERVAL_S:
                 held = sum(len(slot.in_flight) for slot in self._slots)
                 progress("system", total - len(self._pending) - held, total)
@@ -210,6 +225,7 @@ class ProcessPool:
             if isinstance(message, dict) and "ready" in message:
                 slot.state = "ready"
                 slot.failures = 0
+                self._pace.ready(now - slot.occupied_at)
                 self._fill(slot)
             else:
                 failure = message.get("failed") if isinstance(message, dict) else None
@@ -219,6 +235,7 @@ class ProcessPool:
             raise ProtocolError(f"unexpected message {str(message)[:200]!r}")
         flight = slot.in_flight.pop(message[0])
         self._fill(slot)  # keep the process busy before doing the parent's bookkeeping
+        self._pace.settled += 1
         settle(
             flight.record,
             message,
@@ -228,6 +245,26 @@ class ProcessPool:
         )
         if self._on_end is not None:
             self._on_end(slot.index, flight.record.id)
+
+    def _grow_if_behind(self, now: float) -> None:
+        """Add processes (as many as are ready, so the pool doubles) while the waiting
+        cases would outlast a process's start-up at the pace so far."""
+        limit = min(self.processes, self._cap)
+        if not self._pending or len(self._slots) >= limit:
+            return
+        if any(slot.state == "starting" for slot in self._slots):
+            return
+        ready = sum(slot.state == "ready" for slot in self._slots)
+        oldest = min(
+            (flight.started for slot in self._slots for flight in slot.in_flight.values()),
+            default=now,
+        )
+        if ready == 0 or not self._pace.behind(len(self._pending), now, now - oldest, ready):
+            return
+        for _ in range(min(ready, limit - len(self._slots))):
+            slot = Slot(len(self._slots))
+            self._slots.append(slot)
+            self._occupy(slot)
 
     def _fill(self, slot: Slot) -> None:
         """Send cases to a ready process until it holds `per_process` of them."""
@@ -364,7 +401,9 @@ class ProcessPool:
             child = spawn_child(setup, environment)
         else:
             child = fork_child(self.system, setup, environment)
-        slot.occupy(child, time.perf_counter() + WARMUP_TIMEOUT_S)
+        started = time.perf_counter()
+        slot.occupy(child, started + WARMUP_TIMEOUT_S)
+        slot.occupied_at = started
         self._by_fd[child.from_child] = slot
         self._poller.register(child.from_child, select.POLLIN)
 
@@ -395,3 +434,34 @@ class ProcessPool:
                 if table.pop(fd, None) is not None:
                     self._poller.unregister(fd)
         return child
+
+
+class _Pace:
+    """How fast a growing pool gets through its cases, and how long a process takes to start."""
+
+    def __init__(self) -> None:
+        self.start_up_s = 0.0
+        self.settled = 0
+        self._since = 0.0
+
+    def begin(self, now: float) -> None:
+        """A new batch of cases: the pace is measured afresh."""
+        self.settled = 0
+        self._since = now
+
+    def ready(self, seconds: float) -> None:
+        self.start_up_s = max(self.start_up_s, seconds)
+
+    def behind(self, waiting: int, now: float, oldest_in_flight_s: float, ready: int) -> bool:
+        """Whether `waiting` cases would take longer than a start-up at the pace so far.
+
+        The pace is the pool's throughput once it has run for a quarter of a start-up
+        (sooner, a first slow case would stand for them all); until then, and whenever
+        it says more, the case in flight longest stands for it, so a slow system is
+        found slow while its first case still runs.
+        """
+        elapsed = now - self._since
+        seconds_per_case = oldest_in_flight_s / ready
+        if self.settled and elapsed >= self.start_up_s / 4:
+            seconds_per_case = max(seconds_per_case, elapsed / self.settled)
+        return waiting * seconds_per_case > self.start_up_s

@@ -39,6 +39,7 @@ class Slot:
         "in_flight",
         "index",
         "last_failure",
+        "occupied_at",
         "outbox",
         "reader",
         "ready_by",
@@ -53,6 +54,7 @@ class Slot:
         self.in_flight: dict[int, InFlight] = {}
         self.outbox = bytearray()
         self.ready_by = math.inf
+        self.occupied_at = 0.0
         self.failures = 0
         self.last_failure = ""
 

@@ -129,3 +129,14 @@ def prompted(case):
     from oloproof import component
 
     return {"instruction": component("instruction"), "pid": os.getpid()}
+
+
+@system(name="quick-pid", version="1")
+def quick_pid(case):
+    return {"n": case["n"], "pid": os.getpid()}
+
+
+@system(name="slow-pid", version="1")
+def slow_pid(case):
+    time.sleep(0.3)
+    return {"n": case["n"], "pid": os.getpid()}

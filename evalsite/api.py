@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 
+from evalsite.api_docs import LocalSwagger
 from oloproof_core import OloproofError
 from runs.api import (
     cases_router,
@@ -30,6 +31,7 @@ api = NinjaAPI(
     auth=api_auth,
     urls_namespace="api",
     docs_decorator=login_required,
+    docs=LocalSwagger(),
 )
 api.add_router("/", runs_router)
 api.add_router("/", compare_router)

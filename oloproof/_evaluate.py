@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from oloproof._origin import run_origin
-from oloproof._store import default_store, is_local_store, run_url
+from oloproof._store import default_store, default_store_on_use, is_local_store, run_url
 
 if TYPE_CHECKING:
     from oloproof._results import RunRef
@@ -44,7 +44,12 @@ def evaluate(
     from oloproof._results import load
     from oloproof_core import run_evaluation, run_until_decided
 
-    chosen = store if store is not None else default_store()
+    if store is not None:
+        chosen = store
+    else:
+        # With a baseline the store is read at once; otherwise it opens while the
+        # system's processes start (or when the run first needs it).
+        chosen = default_store() if baseline is not None else default_store_on_use()
     run, extra = (run_until_decided, {"batch": batch}) if until_decided else (run_evaluation, {})
     result = run(
         system=system,

@@ -17,6 +17,9 @@ from oloproof._platform import django_setup, outside_event_loop
 from oloproof_core import ConfigError, InMemoryStore, OloproofError, Store
 
 if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping, Sequence
+
+    from oloproof_core import CacheEntry, Result, Verdict
     from oloproof_core.optimize import Ledger
 
 _process_store = InMemoryStore()
@@ -79,8 +82,44 @@ def _open_local_store() -> Store:
     return DjangoStore()
 
 
+def default_store_on_use() -> Store:
+    """`default_store()`, but the local store is opened only when first used, or when
+    the run prepares it while its system's processes start (Django's set-up and the
+    schema check take 0.3-0.5 s, which then overlap the processes' own start-up)."""
+    if not recording_enabled():
+        return _process_store
+    with _lock:
+        if _local_store is not None:
+            return _local_store
+    return LocalStoreOnUse()
+
+
+class LocalStoreOnUse:
+    """The project's local store, opened on first use (see `default_store_on_use`)."""
+
+    def prepare(self) -> None:
+        default_store()
+
+    def opened(self) -> Store:
+        return default_store()
+
+    def get_verdicts(self, keys: Collection[str]) -> Mapping[str, Verdict]:
+        return self.opened().get_verdicts(keys)
+
+    def put_verdicts(self, entries: Sequence[CacheEntry]) -> None:
+        self.opened().put_verdicts(entries)
+
+    def record_run(self, result: Result) -> str | None:
+        return self.opened().record_run(result)
+
+    def find_baseline(self, system_name: str, release: str | None) -> Result | None:
+        return self.opened().find_baseline(system_name, release)
+
+
 def is_local_store(store: Store) -> bool:
     """True for the project's Django store (the one the dashboard shows)."""
+    if isinstance(store, LocalStoreOnUse):
+        return True
     return store is _local_store and store is not None
 
 

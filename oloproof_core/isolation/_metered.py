@@ -94,6 +94,10 @@ class MeteredPool:
         """Start (and warm) the processes now rather than with the first cases."""
         self.pool.start(processes)
 
+    def launch(self, processes: int | None = None) -> None:
+        """Start the processes and return at once (see `ProcessPool.launch`)."""
+        self.pool.launch(processes)
+
     def run(self, cases: Sequence[CaseResult], progress: ProgressCallback | None = None) -> None:
         self.pool.run(cases, progress)
         for case in cases:

@@ -100,6 +100,16 @@ class ProcessPool:
 
     def start(self, processes: int | None = None) -> None:
         """Start and warm the processes (at most `processes`); returns once they are ready."""
+        self.launch(processes)
+        while any(slot.state == "starting" for slot in self._slots):
+            self._pump()
+        if not any(slot.state == "ready" for slot in self._slots):
+            failure = max(self._slots, key=lambda slot: slot.failures).last_failure
+            raise IsolationError(f"the system could not be started in its own process:\n{failure}")
+
+    def launch(self, processes: int | None = None) -> None:
+        """Start the processes (at most `processes`) and return at once: the caller can
+        do other work while they import and warm the system; `start` or `run` waits."""
         if loading_a_system():
             raise IsolationError(
                 "evaluate() was called while the system's module was being imported in its "
@@ -113,11 +123,6 @@ class ProcessPool:
         for slot in self._slots:
             if slot.state == "stopped" and slot.failures < MAX_WARMUP_FAILURES:
                 self._occupy(slot)
-        while any(slot.state == "starting" for slot in self._slots):
-            self._pump()
-        if not any(slot.state == "ready" for slot in self._slots):
-            failure = max(self._slots, key=lambda slot: slot.failures).last_failure
-            raise IsolationError(f"the system could not be started in its own process:\n{failure}")
 
     def close(self) -> None:
         """Stop every process: ask nicely (close its pipe), then kill what is left."""

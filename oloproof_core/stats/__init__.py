@@ -19,32 +19,76 @@ in that module's docstring:
 - many rules or metrics at once: Holm, Benjamini–Hochberg (``_multiplicity``).
 """
 
-from ._bounded_mean import (
-    DIFFERENCE_TUNING,
-    SCORE_TUNING,
-    BetTuning,
-    betting_p_value,
-    betting_side_p_values,
-    bounded_mean_bounds,
-    bounded_mean_interval,
-)
-from ._clopper_pearson import clopper_pearson
-from ._cluster import cr1_mean_interval, cr1_paired_difference
-from ._cluster_betting import (
-    FEW_CLUSTERS,
-    clustered_mean_interval,
-    clustered_paired_difference,
-    few_clusters_warning,
-)
-from ._difference import PairedDifference
-from ._interval import Interval
-from ._missing import mean_interval, proportion_interval
-from ._multiplicity import benjamini_hochberg, holm_rejections
-from ._paired import mcnemar_exact_p_value, paired_mean_difference, paired_proportion_difference
-from ._power import POWER, betting_cases_for_power, proportion_cases_for_power
-from ._sample_size import MAX_CASES, cases_needed
-from ._sequential import running_interval, running_side_p_values
-from ._sequential_power import SequentialPlan, sequential_cases_for_power
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._bounded_mean import (
+        DIFFERENCE_TUNING,
+        SCORE_TUNING,
+        BetTuning,
+        betting_p_value,
+        betting_side_p_values,
+        bounded_mean_bounds,
+        bounded_mean_interval,
+    )
+    from ._clopper_pearson import clopper_pearson
+    from ._cluster import cr1_mean_interval, cr1_paired_difference
+    from ._cluster_betting import (
+        FEW_CLUSTERS,
+        clustered_mean_interval,
+        clustered_paired_difference,
+        few_clusters_warning,
+    )
+    from ._difference import PairedDifference
+    from ._interval import Interval
+    from ._missing import mean_interval, proportion_interval
+    from ._multiplicity import benjamini_hochberg, holm_rejections
+    from ._paired import mcnemar_exact_p_value, paired_mean_difference, paired_proportion_difference
+    from ._power import POWER, betting_cases_for_power, proportion_cases_for_power
+    from ._sample_size import MAX_CASES, cases_needed
+    from ._sequential import running_interval, running_side_p_values
+    from ._sequential_power import SequentialPlan, sequential_cases_for_power
+
+# Each name is imported on first use: a module that needs only a check of its inputs
+# (`_validate`) or the reading order (`_order`) does not load SciPy, about 0.3 s, which a
+# run then loads while its system's processes start.
+_EXPORTS: dict[str, str] = {
+    "benjamini_hochberg": "._multiplicity",
+    "betting_cases_for_power": "._power",
+    "betting_p_value": "._bounded_mean",
+    "betting_side_p_values": "._bounded_mean",
+    "BetTuning": "._bounded_mean",
+    "bounded_mean_bounds": "._bounded_mean",
+    "bounded_mean_interval": "._bounded_mean",
+    "cases_needed": "._sample_size",
+    "clopper_pearson": "._clopper_pearson",
+    "clustered_mean_interval": "._cluster_betting",
+    "clustered_paired_difference": "._cluster_betting",
+    "cr1_mean_interval": "._cluster",
+    "cr1_paired_difference": "._cluster",
+    "DIFFERENCE_TUNING": "._bounded_mean",
+    "FEW_CLUSTERS": "._cluster_betting",
+    "few_clusters_warning": "._cluster_betting",
+    "holm_rejections": "._multiplicity",
+    "Interval": "._interval",
+    "MAX_CASES": "._sample_size",
+    "mcnemar_exact_p_value": "._paired",
+    "mean_interval": "._missing",
+    "paired_mean_difference": "._paired",
+    "paired_proportion_difference": "._paired",
+    "PairedDifference": "._difference",
+    "POWER": "._power",
+    "proportion_cases_for_power": "._power",
+    "proportion_interval": "._missing",
+    "running_interval": "._sequential",
+    "running_side_p_values": "._sequential",
+    "SCORE_TUNING": "._bounded_mean",
+    "sequential_cases_for_power": "._sequential_power",
+    "SequentialPlan": "._sequential_power",
+}
 
 __all__ = [
     "DIFFERENCE_TUNING",
@@ -80,3 +124,12 @@ __all__ = [
     "running_side_p_values",
     "sequential_cases_for_power",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'oloproof_core.stats' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -240,7 +240,7 @@ class ProcessPool:
             raise ProtocolError(f"unexpected message {str(message)[:200]!r}")
         flight = slot.in_flight.pop(message[0])
         self._fill(slot)  # keep the process busy before doing the parent's bookkeeping
-        self._pace.settled += 1
+        self._pace.settle()
         settle(
             flight.record,
             message,
@@ -253,11 +253,15 @@ class ProcessPool:
 
     def _grow_if_behind(self, now: float) -> None:
         """Add processes (as many as are ready, so the pool doubles) while the waiting
-        cases would outlast a process's start-up at the pace so far."""
+        cases would outlast a process's start-up at the pace so far, and while adding
+        them pays (see `_Pace.worth_more`)."""
         limit = min(self.processes, self._cap)
         if not self._pending or len(self._slots) >= limit:
             return
         if any(slot.state == "starting" for slot in self._slots):
+            return
+        if self._pace.after_growth:
+            self._pace.measure_afresh(now)  # the larger pool's pace, from now on
             return
         ready = sum(slot.state == "ready" for slot in self._slots)
         oldest = min(
@@ -266,6 +270,9 @@ class ProcessPool:
         )
         if ready == 0 or not self._pace.behind(len(self._pending), now, now - oldest, ready):
             return
+        if not self._pace.worth_more(now, ready, os.cpu_count() or 1):
+            return
+        self._pace.grown(now)
         for _ in range(min(ready, limit - len(self._slots))):
             slot = Slot(len(self._slots))
             self._slots.append(slot)
@@ -442,20 +449,44 @@ class ProcessPool:
 
 
 class _Pace:
-    """How fast a growing pool gets through its cases, and how long a process takes to start."""
+    """How fast a growing pool gets through its cases, and how long a process takes to start.
+
+    The pace is measured over a window that starts afresh with each batch of cases and
+    each time the pool has grown (once its new processes are ready).
+    """
+
+    GAIN = 1.5
+    """Beyond one process per CPU, the pool doubles again only if its last doubling
+    made it at least this much faster: past the CPUs, more processes help only a
+    system that waits, and a quick one's cases are bound by this process's loop."""
 
     def __init__(self) -> None:
         self.start_up_s = 0.0
-        self.settled = 0
+        self.after_growth = False
+        self._settled = 0
         self._since = 0.0
+        self._rate_before: float | None = None
 
     def begin(self, now: float) -> None:
         """A new batch of cases: the pace is measured afresh."""
-        self.settled = 0
+        self._rate_before = None
+        self.after_growth = False
+        self.measure_afresh(now)
+
+    def measure_afresh(self, now: float) -> None:
+        self._settled = 0
         self._since = now
+        self.after_growth = False
+
+    def settle(self) -> None:
+        self._settled += 1
 
     def ready(self, seconds: float) -> None:
         self.start_up_s = max(self.start_up_s, seconds)
+
+    def grown(self, now: float) -> None:
+        self._rate_before = self._rate(now)
+        self.after_growth = True
 
     def behind(self, waiting: int, now: float, oldest_in_flight_s: float, ready: int) -> bool:
         """Whether `waiting` cases would take longer than a start-up at the pace so far.
@@ -465,8 +496,23 @@ class _Pace:
         it says more, the case in flight longest stands for it, so a slow system is
         found slow while its first case still runs.
         """
-        elapsed = now - self._since
         seconds_per_case = oldest_in_flight_s / ready
-        if self.settled and elapsed >= self.start_up_s / 4:
-            seconds_per_case = max(seconds_per_case, elapsed / self.settled)
+        if self._measured(now):
+            seconds_per_case = max(seconds_per_case, (now - self._since) / self._settled)
         return waiting * seconds_per_case > self.start_up_s
+
+    def worth_more(self, now: float, processes: int, cpus: int) -> bool:
+        """Whether doubling `processes` may pay: below one per CPU it may; beyond, only
+        if the last doubling sped the pool up by GAIN (and once that is measured)."""
+        if processes < cpus or self._rate_before is None:
+            return True
+        if not self._measured(now) or self._rate_before == 0:
+            return False
+        return self._rate(now) >= self.GAIN * self._rate_before
+
+    def _measured(self, now: float) -> bool:
+        return self._settled > 0 and now - self._since >= self.start_up_s / 4
+
+    def _rate(self, now: float) -> float:
+        elapsed = now - self._since
+        return self._settled / elapsed if elapsed > 0 else 0.0

@@ -4,7 +4,8 @@ Sync systems: one case per process, so `concurrency` processes when it is given 
 otherwise up to min(16, 2 × CPUs) — threads default to 16 because they mostly wait, but
 a process is a whole interpreter, and twice the CPUs keeps every core busy while some
 processes wait on I/O. Without a given `concurrency` the pool starts one process and
-grows to that bound only while the work outlasts starting another (see `_pool`). Async systems: one process running an event loop with up to
+grows to that bound only while the work outlasts starting another (see `_pool`).
+Async systems: one process running an event loop with up to
 `concurrency` cases in flight (16 by default, as for threads).
 """
 

@@ -34,6 +34,7 @@ from runs.errors import InvalidRequestError
 from runs.models import CaseResult, Dataset, DatasetCase, Gate, Project, Release, Run, System
 from runs.projects import project_default_ensure
 from runs.run_fields import finished_run_fields, parse_time, policy_fields
+from runs.search_rows import search_rows_add
 
 logger = logging.getLogger(__name__)
 
@@ -106,9 +107,10 @@ def case_results_create(
 
     The (run, case_id) unique constraint plus skipping conflicts is what makes a
     retried or duplicated chunk of work harmless. `new_run`: the run was created in
-    this transaction, so no row can collide and the rows go straight in.
+    this transaction, so no row can collide and the rows go straight in. The new rows
+    are then added to SQLite's search index (runs.search_rows).
     """
-    return rows_insert(
+    sent = rows_insert(
         model=CaseResult,
         columns=CASE_RESULT_COLUMNS,
         rows=(
@@ -118,6 +120,10 @@ def case_results_create(
         ignore_conflicts=not new_run,
         batch_size=batch_size_or_default(batch_size),
     )
+    search_rows_add(
+        run_id=run_id, case_ids=None if new_run else [case.id for case in cases], new_run=new_run
+    )
+    return sent
 
 
 def gate_record(*, run: Run, gate: Mapping[str, Any], decided_at: datetime | None = None) -> Gate:

@@ -32,6 +32,7 @@ from runs.models import (
     System,
 )
 from runs.projects import project_default_ensure
+from runs.search_rows import search_rows_add
 
 BATCH = 5000
 TOPICS = ("parcel", "refund", "invoice", "password", "delivery", "warranty", "account", "coupon")
@@ -153,6 +154,7 @@ def build_case_run(n_cases: int) -> CaseRun:
             DatasetCase.objects.bulk_create(batch)
         for batch in _chunks(results):
             CaseResult.objects.bulk_create(batch)
+        search_rows_add(run_id=run.pk, new_run=True)  # as the recording does after its rows
         for batch in _chunks(_verdicts(run, results, rng)):
             CaseVerdict.objects.bulk_create(batch)
         MetricEstimate.objects.bulk_create(_estimates(run, n_cases))
@@ -198,14 +200,9 @@ def _analyze() -> None:
 
 
 def _search_statements() -> tuple[list[str], list[str]]:
-    """The search index's own statements for this database, as migration 0009 runs them."""
+    """PostgreSQL: the GIN indexes' own statements, as migration 0009 runs them."""
     migration = importlib.import_module("runs.migrations.0009_case_search")
-    forward, backward = migration.STATEMENTS[connection.vendor]
-    if connection.vendor == "sqlite":  # keep the FTS tables, drop and remake the triggers
-        return (
-            [sql for sql in forward if sql.startswith("CREATE TRIGGER")],
-            [sql for sql in backward if sql.startswith("DROP TRIGGER")],
-        )
+    forward, backward = migration.STATEMENTS["postgresql"]
     return (
         [sql for sql in forward if sql.startswith("CREATE INDEX")],
         [sql for sql in backward if sql.startswith("DROP INDEX")],
@@ -215,12 +212,13 @@ def _search_statements() -> tuple[list[str], list[str]]:
 def time_inserts(n_cases: int, source_run_id: int) -> dict[str, float]:
     """Seconds to bulk-insert a run's n case results with the search index, and without.
 
-    The same rows into the same table, each into a run of its own. For the second, the
-    index is dropped (SQLite: its triggers; PostgreSQL: the GIN index), the rows are
-    written and removed again, and the index is made again.
+    The same rows into the same table, each into a run of its own. SQLite: with the
+    index, the recording's bulk add of the rows follows their insert (runs.search_rows);
+    without it, the rows alone. PostgreSQL: for the second, the GIN indexes are dropped,
+    the rows written and removed again, and the indexes made again.
     """
     source = Run.objects.get(pk=source_run_id)
-    make, drop = _search_statements()
+    make, drop = _search_statements() if connection.vendor == "postgresql" else ([], [])
     timings: dict[str, float] = {}
     # Alternated twice, the best of each kept: the shared machine's load drifts.
     for name in ("with the search index", "without it") * 2:
@@ -241,6 +239,8 @@ def time_inserts(n_cases: int, source_run_id: int) -> dict[str, float]:
             with transaction.atomic():
                 for batch in _chunks(rows):
                     CaseResult.objects.bulk_create(batch)
+                if name == "with the search index":
+                    search_rows_add(run_id=run.pk, new_run=True)
             seconds = time.perf_counter() - started
             timings[name] = min(seconds, timings.get(name, seconds))
             if name == "without it":

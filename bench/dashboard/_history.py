@@ -33,6 +33,7 @@ from runs.models import (
     System,
 )
 from runs.projects import membership_set, project_default_ensure
+from runs.search_rows import search_rows_add
 
 BATCH = 5000
 CRITERIA = ("exact_label", "known_label", "tone")
@@ -158,6 +159,7 @@ def _cases(run: Run, n: int, rng: random.Random, fail_rate: float) -> None:
             results, verdicts = [], []
     CaseResult.objects.bulk_create(results)
     CaseVerdict.objects.bulk_create(verdicts)
+    search_rows_add(run_id=run.pk, new_run=True)  # as the recording does after its rows
 
 
 def build_history(

@@ -16,35 +16,11 @@ from typing import Any
 
 from django.db import migrations
 
-SQLITE_JSON_WORDS = (
-    "(SELECT substr(group_concat(atom, ' '), 1, 50000) FROM json_tree({doc}) "
-    "WHERE type IN ('text', 'integer', 'real'))"
-)
+from runs.search_rows import COLUMNS as _COLUMNS
+from runs.search_rows import INSERT_ONE as _INSERT
+from runs.search_rows import TABLE as _FTS
+from runs.search_rows import row_values as _values
 
-
-def _json_words(doc: str) -> str:
-    return SQLITE_JSON_WORDS.format(doc=doc)
-
-
-_COLUMNS = "input, expected, output, error"
-_FTS = "runs_caseresult_search"
-
-
-def _values(row: str, base: str = "(SELECT 1)") -> str:
-    """A case result's words: its dataset row's input and expected value, its own output
-    and error. The dataset row is found through the run; datasets never change, so the
-    same words come back when a row is deleted (which a contentless table needs)."""
-    return (
-        f"SELECT {row}.id, {_json_words('dataset_row.input')}, "
-        f"{_json_words('dataset_row.expected')}, {_json_words(row + '.output')}, "
-        f"substr({row}.error_type || ' ' || {row}.error_message, 1, 50000) "
-        f"FROM {base} LEFT JOIN runs_run AS its_run ON its_run.id = {row}.run_id "
-        "LEFT JOIN runs_datasetcase AS dataset_row ON dataset_row.dataset_id = its_run.dataset_id "
-        f"AND dataset_row.case_id = {row}.case_id"
-    )
-
-
-_INSERT = f"INSERT INTO {_FTS}(rowid, {_COLUMNS}) {_values('new')};"
 _DELETE = (
     f"INSERT INTO {_FTS}({_FTS}, rowid, {_COLUMNS}) "
     f"SELECT 'delete', * FROM ({_values('old')});"

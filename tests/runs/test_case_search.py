@@ -163,7 +163,9 @@ def _search_objects() -> set[str]:
 
 EXPECTED_OBJECTS = {
     "sqlite": {
-        f"runs_caseresult_search{suffix}" for suffix in ("", "_insert", "_delete", "_update")
+        # new rows are added by the recording (runs.search_rows), not by a trigger
+        f"runs_caseresult_search{suffix}"
+        for suffix in ("", "_delete", "_update")
     },
     "postgresql": {
         "case_result_search",
@@ -191,3 +193,36 @@ def test_the_search_migration_is_reversible_and_indexes_existing_rows() -> None:
     executor.migrate(executor.loader.graph.leaf_nodes())
     assert EXPECTED_OBJECTS[connection.vendor] <= _search_objects()
     assert found(run, "parcel") == ["alpha-1"]  # rows recorded before the index was made
+
+
+def test_a_chunk_recorded_twice_is_indexed_once_and_later_chunks_are_found() -> None:
+    from oloproof_core import CaseResult as EngineCase
+    from runs.recording import case_results_create
+
+    run = recorded(ROWS[:2])
+    later = [
+        EngineCase(id=f"late-{i}", input={"q": "x"}, expected=None, output={"text": f"zebra {i}"})
+        for i in range(3)
+    ]
+    for _ in range(2):  # a chunk delivered twice
+        case_results_create(run_id=run.pk, cases=later, pass_fail=frozenset(), first_position=2)
+    assert found(run, "zebra") == ["late-0", "late-1", "late-2"]
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute("SELECT count(*) FROM runs_caseresult_search")
+            assert cursor.fetchone()[0] == CaseResult.objects.count() == 5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_index_keeps_its_rows_back_and_forth_over_the_trigger_migration() -> None:
+    """0010 replaces SQLite's insert trigger by the recording's bulk add, and back."""
+    executor = MigrationExecutor(connection)
+    executor.migrate([("runs", "0009_case_search")])
+    before = recorded()  # indexed by the trigger
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    after = recorded([{**row, "id": f"{row['id']}-b"} for row in ROWS])  # by the recording
+    assert found(before, "parcel") == ["alpha-1"]
+    assert found(after, "parcel") == ["alpha-1-b"]
+    if connection.vendor == "sqlite":
+        assert "runs_caseresult_search_insert" not in _search_objects()

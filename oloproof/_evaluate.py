@@ -44,12 +44,7 @@ def evaluate(
     from oloproof._results import load
     from oloproof_core import run_evaluation, run_until_decided
 
-    if store is not None:
-        chosen = store
-    else:
-        # With a baseline the store is read at once; otherwise it opens while the
-        # system's processes start (or when the run first needs it).
-        chosen = default_store() if baseline is not None else default_store_on_use()
+    chosen = _store_for(store, baseline)
     run, extra = (run_until_decided, {"batch": batch}) if until_decided else (run_evaluation, {})
     result = run(
         system=system,
@@ -69,6 +64,14 @@ def evaluate(
         **extra,
     )
     return _record(result, chosen) if record else result
+
+
+def _store_for(store: Store | None, baseline: RunRef | None) -> Store:
+    """The store given, or the default one: read at once for a baseline, and otherwise
+    opened while the system's processes start (or when the run first needs it)."""
+    if store is not None:
+        return store
+    return default_store() if baseline is not None else default_store_on_use()
 
 
 def _record(result: Result, store: Store) -> Result:

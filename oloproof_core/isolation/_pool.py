@@ -6,10 +6,8 @@ dies or must be killed (timeout) loses only its own cases and is replaced. Async
 systems hold up to `per_process` cases per event loop, never more, so no case waits in
 a queue inside the child while its clock runs.
 
-A growing pool (`grow=True`) starts one process and adds more, doubling, up to
-`processes`, while the cases still waiting would take longer at the current pace than
-a process takes to start: a quick system's run ends before a second interpreter would
-be ready, and starting it anyway would only take CPU from the first.
+A growing pool (`grow=True`) starts one process and adds more as the work needs them
+(`_pace`).
 """
 
 from __future__ import annotations
@@ -27,17 +25,18 @@ from oloproof_core.case import CaseError, CaseResult
 from oloproof_core.execution import ProgressCallback, timed_out
 from oloproof_core.isolation._env import ChildEnv, child_environment, env_for_slot
 from oloproof_core.isolation._errors import IsolationError
+from oloproof_core.isolation._pace import Pace
 from oloproof_core.isolation._process import (
     ChildProcess,
     child_setup,
     exit_reason,
-    fork_child,
-    spawn_child,
+    start_child,
+    stop_children,
 )
 from oloproof_core.isolation._protocol import ProtocolError, frame
-from oloproof_core.isolation._reference import CAN_FORK, loading_a_system, start_method
+from oloproof_core.isolation._reference import CAN_FORK, refuse_while_loading, start_method
 from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
-from oloproof_core.isolation._slot import InFlight, Slot, last_line, lose, settle
+from oloproof_core.isolation._slot import InFlight, Slot, last_line, lose, oldest_start, settle
 from oloproof_core.system import System
 
 CaseHook = Callable[[int, str], None]
@@ -95,7 +94,7 @@ class ProcessPool:
         self._pending: deque[CaseResult] = deque()
         self.restarts = 0
         self._grow = grow
-        self._pace = _Pace()
+        self._pace = Pace()
         self._cap = processes
 
     def start(self, processes: int | None = None) -> None:
@@ -110,14 +109,8 @@ class ProcessPool:
     def launch(self, processes: int | None = None) -> None:
         """Start the processes (at most `processes`) and return at once: the caller can
         do other work while they import and warm the system; `start` or `run` waits."""
-        if loading_a_system():
-            raise IsolationError(
-                "evaluate() was called while the system's module was being imported in its "
-                'own process: put the script\'s run under `if __name__ == "__main__":`'
-            )
-        wanted = min(self.processes, processes or self.processes)
-        if self._grow:
-            wanted = max(1, len(self._slots))
+        refuse_while_loading()
+        wanted = min(self.processes, processes or (1 if self._grow else self.processes))
         while len(self._slots) < wanted:
             self._slots.append(Slot(len(self._slots)))
         for slot in self._slots:
@@ -126,15 +119,7 @@ class ProcessPool:
 
     def close(self) -> None:
         """Stop every process: ask nicely (close its pipe), then kill what is left."""
-        children = [child for slot in self._slots if (child := self._vacate(slot))]
-        for child in children:
-            child.close_input()
-        deadline = time.monotonic() + 1.0
-        for child in children:
-            if child.wait_briefly(max(0.0, deadline - time.monotonic())) is None:
-                child.kill()
-            child.reap()
-            child.close_pipes()
+        stop_children([child for slot in self._slots if (child := self._vacate(slot))])
 
     def __enter__(self) -> ProcessPool:
         return self
@@ -162,7 +147,7 @@ class ProcessPool:
         if not cases:
             return
         self._cap = math.ceil(len(cases) / self.per_process)
-        self.start(self._cap)
+        self.start(1 if self._grow else self._cap)
         self._pace.begin(time.perf_counter())
         self._pending.extend(cases)
         try:
@@ -179,8 +164,7 @@ class ProcessPool:
                 self._give_up()
                 break
             self._pump()
-            if self._grow:
-                self._grow_if_behind(time.perf_counter())
+            self._grow_if_behind(time.perf_counter())
             if progress is not None and time.monotonic() - last_report > _PROGRESS_INTERVAL_S:
                 held = sum(len(slot.in_flight) for slot in self._slots)
                 progress("system", total - len(self._pending) - held, total)
@@ -252,31 +236,15 @@ class ProcessPool:
             self._on_end(slot.index, flight.record.id)
 
     def _grow_if_behind(self, now: float) -> None:
-        """Add processes (as many as are ready, so the pool doubles) while the waiting
-        cases would outlast a process's start-up at the pace so far, and while adding
-        them pays (see `_Pace.worth_more`)."""
-        limit = min(self.processes, self._cap)
-        if not self._pending or len(self._slots) >= limit:
+        """Add the processes the pace asks for (`Pace.to_add`)."""
+        if not self._grow or not self._pending or any(s.state == "starting" for s in self._slots):
             return
-        if any(slot.state == "starting" for slot in self._slots):
-            return
-        if self._pace.after_growth:
-            self._pace.measure_afresh(now)  # the larger pool's pace, from now on
-            return
+        oldest = oldest_start(self._slots, default=now)
         ready = sum(slot.state == "ready" for slot in self._slots)
-        oldest = min(
-            (flight.started for slot in self._slots for flight in slot.in_flight.values()),
-            default=now,
-        )
-        if ready == 0 or not self._pace.behind(len(self._pending), now, now - oldest, ready):
-            return
-        if not self._pace.worth_more(now, ready, os.cpu_count() or 1):
-            return
-        self._pace.grown(now)
-        for _ in range(min(ready, limit - len(self._slots))):
-            slot = Slot(len(self._slots))
-            self._slots.append(slot)
-            self._occupy(slot)
+        limit = min(self.processes, self._cap)
+        waiting, slots = len(self._pending), len(self._slots)
+        if added := self._pace.to_add(now, waiting, now - oldest, ready, slots, limit):
+            self.launch(slots + added)
 
     def _fill(self, slot: Slot) -> None:
         """Send cases to a ready process until it holds `per_process` of them."""
@@ -323,14 +291,7 @@ class ProcessPool:
         return started + self.timeout + (_ASYNC_GRACE_S if self.system.is_async else 0.0)
 
     def _next_deadline(self) -> float:
-        nearest = math.inf
-        for slot in self._slots:
-            if slot.state == "starting":
-                nearest = min(nearest, slot.ready_by)
-            elif self.timeout is not None:
-                for flight in slot.in_flight.values():
-                    nearest = min(nearest, flight.deadline)
-        return nearest
+        return min((slot.next_deadline(self.timeout) for slot in self._slots), default=math.inf)
 
     def _expire(self, now: float) -> None:
         for slot in self._slots:
@@ -404,18 +365,9 @@ class ProcessPool:
     def _occupy(self, slot: Slot) -> None:
         environment = child_environment(env_for_slot(self._child_env, slot.index))
         setup = child_setup(self.memory_limit_mb, self.timeout)
-        if self._reference is not None and self._method == "spawn":
-            setup["reference"] = self._reference.to_dict()
-            # The reference names the system as declared; a candidate of an optimization
-            # is that system reading other texts, which the child binds again.
-            setup["components"] = dict(self.system.components)
-            setup["version"] = self.system.version
-            child = spawn_child(setup, environment)
-        else:
-            child = fork_child(self.system, setup, environment)
-        started = time.perf_counter()
-        slot.occupy(child, started + WARMUP_TIMEOUT_S)
-        slot.occupied_at = started
+        reference = self._reference if self._method == "spawn" else None
+        child = start_child(self.system, reference, setup, environment)
+        slot.occupy(child, time.perf_counter(), WARMUP_TIMEOUT_S)
         self._by_fd[child.from_child] = slot
         self._poller.register(child.from_child, select.POLLIN)
 
@@ -446,73 +398,3 @@ class ProcessPool:
                 if table.pop(fd, None) is not None:
                     self._poller.unregister(fd)
         return child
-
-
-class _Pace:
-    """How fast a growing pool gets through its cases, and how long a process takes to start.
-
-    The pace is measured over a window that starts afresh with each batch of cases and
-    each time the pool has grown (once its new processes are ready).
-    """
-
-    GAIN = 1.5
-    """Beyond one process per CPU, the pool doubles again only if its last doubling
-    made it at least this much faster: past the CPUs, more processes help only a
-    system that waits, and a quick one's cases are bound by this process's loop."""
-
-    def __init__(self) -> None:
-        self.start_up_s = 0.0
-        self.after_growth = False
-        self._settled = 0
-        self._since = 0.0
-        self._rate_before: float | None = None
-
-    def begin(self, now: float) -> None:
-        """A new batch of cases: the pace is measured afresh."""
-        self._rate_before = None
-        self.after_growth = False
-        self.measure_afresh(now)
-
-    def measure_afresh(self, now: float) -> None:
-        self._settled = 0
-        self._since = now
-        self.after_growth = False
-
-    def settle(self) -> None:
-        self._settled += 1
-
-    def ready(self, seconds: float) -> None:
-        self.start_up_s = max(self.start_up_s, seconds)
-
-    def grown(self, now: float) -> None:
-        self._rate_before = self._rate(now)
-        self.after_growth = True
-
-    def behind(self, waiting: int, now: float, oldest_in_flight_s: float, ready: int) -> bool:
-        """Whether `waiting` cases would take longer than a start-up at the pace so far.
-
-        The pace is the pool's throughput once it has run for a quarter of a start-up
-        (sooner, a first slow case would stand for them all); until then, and whenever
-        it says more, the case in flight longest stands for it, so a slow system is
-        found slow while its first case still runs.
-        """
-        seconds_per_case = oldest_in_flight_s / ready
-        if self._measured(now):
-            seconds_per_case = max(seconds_per_case, (now - self._since) / self._settled)
-        return waiting * seconds_per_case > self.start_up_s
-
-    def worth_more(self, now: float, processes: int, cpus: int) -> bool:
-        """Whether doubling `processes` may pay: below one per CPU it may; beyond, only
-        if the last doubling sped the pool up by GAIN (and once that is measured)."""
-        if processes < cpus or self._rate_before is None:
-            return True
-        if not self._measured(now) or self._rate_before == 0:
-            return False
-        return self._rate(now) >= self.GAIN * self._rate_before
-
-    def _measured(self, now: float) -> bool:
-        return self._settled > 0 and now - self._since >= self.start_up_s / 4
-
-    def _rate(self, now: float) -> float:
-        elapsed = now - self._since
-        return self._settled / elapsed if elapsed > 0 else 0.0

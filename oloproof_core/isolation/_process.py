@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from oloproof_core.isolation._protocol import frame
+from oloproof_core.isolation._reference import SystemReference
 from oloproof_core.system import System
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -94,6 +95,23 @@ def child_setup(memory_limit_mb: int | None, timeout: float | None) -> dict[str,
     }
 
 
+def start_child(
+    system: System,
+    reference: SystemReference | None,
+    setup: dict[str, Any],
+    environment: Mapping[str, str],
+) -> ChildProcess:
+    """A process serving `system`: spawned to import it by `reference`, else forked."""
+    if reference is None:
+        return fork_child(system, setup, environment)
+    setup["reference"] = reference.to_dict()
+    # The reference names the system as declared; a candidate of an optimization is
+    # that system reading other texts, which the child binds again.
+    setup["components"] = dict(system.components)
+    setup["version"] = system.version
+    return spawn_child(setup, environment)
+
+
 def spawn_child(setup: Mapping[str, Any], environment: Mapping[str, str]) -> ChildProcess:
     """A fresh interpreter that imports the system by the reference in `setup`."""
     child_read, to_child = os.pipe()
@@ -143,6 +161,18 @@ def fork_child(
     os.close(child_read)
     os.close(child_write)
     return _register(ChildProcess(pid, to_child, from_child, None))
+
+
+def stop_children(children: list[ChildProcess]) -> None:
+    """Stop these processes: ask nicely (close their pipes), then kill what is left."""
+    for child in children:
+        child.close_input()
+    deadline = time.monotonic() + 1.0
+    for child in children:
+        if child.wait_briefly(max(0.0, deadline - time.monotonic())) is None:
+            child.kill()
+        child.reap()
+        child.close_pipes()
 
 
 def exit_reason(code: int) -> str:

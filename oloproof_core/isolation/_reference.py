@@ -104,9 +104,13 @@ def load_reference(reference: SystemReference) -> System:
     return as_system(found)
 
 
-def loading_a_system() -> bool:
-    """Whether this process is importing a system's module right now (see the pool's guard)."""
-    return _loading
+def refuse_while_loading() -> None:
+    """A script that runs `evaluate()` at import would start processes without end."""
+    if _loading:
+        raise IsolationError(
+            "evaluate() was called while the system's module was being imported in its "
+            'own process: put the script\'s run under `if __name__ == "__main__":`'
+        )
 
 
 def _load_script(path: str) -> Any:

@@ -58,12 +58,21 @@ class Slot:
         self.failures = 0
         self.last_failure = ""
 
-    def occupy(self, child: ChildProcess, ready_by: float) -> None:
+    def occupy(self, child: ChildProcess, now: float, warmup_timeout_s: float) -> None:
         self.child = child
         self.state = "starting"
         self.reader = FrameReader()
         self.outbox = bytearray()
-        self.ready_by = ready_by
+        self.occupied_at = now
+        self.ready_by = now + warmup_timeout_s
+
+    def next_deadline(self, timeout: float | None) -> float:
+        """When this slot next needs the pool: its process's warm-up ends, or a case's time."""
+        if self.state == "starting":
+            return self.ready_by
+        if timeout is None or not self.in_flight:
+            return math.inf
+        return min(flight.deadline for flight in self.in_flight.values())
 
     def vacate(self) -> ChildProcess | None:
         """Forget the process (the caller stops it); return it."""
@@ -71,6 +80,13 @@ class Slot:
         self.state = "stopped"
         self.in_flight = {}
         return child
+
+
+def oldest_start(slots: list[Slot], *, default: float) -> float:
+    """When the case in flight longest in these slots was sent (`default` if none is)."""
+    return min(
+        (flight.started for slot in slots for flight in slot.in_flight.values()), default=default
+    )
 
 
 def settle(

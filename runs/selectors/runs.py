@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import F, QuerySet, Sum
+from django.db.models import F, IntegerField, OuterRef, QuerySet, Subquery, Sum
+from django.db.models.functions import Coalesce
 
 from metrics.models import MetricEstimate
 from runs.access import Actor, datasets_visible, run_for, runs_visible, systems_visible
@@ -63,23 +64,32 @@ def run_get(*, user: Actor, run_id: int) -> Run:
     """
     run = run_for(user=user, run_id=run_id)
     if run.status in LIVE_STATUSES:
-        in_flight = cases_in_flight(run_ids=[run.pk]).get(run.pk, 0)
-        run.cases_done = min(run.cases_total, run.cases_done + in_flight)
+        done, in_flight = (
+            Run.objects.filter(pk=run.pk)
+            .annotate(in_flight=cases_in_flight())
+            .values_list("cases_done", "in_flight")
+            .get()
+        )
+        run.cases_done = min(run.cases_total, done + in_flight)
     return run
 
 
-def cases_in_flight(*, run_ids: Iterable[int]) -> dict[int, int]:
-    """Cases done in chunks that workers still hold, per run (their heartbeats store them).
+def cases_in_flight() -> Coalesce:
+    """An annotation of runs: the cases done in chunks that workers still hold (their
+    heartbeats store them), 0 when none.
 
     A finished chunk's cases are counted on the run in the transaction that closes the
-    chunk, so adding these to the run's `cases_done` counts every case once.
+    chunk. Read in the same statement as the run's `cases_done`, the two add up to
+    every case once; read in two, a chunk closing between them would be missed, and
+    the count would step back.
     """
-    rows = (
-        RunChunk.objects.filter(run_id__in=list(run_ids), status=RunChunk.Status.CLAIMED)
+    held = (
+        RunChunk.objects.filter(run_id=OuterRef("pk"), status=RunChunk.Status.CLAIMED)
         .values("run_id")
         .annotate(done=Sum("cases_done"))
+        .values("done")
     )
-    return {row["run_id"]: int(row["done"] or 0) for row in rows}
+    return Coalesce(Subquery(held, output_field=IntegerField()), 0)
 
 
 def runs_in_order(*, user: Actor, run_ids: Sequence[int]) -> list[Run]:
@@ -133,13 +143,14 @@ def runs_live_status(*, user: Actor, run_ids: Iterable[int]) -> list[dict[str, A
         dict(row)
         for row in runs_visible(user=user)
         .filter(pk__in=list(run_ids)[:200])
-        .values("id", "status", "cases_done", "cases_total", "cases_failed", "error")
+        .annotate(in_flight=cases_in_flight())
+        .values("id", "status", "cases_done", "cases_total", "cases_failed", "error", "in_flight")
     ]
-    live = [row["id"] for row in rows if row["status"] in LIVE_STATUSES]
-    in_flight = cases_in_flight(run_ids=live) if live else {}
     for row in rows:
-        done = row["cases_done"] + in_flight.get(row["id"], 0)
-        row["cases_done"] = min(row["cases_total"], done)
+        in_flight = row.pop("in_flight")
+        if row["status"] not in LIVE_STATUSES:
+            in_flight = 0
+        row["cases_done"] = min(row["cases_total"], row["cases_done"] + in_flight)
     return rows
 
 

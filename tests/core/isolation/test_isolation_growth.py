@@ -1,11 +1,14 @@
 """Without a concurrency asked for, a sync system's processes are started as its work
-needs them: one for a quick system, more (up to the default bound) for a slow one."""
+needs them: one for a quick system, more (up to the default bound) for a slow one.
+
+The pool's decisions are checked on given times (`Pace`), the runs on real processes."""
 
 from __future__ import annotations
 
 from oloproof import evaluate
 from oloproof.evaluators import evaluator
 from oloproof_core.isolation import pool_shape
+from oloproof_core.isolation._pace import Pace
 from tests.core.isolation import systems
 
 SAME_N = evaluator(criterion="same_n", reads=("output", "expected"))(
@@ -26,11 +29,54 @@ def pids(result) -> set[int]:
 
 
 def test_a_quick_system_runs_in_one_process():
-    result = run(systems.quick_pid, 300)
+    # Five quick cases take far less than a start-up however busy the machine is.
+    result = run(systems.quick_pid, 5)
 
-    assert result.metric("same_n").n_observed == 300
+    assert result.metric("same_n").n_observed == 5
     assert result.provenance["execution"]["processes"] == 1
     assert len(pids(result)) == 1
+
+
+def pace_after(start_up_s: float, settled: int) -> Pace:
+    """A pace measured from time 0, `settled` cases back; times are given to `to_add`."""
+    pace = Pace()
+    pace.ready(start_up_s)
+    pace.begin(0.0)
+    for _ in range(settled):
+        pace.settle()
+    return pace
+
+
+def test_the_pool_doubles_only_while_the_waiting_cases_outlast_a_start_up():
+    # 0.25 s to start a process; 100 cases done in 0.1 s: 1 ms a case.
+    quick = pace_after(0.25, 100)
+    assert quick.to_add(0.1, 200, 0.0, ready=1, slots=1, limit=4) == 0  # 0.2 s of work left
+    assert quick.to_add(0.1, 400, 0.0, ready=1, slots=1, limit=4) == 1  # 0.4 s left
+    # Before a pace is known, a case in flight for 0.3 s already says "slow".
+    slow = pace_after(0.25, 0)
+    assert slow.to_add(0.01, 3, 0.3, ready=1, slots=1, limit=4) == 1
+    assert slow.to_add(0.01, 3, 0.01, ready=1, slots=1, limit=4) == 0
+    # As many again, never past the bound, and never beside a slot still starting.
+    assert pace_after(0.25, 0).to_add(0.01, 50, 0.3, ready=3, slots=3, limit=4) == 1
+    assert pace_after(0.25, 0).to_add(0.01, 50, 0.3, ready=4, slots=4, limit=4) == 0
+
+
+def test_past_one_process_per_cpu_the_pool_doubles_only_if_the_last_doubling_paid(
+    monkeypatch,
+):
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    pace = pace_after(0.25, 100)
+    assert pace.to_add(0.1, 10_000, 0.0, ready=1, slots=1, limit=8) == 1  # 1 -> 2
+    assert pace.to_add(0.1, 10_000, 0.0, ready=2, slots=2, limit=8) == 0  # new pace from here
+    for _ in range(110):  # two processes: 110 cases in 0.1 s, hardly faster than one
+        pace.settle()
+    assert pace.to_add(0.2, 10_000, 0.0, ready=2, slots=2, limit=8) == 0
+    faster = pace_after(0.25, 100)
+    faster.to_add(0.1, 10_000, 0.0, ready=1, slots=1, limit=8)
+    faster.to_add(0.1, 10_000, 0.0, ready=2, slots=2, limit=8)
+    for _ in range(200):  # twice as fast with two
+        faster.settle()
+    assert faster.to_add(0.2, 10_000, 0.0, ready=2, slots=2, limit=8) == 2  # 2 -> 4
 
 
 def test_a_slow_system_gets_more_processes_up_to_the_default_bound():

@@ -1,0 +1,102 @@
+"""When a growing pool adds processes: how fast it gets through its cases, how long a
+process takes to start, and whether another doubling pays.
+
+A growing pool starts one process and adds more, doubling, up to its bound, while the
+cases still waiting would take longer at the current pace than a process takes to
+start: a quick system's run ends before a second interpreter would be ready, and
+starting it anyway would only take CPU from the first.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+class Pace:
+    """How fast a growing pool gets through its cases, and how long a process takes to start.
+
+    The pace is measured over a window that starts afresh with each batch of cases and
+    each time the pool has grown (once its new processes are ready).
+    """
+
+    GAIN = 1.5
+    """Beyond one process per CPU, the pool doubles again only if its last doubling
+    made it at least this much faster: past the CPUs, more processes help only a
+    system that waits, and a quick one's cases are bound by this process's loop."""
+
+    def __init__(self) -> None:
+        self.start_up_s = 0.0
+        self.after_growth = False
+        self._settled = 0
+        self._since = 0.0
+        self._rate_before: float | None = None
+
+    def begin(self, now: float) -> None:
+        """A new batch of cases: the pace is measured afresh."""
+        self._rate_before = None
+        self.after_growth = False
+        self.measure_afresh(now)
+
+    def measure_afresh(self, now: float) -> None:
+        self._settled = 0
+        self._since = now
+        self.after_growth = False
+
+    def settle(self) -> None:
+        self._settled += 1
+
+    def ready(self, seconds: float) -> None:
+        self.start_up_s = max(self.start_up_s, seconds)
+
+    def to_add(
+        self,
+        now: float,
+        waiting: int,
+        oldest_in_flight_s: float,
+        ready: int,
+        slots: int,
+        limit: int,
+    ) -> int:
+        """How many processes to start now, with `ready` of the pool's `slots` running
+        (none is starting) and at most `limit` slots in all: as many again, or none."""
+        if ready == 0 or slots >= limit:
+            return 0
+        if self.after_growth:
+            self.measure_afresh(now)  # the larger pool's pace, from now on
+            return 0
+        if not self.behind(waiting, now, oldest_in_flight_s, ready):
+            return 0
+        if not self.worth_more(now, ready, os.cpu_count() or 1):
+            return 0
+        self._rate_before = self._rate(now)
+        self.after_growth = True
+        return min(ready, limit - slots)
+
+    def behind(self, waiting: int, now: float, oldest_in_flight_s: float, ready: int) -> bool:
+        """Whether `waiting` cases would take longer than a start-up at the pace so far.
+
+        The pace is the pool's throughput once it has run for a quarter of a start-up
+        (sooner, a first slow case would stand for them all); until then, and whenever
+        it says more, the case in flight longest stands for it, so a slow system is
+        found slow while its first case still runs.
+        """
+        seconds_per_case = oldest_in_flight_s / ready
+        if self._measured(now):
+            seconds_per_case = max(seconds_per_case, (now - self._since) / self._settled)
+        return waiting * seconds_per_case > self.start_up_s
+
+    def worth_more(self, now: float, processes: int, cpus: int) -> bool:
+        """Whether doubling `processes` may pay: below one per CPU it may; beyond, only
+        if the last doubling sped the pool up by GAIN (and once that is measured)."""
+        if processes < cpus or self._rate_before is None:
+            return True
+        if not self._measured(now) or self._rate_before == 0:
+            return False
+        return self._rate(now) >= self.GAIN * self._rate_before
+
+    def _measured(self, now: float) -> bool:
+        return self._settled > 0 and now - self._since >= self.start_up_s / 4
+
+    def _rate(self, now: float) -> float:
+        elapsed = now - self._since
+        return self._settled / elapsed if elapsed > 0 else 0.0

@@ -38,15 +38,41 @@ _WORD = re.compile(r"[^\W_]+")
 
 @dataclass(frozen=True, slots=True)
 class _Index:
-    """PostgreSQL: the weight that tells which field of a table's tsvector a word is in."""
+    """PostgreSQL: one table's weighted tsvector (a weight tells which field a word is
+    in), and the two ways a word is looked for in it."""
 
     postgres_weights: dict[str, str]
+    ids: str
+    """The ids of the run's case results matching one word (through the GIN index)."""
+    row_condition: str
+    """The same as a condition on the case result's own row."""
+    of_dataset: bool
 
 
 _SQLITE_COLUMNS = ("input", "expected", "output", "error")
 """SQLite: one FTS5 row per case result, its dataset row's words beside its own."""
-_RESULTS = _Index(postgres_weights={"output": "A", "error": "B"})
-_DATASET_ROWS = _Index(postgres_weights={"input": "A", "expected": "B"})
+_RESULTS = _Index(
+    postgres_weights={"output": "A", "error": "B"},
+    ids=(
+        "SELECT id FROM runs_caseresult WHERE run_id = %s "
+        "AND oloproof_search @@ to_tsquery('simple', %s)"
+    ),
+    row_condition=f"{_OUTER}.oloproof_search @@ to_tsquery('simple', %s)",
+    of_dataset=False,
+)
+_DATASET_ROWS = _Index(
+    postgres_weights={"input": "A", "expected": "B"},
+    ids=(
+        "SELECT result.id AS id FROM runs_datasetcase AS row JOIN runs_caseresult AS result "
+        "ON result.run_id = %s AND result.case_id = row.case_id WHERE row.dataset_id = %s "
+        "AND row.oloproof_search @@ to_tsquery('simple', %s)"
+    ),
+    row_condition=(
+        f"{_OUTER}.case_id IN (SELECT case_id FROM runs_datasetcase WHERE dataset_id = %s "
+        "AND oloproof_search @@ to_tsquery('simple', %s))"
+    ),
+    of_dataset=True,
+)
 
 _CASE_ID_RANGE = (
     "SELECT id FROM runs_caseresult WHERE run_id = %s AND case_id >= %s AND case_id < %s"
@@ -56,26 +82,9 @@ _SQLITE_SQL = (
     "SELECT rowid AS id FROM runs_caseresult_search "
     "WHERE runs_caseresult_search MATCH %s AND rowid BETWEEN %s AND %s"
 )
-_POSTGRES_IDS = {
-    # The ids of the run's case results matching one word, per table (GIN indexes).
-    "results": (
-        "SELECT id FROM runs_caseresult WHERE run_id = %s "
-        "AND oloproof_search @@ to_tsquery('simple', %s)"
-    ),
-    "rows": (
-        "SELECT result.id AS id FROM runs_datasetcase AS row JOIN runs_caseresult AS result "
-        "ON result.run_id = %s AND result.case_id = row.case_id WHERE row.dataset_id = %s "
-        "AND row.oloproof_search @@ to_tsquery('simple', %s)"
-    ),
-}
 FEW_MATCHES = 20_000
 """PostgreSQL: a search with at most this many matches reads them by id; with more, the
 run's rows are tested in order instead (see `_postgres_filter`)."""
-_POSTGRES_RESULT_WORD = f"{_OUTER}.oloproof_search @@ to_tsquery('simple', %s)"
-_POSTGRES_ROW_WORD = (
-    f"{_OUTER}.case_id IN (SELECT case_id FROM runs_datasetcase WHERE dataset_id = %s "
-    "AND oloproof_search @@ to_tsquery('simple', %s))"
-)
 
 
 def search_words(text: str) -> list[str]:
@@ -159,17 +168,14 @@ def _postgres_ids(
         selects.append(_CASE_ID_RANGE)
         params += [run.pk, typed, typed + _LAST_CHARACTER]
     word_sets = []
+    indexes = _indexes_searched(run, fields)
     for number, word in enumerate(words):
-        parts = []
-        for table, index in (("results", _RESULTS), ("rows", _DATASET_ROWS)):
-            weights = "".join(index.postgres_weights.get(field, "") for field in fields)
-            if not weights or (table == "rows" and run.dataset_id is None):
-                continue
-            parts.append(_POSTGRES_IDS[table])
-            dataset = [] if table == "results" else [run.dataset_id]
-            params += [run.pk, *dataset, f"'{word}':*{weights}"]
-        union = " UNION ALL ".join(parts) or "SELECT NULL AS id WHERE 1 = 0"
-        word_sets.append(f"SELECT id FROM ({union}) AS word_{number}")
+        union = " UNION ALL ".join(index.ids for index, _ in indexes)
+        for index, weights in indexes:
+            params += [run.pk, *_dataset_of(run, index), f"'{word}':*{weights}"]
+        word_sets.append(
+            f"SELECT id FROM ({union or 'SELECT NULL AS id WHERE 1 = 0'}) AS w{number}"
+        )
     if word_sets:
         selects.append(f"SELECT id FROM ({' INTERSECT '.join(word_sets)}) AS words")
     return " UNION ".join(selects), params
@@ -185,23 +191,31 @@ def _postgres_row_conditions(run: Run, typed: str, words: list[str], fields: tup
         alternatives.append(_POSTGRES_CASE_ID)
         params += [typed, typed + _LAST_CHARACTER]
     every_word = []
+    indexes = _indexes_searched(run, fields)
     for word in words:
-        places = []
-        for index, condition in (
-            (_RESULTS, _POSTGRES_RESULT_WORD),
-            (_DATASET_ROWS, _POSTGRES_ROW_WORD),
-        ):
-            weights = "".join(index.postgres_weights.get(field, "") for field in fields)
-            if not weights or (index is _DATASET_ROWS and run.dataset_id is None):
-                continue
-            places.append(condition)
-            dataset = [] if index is _RESULTS else [run.dataset_id]
-            params += [*dataset, f"'{word}':*{weights}"]
-        every_word.append("(" + (" OR ".join(places) or "FALSE") + ")")
+        places = " OR ".join(index.row_condition for index, _ in indexes)
+        for index, weights in indexes:
+            params += [*_dataset_of(run, index), f"'{word}':*{weights}"]
+        every_word.append(f"({places or 'FALSE'})")
     if every_word:
         alternatives.append(" AND ".join(every_word))
     either = RawSQL(" OR ".join(f"({part})" for part in alternatives), params)
     return Q(ExpressionWrapper(either, output_field=BooleanField()))
+
+
+def _indexes_searched(run: Run, fields: tuple[str, ...]) -> list[tuple[_Index, str]]:
+    """The PostgreSQL tables a search in `fields` reads, each with the weights of those
+    fields (the dataset rows only when the run has a dataset)."""
+    searched = []
+    for index in (_RESULTS, _DATASET_ROWS):
+        weights = "".join(index.postgres_weights.get(field, "") for field in fields)
+        if weights and not (index.of_dataset and run.dataset_id is None):
+            searched.append((index, weights))
+    return searched
+
+
+def _dataset_of(run: Run, index: _Index) -> list[Any]:
+    return [run.dataset_id] if index.of_dataset else []
 
 
 def _id_bounds(run: Run) -> tuple[int, int]:

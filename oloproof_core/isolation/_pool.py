@@ -100,15 +100,14 @@ class ProcessPool:
     def start(self, processes: int | None = None) -> None:
         """Start and warm the processes (at most `processes`); returns once they are ready."""
         self.launch(processes)
-        while any(slot.state == "starting" for slot in self._slots):
+        while self._starting():
             self._pump()
         if not any(slot.state == "ready" for slot in self._slots):
             failure = max(self._slots, key=lambda slot: slot.failures).last_failure
             raise IsolationError(f"the system could not be started in its own process:\n{failure}")
 
     def launch(self, processes: int | None = None) -> None:
-        """Start the processes (at most `processes`) and return at once: the caller can
-        do other work while they import and warm the system; `start` or `run` waits."""
+        """Start the processes (at most `processes`) without waiting for them to be ready."""
         refuse_while_loading()
         wanted = min(self.processes, processes or (1 if self._grow else self.processes))
         while len(self._slots) < wanted:
@@ -232,19 +231,20 @@ class ProcessPool:
             self.timeout,
             reported_calls=self._reported_calls,
         )
-        if self._on_end is not None:
-            self._on_end(slot.index, flight.record.id)
+        self._ended(slot, flight)
 
     def _grow_if_behind(self, now: float) -> None:
-        """Add the processes the pace asks for (`Pace.to_add`)."""
-        if not self._grow or not self._pending or any(s.state == "starting" for s in self._slots):
+        """Add the processes the pace asks for (`Pace.to_add`); cheap checks first."""
+        limit, slots = min(self.processes, self._cap), len(self._slots)
+        if not self._grow or not self._pending or slots >= limit or self._starting():
             return
         oldest = oldest_start(self._slots, default=now)
         ready = sum(slot.state == "ready" for slot in self._slots)
-        limit = min(self.processes, self._cap)
-        waiting, slots = len(self._pending), len(self._slots)
-        if added := self._pace.to_add(now, waiting, now - oldest, ready, slots, limit):
+        if added := self._pace.to_add(now, len(self._pending), now - oldest, ready, slots, limit):
             self.launch(slots + added)
+
+    def _starting(self) -> bool:
+        return any(slot.state == "starting" for slot in self._slots)
 
     def _fill(self, slot: Slot) -> None:
         """Send cases to a ready process until it holds `per_process` of them."""

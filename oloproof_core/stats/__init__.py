@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ._cluster import cr1_mean_interval, cr1_paired_difference
     from ._cluster_betting import (
         FEW_CLUSTERS,
+        ClusterGroups,
         clustered_mean_interval,
         clustered_paired_difference,
         few_clusters_warning,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from ._interval import Interval
     from ._missing import mean_interval, proportion_interval
     from ._multiplicity import benjamini_hochberg, holm_rejections
+    from ._order import ReadOrder
     from ._paired import mcnemar_exact_p_value, paired_mean_difference, paired_proportion_difference
     from ._power import POWER, betting_cases_for_power, proportion_cases_for_power
     from ._sample_size import MAX_CASES, cases_needed
@@ -65,6 +67,7 @@ _EXPORTS: dict[str, str] = {
     "bounded_mean_interval": "._bounded_mean",
     "cases_needed": "._sample_size",
     "clopper_pearson": "._clopper_pearson",
+    "ClusterGroups": "._cluster_betting",
     "clustered_mean_interval": "._cluster_betting",
     "clustered_paired_difference": "._cluster_betting",
     "cr1_mean_interval": "._cluster",
@@ -83,6 +86,7 @@ _EXPORTS: dict[str, str] = {
     "POWER": "._power",
     "proportion_cases_for_power": "._power",
     "proportion_interval": "._missing",
+    "ReadOrder": "._order",
     "running_interval": "._sequential",
     "running_side_p_values": "._sequential",
     "SCORE_TUNING": "._bounded_mean",
@@ -97,8 +101,10 @@ __all__ = [
     "POWER",
     "SCORE_TUNING",
     "BetTuning",
+    "ClusterGroups",
     "Interval",
     "PairedDifference",
+    "ReadOrder",
     "SequentialPlan",
     "benjamini_hochberg",
     "betting_cases_for_power",

@@ -63,14 +63,14 @@ differences").
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from ._interval import Interval
-from ._order import read_order
+from ._interval_end import last_rejected
+from ._order import Keys, read_order
 from ._validate import check_confidence
 
 __all__ = [
@@ -101,9 +101,6 @@ class BetTuning:
 SCORE_TUNING = BetTuning(0.75, 1.0)
 DIFFERENCE_TUNING = BetTuning(0.99, 0.2)
 _TRUNCATION = SCORE_TUNING.truncation
-# A bisection on [0, 1] halves the bracket each step: 42 steps leave it
-# below 2.3e-13, far below any figure a report shows.
-_BISECTION_STEPS = 42
 
 
 def check_unit_values(values: npt.ArrayLike, name: str = "values") -> FloatArray:
@@ -172,11 +169,18 @@ def _rejected(
     return result
 
 
+def prepare_sample(
+    values: FloatArray, alpha: float, tuning: BetTuning, keys: Keys
+) -> tuple[FloatArray, FloatArray]:
+    """One sample of unit values as a row in reading order, with its bets tuned to its size."""
+    return _prepare(values[None, :], alpha, tuning, keys, False, None)
+
+
 def _prepare(
     raw: FloatArray,
     alpha: float,
     tuning: BetTuning,
-    keys: Sequence[Hashable] | None,
+    keys: Keys,
     ordered: bool,
     horizon: int | None,
 ) -> tuple[FloatArray, FloatArray]:
@@ -209,13 +213,12 @@ def bisect_end(
     if rows.size == 0:
         return result
     xs, bs = x[rows], bets[rows]
-    rejected_side, kept_side = edge[rows].copy(), mean[rows].copy()
-    for _ in range(_BISECTION_STEPS):
-        mid = 0.5 * (rejected_side + kept_side)
-        hit = _rejected(xs, bs, mid, sign, threshold, truncation)
-        rejected_side = np.where(hit, mid, rejected_side)
-        kept_side = np.where(hit, kept_side, mid)
-    result[rows] = rejected_side
+
+    def excess(m: FloatArray, among: npt.NDArray[np.intp]) -> FloatArray:
+        capital = max_log_capital(xs[among], bs[among], m, sign, truncation)
+        return capital - threshold
+
+    result[rows] = last_rejected(excess, edge[rows], mean[rows])
     return result
 
 
@@ -224,7 +227,7 @@ def bounded_mean_bounds(
     confidence: float = 0.95,
     *,
     tuning: BetTuning = SCORE_TUNING,
-    keys: Sequence[Hashable] | None = None,
+    keys: Keys = None,
     ordered: bool = False,
     horizon: int | None = None,
 ) -> FloatArray:
@@ -264,7 +267,7 @@ def bounded_mean_interval(
     confidence: float = 0.95,
     *,
     tuning: BetTuning = SCORE_TUNING,
-    keys: Sequence[Hashable] | None = None,
+    keys: Keys = None,
 ) -> Interval:
     """Confidence interval for the mean of i.i.d. values in ``[0, 1]``.
 
@@ -290,7 +293,7 @@ def betting_side_p_values(
     confidence: float = 0.95,
     *,
     tuning: BetTuning = SCORE_TUNING,
-    keys: Sequence[Hashable] | None = None,
+    keys: Keys = None,
     ordered: bool = False,
     horizon: int | None = None,
 ) -> tuple[float, float]:
@@ -330,7 +333,7 @@ def betting_p_value(
     confidence: float = 0.95,
     *,
     tuning: BetTuning = SCORE_TUNING,
-    keys: Sequence[Hashable] | None = None,
+    keys: Keys = None,
 ) -> float:
     """Two-sided p-value for ``mean == null_mean`` from the same hedged capital as the interval.
 

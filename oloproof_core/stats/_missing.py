@@ -29,14 +29,13 @@ Why coverage survives whatever the missing outcomes are:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-
 import numpy as np
 import numpy.typing as npt
 
 from ._bounded_mean import bounded_mean_interval
 from ._clopper_pearson import clopper_pearson
 from ._interval import Interval
+from ._order import Keys
 from ._validate import check_confidence, check_count
 
 __all__ = ["check_range", "mean_interval", "proportion_interval", "rescale", "unscale"]
@@ -102,7 +101,7 @@ def mean_interval(
     high: float,
     confidence: float = 0.95,
     *,
-    keys: Sequence[Hashable] | None = None,
+    keys: Keys = None,
 ) -> Interval:
     """Interval for a mean score in ``[low, high]`` with ``n_missing`` unknown scores.
 

@@ -29,7 +29,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FIXED_SEED", "key_order", "read_order"]
+__all__ = ["FIXED_SEED", "Keys", "ReadOrder", "key_order", "read_order"]
 
 IndexArray = npt.NDArray[np.intp]
 FIXED_SEED = 20_240_101
@@ -49,8 +49,38 @@ def key_order(keys: Sequence[Hashable]) -> IndexArray:
     return result
 
 
-def read_order(n: int, keys: Sequence[Hashable] | None) -> IndexArray:
+class ReadOrder:
+    """The reading order of a set of keys, worked out once.
+
+    Hashing 100,000 case ids costs more than the statistics read in that order, so
+    a caller computing several figures over the same cases (a comparison's metrics,
+    an interval and its p-value) passes this instead of the keys; a store may keep
+    it with the cases.
+    """
+
+    __slots__ = ("indices",)
+
+    def __init__(self, indices: npt.ArrayLike) -> None:
+        self.indices: IndexArray = np.asarray(indices, dtype=np.intp)
+
+    @classmethod
+    def of(cls, keys: Sequence[Hashable] | ReadOrder) -> ReadOrder:
+        return keys if isinstance(keys, ReadOrder) else cls(key_order(keys))
+
+    def __len__(self) -> int:
+        return int(self.indices.size)
+
+
+Keys = Sequence[Hashable] | ReadOrder | None
+"""What fixes a sample's reading order: its cases' keys, their `ReadOrder`, or nothing."""
+
+
+def read_order(n: int, keys: Keys) -> IndexArray:
     """The order in which to read ``n`` entries: by key digest, or the fixed shuffle."""
+    if isinstance(keys, ReadOrder):
+        if len(keys) != n:
+            raise ValueError(f"the reading order has {len(keys)} entries for {n} values")
+        return keys.indices
     if keys is None:
         result: IndexArray = np.random.default_rng(FIXED_SEED).permutation(n)
         return result

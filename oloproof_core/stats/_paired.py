@@ -38,7 +38,8 @@ set out in ``_missing``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -46,12 +47,15 @@ from ._bounded_mean import (
     DIFFERENCE_TUNING,
     SCORE_TUNING,
     BetTuning,
-    betting_p_value,
-    bounded_mean_bounds,
+    FloatArray,
+    bisect_end,
+    max_log_capital,
+    prepare_sample,
 )
 from ._difference import PairedDifference
 from ._interval import Interval
-from ._pairs import Pairs, read_scores, read_verdicts
+from ._order import Keys, ReadOrder
+from ._pairs import Pairs, pairs_from_arrays, read_scores, read_verdicts
 from ._validate import check_confidence
 
 __all__ = ["mcnemar_exact_p_value", "paired_mean_difference", "paired_proportion_difference"]
@@ -85,31 +89,53 @@ def mcnemar_exact_p_value(n_improved: int, n_regressed: int) -> float:
     return float(binomtest(n_improved, discordant, 0.5).pvalue)
 
 
-def _difference_interval(
-    pairs: Pairs, confidence: float, tuning: BetTuning, keys: Sequence[Hashable] | None
-) -> Interval:
-    """Betting interval for the mean difference, missing bounded by extreme completions."""
-    if pairs.a.size == 0:
-        return Interval(-pairs.span, pairs.span)
-    worst = pairs.unit_differences(best=False)
-    best = pairs.unit_differences(best=True)
-    bounds = bounded_mean_bounds(np.vstack((worst, best)), confidence, tuning=tuning, keys=keys)
-    lower_unit, upper_unit = float(bounds[0, 0]), float(bounds[1, 1])
+def _difference_figures(
+    pairs: Pairs, confidence: float, tuning: BetTuning, keys: Keys
+) -> tuple[Interval, float]:
+    """Betting interval for the mean difference and the test of zero on the same capital.
+
+    Missing pairs are bounded by the extreme completions: the lower end and the
+    evidence of an improvement come from the worst, the upper end and the evidence
+    of a regression from the best. Each completion is ordered and bet on once.
+    """
     span = pairs.span
+    if pairs.a.size == 0:
+        return Interval(-span, span), 1.0
+    alpha = 1.0 - confidence
+    order = None if keys is None else ReadOrder.of(keys)
+    worst = prepare_sample(pairs.unit_differences(best=False), alpha, tuning, order)
+    best = prepare_sample(pairs.unit_differences(best=True), alpha, tuning, order)
+    threshold = math.log(2.0 / alpha)
+    c = tuning.truncation
+    lower_unit = float(bisect_end(*worst, 1.0, threshold, np.zeros(1), _mean(worst[0]), c)[0])
+    upper_unit = float(bisect_end(*best, -1.0, threshold, np.ones(1), _mean(best[0]), c)[0])
     lower = -span if lower_unit <= 0.0 else max(-span, span * (2.0 * lower_unit - 1.0))
     upper = span if upper_unit >= 1.0 else min(span, span * (2.0 * upper_unit - 1.0))
-    return Interval(lower, upper)
+    zero = np.array([0.5])
+    above = float(max_log_capital(*worst, zero, 1.0, c)[0])
+    below = float(max_log_capital(*best, zero, -1.0, c)[0])
+    p_above, p_below = (min(1.0, math.exp(-max(side, 0.0))) for side in (above, below))
+    return Interval(lower, upper), min(1.0, 2.0 * min(p_above, p_below))
 
 
-def _difference_p_value(
-    pairs: Pairs, confidence: float, tuning: BetTuning, keys: Sequence[Hashable] | None
-) -> float:
-    """Betting test of zero difference; the largest over the extreme completions."""
-    if pairs.a.size == 0:
-        return 1.0
-    worst = pairs.unit_differences(best=False)
-    best = pairs.unit_differences(best=True)
-    return betting_p_value(worst, best, 0.5, confidence, tuning=tuning, keys=keys)
+def _mean(x: FloatArray) -> FloatArray:
+    result: FloatArray = np.clip(x.mean(axis=1), 0.0, 1.0)
+    return result
+
+
+_MIXED = "give both runs as float arrays (NaN: missing) or both as lists (None: missing)"
+
+
+def _verdict_arrays(a: FloatArray, b: FloatArray) -> Pairs:
+    pairs = pairs_from_arrays(a, b, 0.0, 1.0)
+    for values, name in ((pairs.a, "a"), (pairs.b, "b")):
+        odd = np.flatnonzero(~np.isnan(values) & (values != 0.0) & (values != 1.0))
+        if odd.size:
+            raise ValueError(
+                f"{name}[{int(odd[0])}] = {float(values[odd[0]])!r}: a verdict array holds "
+                "1.0 (pass), 0.0 (fail) or NaN (missing)"
+            )
+    return pairs
 
 
 def _estimates(pairs: Pairs) -> tuple[float | None, float | None, float | None]:
@@ -122,11 +148,11 @@ def _estimates(pairs: Pairs) -> tuple[float | None, float | None, float | None]:
 
 
 def paired_proportion_difference(
-    a: Sequence[bool | None],
-    b: Sequence[bool | None],
+    a: Sequence[bool | None] | FloatArray,
+    b: Sequence[bool | None] | FloatArray,
     confidence: float = 0.95,
     *,
-    keys: Sequence[Hashable] | None = None,
+    keys: Keys = None,
 ) -> PairedDifference:
     """Difference in pass rate ``rate_b - rate_a`` over the same cases.
 
@@ -135,20 +161,27 @@ def paired_proportion_difference(
     bounds the incomplete ones (lower end: ``b`` missing counted as fail and
     ``a`` missing as pass; upper end the reverse). ``keys`` (the cases' ids)
     fix the reading order, so the same cases in any order give the same
-    figures (``_order``).
+    figures (``_order``). Float arrays of 1.0 (pass), 0.0 (fail) and NaN
+    (missing) may be given instead of lists.
     """
     level = check_confidence(confidence)
-    pairs = read_verdicts(a, b)
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        pairs = _verdict_arrays(a, b)
+    elif isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        raise TypeError(_MIXED)
+    else:
+        pairs = read_verdicts(a, b)
     complete = pairs.complete
     a_pass = pairs.a == 1.0
     b_pass = pairs.b == 1.0
     estimate_a, estimate_b, difference = _estimates(pairs)
+    interval, p_value = _difference_figures(pairs, level, SCORE_TUNING, keys)
     return PairedDifference(
         estimate_a=estimate_a,
         estimate_b=estimate_b,
         difference=difference,
-        interval=_difference_interval(pairs, level, SCORE_TUNING, keys),
-        p_value=_difference_p_value(pairs, level, SCORE_TUNING, keys),
+        interval=interval,
+        p_value=p_value,
         n_pairs=int(complete.sum()),
         n_missing=int((~complete).sum()),
         method=_PROPORTION_METHOD,
@@ -159,13 +192,13 @@ def paired_proportion_difference(
 
 
 def paired_mean_difference(
-    a: Sequence[float | None],
-    b: Sequence[float | None],
+    a: Sequence[float | None] | FloatArray,
+    b: Sequence[float | None] | FloatArray,
     low: float,
     high: float,
     confidence: float = 0.95,
     *,
-    keys: Sequence[Hashable] | None = None,
+    keys: Keys = None,
 ) -> PairedDifference:
     """Difference in mean score ``mean_b - mean_a`` for scores in ``[low, high]``.
 
@@ -173,18 +206,25 @@ def paired_mean_difference(
     betting test of zero difference on the same capital as the interval, so
     ``p_value <= 1 - confidence`` exactly when the interval excludes 0; with
     missing scores it is the largest over the worst and best completions.
-    ``keys`` as for :func:`paired_proportion_difference`.
+    ``keys`` as for :func:`paired_proportion_difference`; float arrays, NaN
+    marking a missing score, may be given instead of lists.
     """
     level = check_confidence(confidence)
-    pairs = read_scores(a, b, low, high)
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        pairs = pairs_from_arrays(a, b, low, high)
+    elif isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        raise TypeError(_MIXED)
+    else:
+        pairs = read_scores(a, b, low, high)
     estimate_a, estimate_b, difference = _estimates(pairs)
     complete = pairs.complete
+    interval, p_value = _difference_figures(pairs, level, DIFFERENCE_TUNING, keys)
     return PairedDifference(
         estimate_a=estimate_a,
         estimate_b=estimate_b,
         difference=difference,
-        interval=_difference_interval(pairs, level, DIFFERENCE_TUNING, keys),
-        p_value=_difference_p_value(pairs, level, DIFFERENCE_TUNING, keys),
+        interval=interval,
+        p_value=p_value,
         n_pairs=int(complete.sum()),
         n_missing=int((~complete).sum()),
         method=_MEAN_METHOD,

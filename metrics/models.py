@@ -135,3 +135,30 @@ class MetricEstimate(models.Model):
     @property
     def is_sub_score(self) -> bool:
         return self.metric != self.criterion
+
+
+class RunValueColumns(models.Model):
+    """A finished run's per-case values, one column per metric, for paired comparisons.
+
+    Written when the run concludes (its verdicts never change after that), so a first
+    comparison reads two rows instead of every verdict of both runs. The layout is in
+    `metrics.value_columns`; a run without this row is compared from its verdicts.
+    """
+
+    run = models.OneToOneField(
+        "runs.Run", on_delete=models.CASCADE, primary_key=True, related_name="value_columns"
+    )
+    case_ids = models.TextField()
+    """JSON list of the run's case ids, in the run's order."""
+    metrics = models.JSONField(default=list)
+    """Metric names, in the order of their columns in `values`."""
+    values = models.BinaryField()
+    """Little-endian float64, one column of len(case_ids) values per metric; NaN missing."""
+    cluster_codes = models.BinaryField(null=True)
+    """Little-endian int32 per case: its index in `cluster_labels`, -1 without a cluster."""
+    cluster_labels = models.JSONField(null=True)
+    read_order = models.BinaryField(null=True)
+    """Little-endian int32: the statistics' reading order of the cases (by id digest)."""
+
+    def __str__(self) -> str:
+        return f"value columns of run {self.run_id}"

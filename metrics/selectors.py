@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable
 from typing import Any
 
 from django.db.models import QuerySet
 
 from metrics.batching import KEY_BATCH, batches
-from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate
+from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate, RunValueColumns
+from metrics.value_columns import value_columns_decode
 from oloproof_core import Verdict
+from oloproof_core.compare import ValueColumns
 
 
 def cached_verdicts_get(*, keys: Collection[str]) -> dict[str, Verdict]:
@@ -23,6 +26,32 @@ def cached_verdicts_get(*, keys: Collection[str]) -> dict[str, Verdict]:
             found[key] = Verdict.from_cache(
                 {"value": value, "feedback": feedback, "scores": scores}
             )
+    return found
+
+
+def runs_value_columns(*, run_ids: Collection[int]) -> dict[int, ValueColumns]:
+    """The stored value columns of those of `run_ids` that have them, in one query.
+
+    Runs of one dataset usually list the same cases in the same order: their ids are
+    parsed once and shared, which also lets the comparison skip aligning them.
+    """
+    rows = RunValueColumns.objects.filter(run_id__in=list(run_ids)).values_list(
+        "run_id", "case_ids", "metrics", "values", "cluster_codes", "cluster_labels", "read_order"
+    )
+    parsed: dict[str, list[str]] = {}
+    found: dict[int, ValueColumns] = {}
+    for run_id, case_ids, metrics, values, codes, labels, order in rows:
+        if case_ids not in parsed:
+            parsed[case_ids] = json.loads(case_ids)
+        found[run_id] = value_columns_decode(
+            case_ids=case_ids,
+            metrics=metrics,
+            values=values,
+            cluster_codes=codes,
+            cluster_labels=labels,
+            read_order=order,
+            ids=parsed[case_ids],
+        )
     return found
 
 

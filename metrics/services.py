@@ -1,4 +1,5 @@
-"""Writes to the metrics app: the verdict cache, evaluators, per-case verdicts, estimates.
+"""Writes to the metrics app: the verdict cache, evaluators, per-case verdicts, estimates,
+and a concluded run's value columns.
 
 Every write is a bulk write in fixed-size batches; none issues a query per case.
 """
@@ -13,7 +14,9 @@ from django.utils import timezone
 import oloproof_core as engine
 from metrics.batching import first_of_each
 from metrics.bulk_rows import rows_insert
-from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate
+from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate, RunValueColumns
+from metrics.value_columns import value_columns_encode
+from oloproof_core.compare import value_columns
 
 _EVALUATOR_FIELDS = ("kind", "source", "reads", "parameters", "value_type", "score_range")
 _ESTIMATE_FIELDS = (
@@ -194,3 +197,16 @@ def metric_estimates_create(
         unique_fields=["run", "metric"],
         update_fields=[*_ESTIMATE_FIELDS],
     )
+
+
+def run_value_columns_put(*, run_id: int, result: engine.Result) -> None:
+    """Keep a concluded run's value columns, replacing those of an earlier conclusion.
+
+    A result without cases (a run that recorded none) keeps none: its comparisons
+    read the verdicts instead.
+    """
+    if not result.cases:
+        RunValueColumns.objects.filter(run_id=run_id).delete()
+        return
+    fields = value_columns_encode(value_columns(result))
+    RunValueColumns.objects.update_or_create(run_id=run_id, defaults=fields)

@@ -23,7 +23,12 @@ from django.utils import timezone
 import oloproof_core as engine
 from metrics.batching import first_of_each
 from metrics.bulk_rows import rows_insert
-from metrics.services import case_verdicts_create, evaluators_ensure, metric_estimates_create
+from metrics.services import (
+    case_verdicts_create,
+    evaluators_ensure,
+    metric_estimates_create,
+    run_value_columns_put,
+)
 from runs.case_rows import (
     CASE_RESULT_COLUMNS,
     DATASET_CASE_COLUMNS,
@@ -207,6 +212,7 @@ def _metrics_and_gate_record(
 ) -> None:
     evaluators = evaluators_ensure(descriptions=result.provenance.get("evaluators") or [])
     metric_estimates_create(run_id=run.pk, metrics=result.metrics, evaluators=evaluators)
+    run_value_columns_put(run_id=run.pk, result=result)
     if gate is not None:
         gate_record(run=run, gate=gate, decided_at=decided_at)
 

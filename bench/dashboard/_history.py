@@ -162,6 +162,14 @@ def _cases(run: Run, n: int, rng: random.Random, fail_rate: float) -> None:
     search_rows_add(run_id=run.pk, new_run=True)  # as the recording does after its rows
 
 
+def value_columns_keep(run: Run) -> None:
+    """What the recording keeps when a run concludes, through the same writer."""
+    from metrics.services import run_value_columns_put
+    from runs.selectors.results import run_result
+
+    run_value_columns_put(run_id=run.pk, result=run_result(run=run, with_content=False))
+
+
 def build_history(
     *, n_runs: int = 10_000, big_cases: int = 100_000, pair_cases: int = 2_000
 ) -> History:
@@ -240,6 +248,7 @@ def build_history(
     with transaction.atomic():
         _cases(big, big_cases, rng, fail_rate=0.08)
         MetricEstimate.objects.bulk_create(_estimates(big.pk, rng, big_cases))
+        value_columns_keep(big)
 
     pair_dataset = _dataset("c" * 64, pair_cases)
     pair = []
@@ -255,6 +264,7 @@ def build_history(
         with transaction.atomic():
             _cases(run, pair_cases, rng, fail_rate=fail_rate)
             MetricEstimate.objects.bulk_create(_estimates(run.pk, rng, pair_cases)[:2])
+            value_columns_keep(run)
         pair.append(run.pk)
     _undecided_gate(pair[1], pair_cases)
     return History(

@@ -36,7 +36,7 @@ def _build(n_cases: int) -> tuple[int, int]:
     from django.contrib.auth.models import User
     from django.db import transaction
 
-    from bench.dashboard._history import _cases, _dataset, _estimates
+    from bench.dashboard._history import _cases, _dataset, _estimates, value_columns_keep
     from runs.access import LOCAL
     from runs.models import Release, Run, System
     from runs.projects import membership_set, project_default_ensure
@@ -63,6 +63,7 @@ def _build(n_cases: int) -> tuple[int, int]:
             from metrics.models import MetricEstimate
 
             MetricEstimate.objects.bulk_create(_estimates(run.pk, rng, n_cases)[:2])
+            value_columns_keep(run)
         pair.append(run.pk)
     return pair[0], pair[1]
 

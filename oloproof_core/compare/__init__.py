@@ -8,11 +8,15 @@ from oloproof_core.compare._cases import (
     MetricChange,
     PairCounts,
 )
-from oloproof_core.compare._compare_runs import (
+from oloproof_core.compare._columns import (
+    NO_CLUSTER,
     PairedValues,
-    compare_paired_values,
-    compare_runs,
+    ValueColumns,
+    paired_columns,
+    value_columns,
+    values_placed,
 )
+from oloproof_core.compare._compare_runs import compare_paired_values, compare_runs
 from oloproof_core.compare._comparison import Comparison, MetricComparison
 from oloproof_core.compare._export import (
     EXPORT_FORMATS,
@@ -27,6 +31,7 @@ __all__ = [
     "CASE_FILTERS",
     "CASE_ORDERS",
     "EXPORT_FORMATS",
+    "NO_CLUSTER",
     "CaseChange",
     "CaseChanges",
     "CaseContent",
@@ -36,9 +41,13 @@ __all__ = [
     "MetricComparison",
     "PairCounts",
     "PairedValues",
+    "ValueColumns",
     "compare_paired_values",
     "compare_runs",
     "export_format",
     "export_lines",
+    "paired_columns",
     "results_content",
+    "value_columns",
+    "values_placed",
 ]

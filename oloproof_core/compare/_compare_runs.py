@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
+from oloproof_core.compare._columns import PairedValues, paired_columns, value_columns
 from oloproof_core.compare._comparison import (
     Comparison,
     MetricComparison,
     ids_only_in,
 )
 from oloproof_core.compare._paired import FloatArray, paired_figures
-from oloproof_core.compare._values import values_by_case
 from oloproof_core.errors import OloproofError
-from oloproof_core.stats import benjamini_hochberg, few_clusters_warning
+from oloproof_core.stats import ClusterGroups, ReadOrder, benjamini_hochberg, few_clusters_warning
 from oloproof_core.stats._validate import check_confidence
 
 if TYPE_CHECKING:
@@ -51,50 +51,8 @@ def compare_runs(
     Hochberg q-value across the metrics; `fdr=False` flags on the plain p-values.
     """
     _check_has_cases(baseline, candidate)
-    baseline_ids = [case.id for case in baseline.cases]
-    candidate_ids = [case.id for case in candidate.cases]
-    union = list(dict.fromkeys([*baseline_ids, *candidate_ids]))
-    baseline_metrics = {metric.metric: metric for metric in baseline.metrics}
-    candidate_metrics = {metric.metric: metric for metric in candidate.metrics}
-    shared = [name for name in candidate_metrics if name in baseline_metrics]
-    paired = PairedValues(
-        baseline=baseline,
-        candidate=candidate,
-        ids=union,
-        baseline_ids=baseline_ids,
-        candidate_ids=candidate_ids,
-        clusters=_clusters(baseline, candidate, union),
-        baseline_values={
-            name: _over(values_by_case(baseline, baseline_metrics[name]), union) for name in shared
-        },
-        candidate_values={
-            name: _over(values_by_case(candidate, candidate_metrics[name]), union)
-            for name in shared
-        },
-    )
+    paired = paired_columns(baseline, candidate, value_columns(baseline), value_columns(candidate))
     return compare_paired_values(paired, confidence, fdr=fdr)
-
-
-@dataclass(frozen=True, slots=True)
-class PairedValues:
-    """Two runs' per-case values of each shared metric over the union of their case ids.
-
-    `baseline` and `candidate` give the metrics' estimates and the labels (their
-    cases are not read); `ids` is the union in reading order, `baseline_values[m]`
-    and `candidate_values[m]` hold metric m's value on each case of `ids` (NaN where
-    missing) for every metric both runs have. `clusters`, when cases carry one, is
-    the label of each case of `ids`. A store that holds the values in columns builds
-    this directly instead of whole results (see `runs.selectors`).
-    """
-
-    baseline: Result
-    candidate: Result
-    ids: Sequence[str]
-    baseline_ids: Sequence[str]
-    candidate_ids: Sequence[str]
-    clusters: Sequence[str] | None
-    baseline_values: Mapping[str, FloatArray]
-    candidate_values: Mapping[str, FloatArray]
 
 
 def compare_paired_values(
@@ -105,17 +63,28 @@ def compare_paired_values(
     baseline_metrics = {metric.metric: metric for metric in paired.baseline.metrics}
     candidate_metrics = {metric.metric: metric for metric in paired.candidate.metrics}
     union, clusters = list(paired.ids), paired.clusters
+    # Coded once for every metric: the costliest step of clustered figures.
+    groups = paired.cluster_groups
+    if groups is None and clusters is not None:
+        groups = ClusterGroups(clusters)
+    shared = _Shared(
+        ids=np.asarray(union, dtype=object),
+        id_list=union,
+        id_tuple=tuple(union),
+        labels=None if clusters is None else tuple(clusters),
+        groups=groups,
+        order=paired.read_order or ReadOrder.of(union),
+    )
     compared = []
     for name, metric in candidate_metrics.items():
         if name in baseline_metrics:
             _check_same_type(baseline_metrics[name], metric)
             values = (paired.baseline_values[name], paired.candidate_values[name])
-            compared.append(
-                _compare_metric(baseline_metrics[name], metric, values, union, clusters, level)
-            )
+            compared.append(_compare_metric(baseline_metrics[name], metric, values, shared, level))
     compared = _flagged(compared, 1.0 - level, fdr)
-    only_base = ids_only_in(paired.baseline_ids, paired.candidate_ids)
-    only_cand = ids_only_in(paired.candidate_ids, paired.baseline_ids)
+    same_cases = paired.baseline_ids == paired.candidate_ids
+    only_base = () if same_cases else ids_only_in(paired.baseline_ids, paired.candidate_ids)
+    only_cand = () if same_cases else ids_only_in(paired.candidate_ids, paired.baseline_ids)
     return Comparison(
         baseline=run_label(paired.baseline),
         candidate=run_label(paired.candidate),
@@ -127,7 +96,7 @@ def compare_paired_values(
         only_in_candidate=only_cand,
         metrics_only_in_baseline=tuple(n for n in baseline_metrics if n not in candidate_metrics),
         metrics_only_in_candidate=tuple(n for n in candidate_metrics if n not in baseline_metrics),
-        n_clusters=None if clusters is None else len(set(clusters)),
+        n_clusters=None if groups is None else groups.count,
         fdr=fdr,
     )
 
@@ -155,20 +124,6 @@ def _flagged(items: list[MetricComparison], alpha: float, fdr: bool) -> list[Met
     return flagged
 
 
-def _clusters(baseline: Result, candidate: Result, union: list[str]) -> list[str] | None:
-    """Cluster label per case of the union, or None when no case carries one.
-
-    A case without a cluster in a clustered dataset is its own cluster.
-    """
-    labels: dict[str, str | None] = {case.id: case.cluster for case in baseline.cases}
-    for case in candidate.cases:
-        if case.cluster is not None or labels.get(case.id) is None:
-            labels[case.id] = case.cluster
-    if all(label is None for label in labels.values()):
-        return None
-    return [labels.get(case_id) or f"case:{case_id}" for case_id in union]
-
-
 def _check_same_type(base_metric: MetricEstimate, cand_metric: MetricEstimate) -> None:
     if base_metric.value_type != cand_metric.value_type:
         raise OloproofError(
@@ -178,17 +133,23 @@ def _check_same_type(base_metric: MetricEstimate, cand_metric: MetricEstimate) -
         )
 
 
-def _over(values: Mapping[str, float | None], union: list[str]) -> FloatArray:
-    """A metric's values over the union of case ids (NaN where missing)."""
-    return np.array([_number(values.get(case_id)) for case_id in union], dtype=np.float64)
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """What every metric of one comparison reads alike, built once."""
+
+    ids: npt.NDArray[np.object_]
+    id_list: list[str]
+    id_tuple: tuple[str, ...]
+    labels: tuple[str, ...] | None
+    groups: ClusterGroups | None
+    order: ReadOrder
 
 
 def _compare_metric(
     base_metric: MetricEstimate,
     cand_metric: MetricEstimate,
     values: tuple[FloatArray, FloatArray],
-    union: list[str],
-    clusters: Sequence[str] | None,
+    shared: _Shared,
     confidence: float,
 ) -> MetricComparison:
     base, cand = values
@@ -196,13 +157,13 @@ def _compare_metric(
     high = max(base_metric.score_range[1], cand_metric.score_range[1])
     both = ~(np.isnan(base) | np.isnan(cand))
     differences = cand[both] - base[both]
-    ids = np.asarray(union, dtype=object)[both]
+    ids = shared.ids[both]
     pass_fail = cand_metric.value_type == "pass_fail"
     figures = paired_figures(
         base, cand, pass_fail=pass_fail, low=low, high=high, confidence=confidence,
-        clusters=clusters, keys=union,
+        clusters=shared.groups, keys=shared.order,
     )  # fmt: skip
-    n_clusters = None if clusters is None else len(set(clusters))
+    n_clusters = None if shared.groups is None else shared.groups.count
     return MetricComparison(
         metric=cand_metric.metric,
         criterion=cand_metric.criterion,
@@ -215,7 +176,7 @@ def _compare_metric(
         p_value=figures.p_value,
         method=figures.method,
         confidence=confidence,
-        n_pairs=len(union),
+        n_pairs=len(shared.id_list),
         n_missing_pairs=int(np.count_nonzero(~both)),
         regressed=tuple(str(case_id) for case_id in ids[differences < 0]),
         improved=tuple(str(case_id) for case_id in ids[differences > 0]),
@@ -226,15 +187,13 @@ def _compare_metric(
         warning=few_clusters_warning(n_clusters),
         _baseline=base,
         _candidate=cand,
-        _clusters=None if clusters is None else tuple(clusters),
-        _ids=tuple(union),
+        # One tuple for every metric: pickled into the cache once.
+        _clusters=shared.labels,
+        _ids=shared.id_tuple,
     )
 
 
 def _exact_mean(values: FloatArray) -> float | None:
     """Correctly rounded mean (independent of the order of the cases), None if empty."""
-    return math.fsum(values) / values.size if values.size else None
-
-
-def _number(value: float | None) -> float:
-    return float("nan") if value is None else value
+    # fsum over a list: over the array's elements it is several times slower.
+    return math.fsum(values.tolist()) / values.size if values.size else None

@@ -27,7 +27,9 @@ import numpy.typing as npt
 from oloproof_core.stats import (
     DIFFERENCE_TUNING,
     SCORE_TUNING,
+    ClusterGroups,
     Interval,
+    ReadOrder,
     clustered_paired_difference,
     paired_mean_difference,
     paired_proportion_difference,
@@ -45,16 +47,10 @@ class PairedFigures:
     method: str
 
 
-def _as_verdicts(values: FloatArray) -> list[bool | None]:
-    # Through Python lists (value != value is NaN): per-element numpy calls cost ~30x more.
-    passed = (values >= 1.0).tolist()
-    return [
-        None if value != value else ok for value, ok in zip(values.tolist(), passed, strict=True)
-    ]
-
-
-def _as_scores(values: FloatArray) -> list[float | None]:
-    return [None if value != value else value for value in values.tolist()]
+def _as_verdicts(values: FloatArray) -> FloatArray:
+    """1.0 for a pass (a value at the top), 0.0 for a fail, NaN where missing."""
+    result: FloatArray = np.where(np.isnan(values), np.nan, (values >= 1.0).astype(np.float64))
+    return result
 
 
 def paired_figures(
@@ -65,32 +61,42 @@ def paired_figures(
     low: float,
     high: float,
     confidence: float,
-    clusters: Sequence[str] | None = None,
-    keys: Sequence[str] | None = None,
+    clusters: Sequence[str] | ClusterGroups | None = None,
+    keys: Sequence[str] | ReadOrder | None = None,
 ) -> PairedFigures:
     """Interval and p-value for mean(candidate − baseline); NaN marks a missing side.
 
-    `keys` are the cases' ids (reading order); `clusters` their cluster labels.
+    `keys` are the cases' ids, or their `ReadOrder`; `clusters` their cluster labels, or
+    the `ClusterGroups` of those labels when several metrics share the cases.
     """
     if clusters is not None:
+        groups = clusters if isinstance(clusters, ClusterGroups) else ClusterGroups(clusters)
         tuning = SCORE_TUNING if pass_fail else DIFFERENCE_TUNING
         robust = clustered_paired_difference(
-            _as_scores(baseline),
-            _as_scores(candidate),
-            list(clusters),
+            np.asarray(baseline, dtype=np.float64),
+            np.asarray(candidate, dtype=np.float64),
+            groups,
             low,
             high,
             confidence,
             tuning=tuning,
         )
-        note = CLUSTER_NOTE.format(k=len(set(clusters)))
+        note = CLUSTER_NOTE.format(k=groups.count)
         return PairedFigures(robust.interval, robust.p_value, f"{robust.method}; {note}")
     if pass_fail:
         iid = paired_proportion_difference(
-            _as_verdicts(baseline), _as_verdicts(candidate), confidence, keys=keys
+            _as_verdicts(np.asarray(baseline, dtype=np.float64)),
+            _as_verdicts(np.asarray(candidate, dtype=np.float64)),
+            confidence,
+            keys=keys,
         )
     else:
         iid = paired_mean_difference(
-            _as_scores(baseline), _as_scores(candidate), low, high, confidence, keys=keys
+            np.asarray(baseline, dtype=np.float64),
+            np.asarray(candidate, dtype=np.float64),
+            low,
+            high,
+            confidence,
+            keys=keys,
         )
     return PairedFigures(iid.interval, iid.p_value, iid.method)

@@ -1,15 +1,15 @@
-"""Two recorded runs' per-case values, read as columns straight into the engine's arrays.
+"""Two recorded runs' per-case values, as the engine's columns, paired by case id.
 
-A comparison needs, per metric, one number per case on each side. Reading whole
-results (100,000 case objects with their verdicts, JSON decoded) costs seconds;
-reading the case ids and one `(case_id, value)` column per criterion costs a
-fraction of that. The sub-scores' JSON column is read only for runs that have
-sub-scores. Same figures as `compare_runs` on the whole results (tested).
+A comparison needs, per metric, one number per case on each side. A run keeps its
+columns when it concludes (`RunValueColumns`, written by the recording), so a first
+comparison reads two rows. A run recorded before they were kept is read from its
+verdicts: the case ids and one `(case_id, value)` column per criterion (the
+sub-scores' JSON only for runs that have sub-scores), still a fraction of reading
+whole results. Same figures as `compare_runs` on the whole results (tested).
 """
 
 from __future__ import annotations
 
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -18,8 +18,14 @@ from django.db.models import QuerySet
 
 import oloproof_core as engine
 from metrics.models import CaseVerdict, MetricEstimate
-from metrics.selectors import run_metric_estimates
-from oloproof_core.compare import PairedValues
+from metrics.selectors import run_metric_estimates, runs_value_columns
+from oloproof_core.compare import (
+    NO_CLUSTER,
+    PairedValues,
+    ValueColumns,
+    paired_columns,
+    values_placed,
+)
 from runs.models import CaseResult, DatasetCase, Run
 from runs.selectors.results import metric_dict
 
@@ -28,21 +34,37 @@ FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
 def runs_paired_values(*, baseline: Run, candidate: Run) -> PairedValues:
     """Both runs' values of every shared metric over the union of their cases."""
-    baseline_ids, candidate_ids = _case_ids(baseline), _case_ids(candidate)
-    union = list(dict.fromkeys([*baseline_ids, *candidate_ids]))
-    index = {case_id: position for position, case_id in enumerate(union)}
     before, after = _estimates(baseline), _estimates(candidate)
     shared = [row for name, row in after.items() if name in before]
-    return PairedValues(
-        baseline=_metrics_only(baseline, before.values()),
-        candidate=_metrics_only(candidate, after.values()),
-        ids=union,
-        baseline_ids=baseline_ids,
-        candidate_ids=candidate_ids,
-        clusters=_clusters(candidate, union),
-        baseline_values=_values(baseline, shared, index, baseline_ids),
-        candidate_values=_values(candidate, shared, index, candidate_ids),
+    stored = runs_value_columns(run_ids=[baseline.pk, candidate.pk])
+    columns = []
+    for run in (baseline, candidate):
+        found = stored.get(run.pk)
+        if found is None or any(row.metric not in found.values for row in shared):
+            found = _columns_from_verdicts(run, shared)
+        columns.append(found)
+    return paired_columns(
+        _metrics_only(baseline, before.values()),
+        _metrics_only(candidate, after.values()),
+        columns[0],
+        columns[1],
     )
+
+
+def _columns_from_verdicts(run: Run, metrics: list[MetricEstimate]) -> ValueColumns:
+    """A run without stored columns (recorded before they were kept): read its verdicts."""
+    ids = _case_ids(run)
+    index = {case_id: position for position, case_id in enumerate(ids)}
+    values = _values(run, metrics, index)
+    labels = _cluster_labels(run)
+    if not any(labels.get(case_id) for case_id in ids):
+        return ValueColumns(ids, values)
+    names: dict[str, int] = {}
+    codes = [
+        names.setdefault(labels[case_id], len(names)) if labels.get(case_id) else NO_CLUSTER
+        for case_id in ids
+    ]
+    return ValueColumns(ids, values, np.array(codes, np.intp), list(names))
 
 
 def _case_ids(run: Run) -> list[str]:
@@ -69,9 +91,9 @@ def _metrics_only(run: Run, rows: Any) -> engine.Result:
 
 
 def _values(
-    run: Run, metrics: list[MetricEstimate], index: dict[str, int], case_ids: list[str]
+    run: Run, metrics: list[MetricEstimate], index: dict[str, int]
 ) -> dict[str, FloatArray]:
-    """Per metric, the run's value on each case of the union (NaN where missing)."""
+    """Per metric, the run's value on each of its cases (`index`: id -> place; NaN missing)."""
     values: dict[str, FloatArray] = {}
     for criterion in dict.fromkeys(row.criterion for row in metrics):
         subs = [row.metric for row in metrics if row.criterion == criterion and row.is_sub_score]
@@ -108,22 +130,14 @@ def _columns(rows: Any, width: int) -> list[list[Any]]:
 
 
 def _placed(ids: list[str], numbers: list[Any], index: dict[str, int]) -> FloatArray:
-    """Values set at their case's place in the union; every other place NaN."""
-    # map() and np.array(None -> NaN) keep the per-row work in C.
-    positions = np.fromiter(map(index.get, ids, repeat(-1, len(ids))), np.intp, len(ids))
+    """Values (None: missing) at their case's place; np.array turns None into NaN in C."""
     found = np.array(numbers, dtype=np.float64) if numbers else np.zeros(0)
-    known = positions >= 0
-    column = np.full(len(index), np.nan)
-    column[positions[known]] = found[known]
-    return column
+    return values_placed(ids, found, index)
 
 
-def _clusters(run: Run, union: list[str]) -> list[str] | None:
-    """Each case's cluster (both runs share the dataset), or None when none has one."""
+def _cluster_labels(run: Run) -> dict[str, str]:
+    """Case id -> cluster label for the run's dataset's clustered cases."""
     if run.dataset_id is None:
-        return None
+        return {}
     rows = DatasetCase.objects.filter(dataset_id=run.dataset_id, cluster__isnull=False)
-    labels = dict(_fetched(rows.values_list("case_id", "cluster")))
-    if not any(labels.get(case_id) for case_id in union):
-        return None
-    return [labels.get(case_id) or f"case:{case_id}" for case_id in union]
+    return dict(_fetched(rows.values_list("case_id", "cluster")))

@@ -165,18 +165,36 @@ def test_someone_outside_the_project_sees_neither_grid_nor_export(pair: tuple[Ru
     assert outsider.get("/api/compare/export", query).status_code == 404
 
 
-def test_the_column_read_gives_the_figures_of_whole_results(pair: tuple[Run, Run]) -> None:
+COLUMN_SOURCES = ("kept by the recording", "read from the verdicts")
+
+
+def columns_from(source: str, runs: tuple[Run, ...]) -> None:
+    """Leave the runs' kept value columns, or drop them (a run recorded before they were kept)."""
+    from metrics.models import RunValueColumns
+
+    kept = RunValueColumns.objects.filter(run__in=runs)
+    assert kept.count() == len(runs), "the recording keeps every concluded run's columns"
+    if source == COLUMN_SOURCES[1]:
+        kept.delete()
+
+
+@pytest.mark.parametrize("source", COLUMN_SOURCES)
+def test_the_column_read_gives_the_figures_of_whole_results(
+    pair: tuple[Run, Run], source: str
+) -> None:
     """The page reads values as columns; the engine on whole results must agree exactly."""
     from oloproof import compare
     from runs.selectors.comparison import runs_compare
     from runs.selectors.results import run_result
 
     baseline, candidate = pair
+    columns_from(source, pair)
     whole = compare(run_result(run=baseline), run_result(run=candidate))
     assert runs_compare(baseline=baseline, candidate=candidate).to_dict() == whole.to_dict()
 
 
-def test_the_column_read_agrees_on_sub_scores_too() -> None:
+@pytest.mark.parametrize("source", COLUMN_SOURCES)
+def test_the_column_read_agrees_on_sub_scores_and_clusters_too(source: str) -> None:
     from pathlib import Path
 
     from oloproof import compare, evaluate, system
@@ -222,6 +240,8 @@ def test_the_column_read_agrees_on_sub_scores_too() -> None:
         "multiple_checks.fields",
     ]
     assert whole.metric("multiple_checks.format").regressed
+    assert whole.n_clusters == 4
+    columns_from(source, tuple(runs))
     assert runs_compare(baseline=runs[0], candidate=runs[1]).to_dict() == whole.to_dict()
 
 

@@ -19,6 +19,7 @@ from django.test import Client
 
 import oloproof_core as engine
 from evalsite.celery import app
+from oloproof_core.compare import ValueColumns
 from runs.access import LOCAL
 from runs.errors import ConflictError, InvalidRequestError, NotFoundError
 from runs.models import Approval, CaseResult, Run, RunChunk
@@ -65,6 +66,12 @@ def submit(config_path: Path, **overrides: Any) -> Run:
     return Run.objects.get(pk=run.pk)
 
 
+def kept_columns(run: Run) -> ValueColumns:
+    from metrics.selectors import runs_value_columns
+
+    return runs_value_columns(run_ids=[run.pk])[run.pk]
+
+
 def engine_until_decided(config_path: Path) -> engine.Result:
     """The same run through the engine's own sequential runner, in this process."""
     config = engine.load_run_config(str(config_path))
@@ -91,6 +98,8 @@ def test_a_sequential_run_stops_after_its_first_batch_and_continues_to_the_engin
         "horizon": N_CASES, "looks": 1, "n_run": BATCH, "order": "sha256(case id)", "batch": BATCH,
     }  # fmt: skip
     first_ids = set(CaseResult.objects.filter(run=run).values_list("case_id", flat=True))
+    # The finaliser keeps the concluded run's value columns for comparisons...
+    assert set(kept_columns(run).ids) == first_ids
 
     continued = run_continue(user=LOCAL, run_id=run.pk)
     assert continued.pk == run.pk
@@ -108,6 +117,9 @@ def test_a_sequential_run_stops_after_its_first_batch_and_continues_to_the_engin
     # The same cases in the same (content-fixed) order, the first batch kept as it was.
     assert ids == [case.id for case in expected.cases]
     assert first_ids <= set(ids)
+    # ...and writes them anew when the continued run concludes again.
+    assert kept_columns(run).ids == ids
+    assert kept_columns(run).values["exact_label"].size == len(ids)
     positions = list(CaseResult.objects.filter(run=run).values_list("position", flat=True))
     assert sorted(positions) == list(range(len(ids)))
     assert [rule["outcome"] for rule in run.gate.rules] == [

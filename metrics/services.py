@@ -209,4 +209,10 @@ def run_value_columns_put(*, run_id: int, result: engine.Result) -> None:
         RunValueColumns.objects.filter(run_id=run_id).delete()
         return
     fields = value_columns_encode(value_columns(result))
-    RunValueColumns.objects.update_or_create(run_id=run_id, defaults=fields)
+    # One upsert: a first conclusion inserts, a continued run's next one replaces.
+    RunValueColumns.objects.bulk_create(
+        [RunValueColumns(run_id=run_id, **fields)],
+        update_conflicts=True,
+        unique_fields=["run"],
+        update_fields=list(fields),
+    )

@@ -1,7 +1,6 @@
-"""The oloproof Django project: settings, URLs, the Celery app and the REST API."""
+"""The oloproof Django project: settings, URLs, the Celery app and the REST API.
 
-# Loaded with Django so that `@shared_task` tasks bind to this app (and its broker)
-# in every process that enqueues work, not only in workers.
-from evalsite.celery import app as celery_app
-
-__all__ = ["celery_app"]
+The Celery app (`evalsite.celery`) is not loaded with the project: `runs.dispatch`
+loads it, by the name in `settings.OLOPROOF_CELERY_APP`, when work is first handed to
+the workers, and `oloproof worker` loads it to serve.
+"""

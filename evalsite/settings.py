@@ -277,6 +277,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+OLOPROOF_CELERY_APP = "evalsite.celery.app"
+"""The Celery app work is handed to: loaded on the first hand-over (`runs.dispatch`),
+not with Django, so a command that hands nothing over never pays for Celery."""
 
 OLOPROOF_CHUNK_SIZE = env_int("OLOPROOF_CHUNK_SIZE", 500)
 """Cases per chunk task when a submitted run is split for the workers."""

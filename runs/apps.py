@@ -7,8 +7,8 @@ class RunsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Registered at start-up, so `runs.dispatch` finds them by name in any process.
-        from runs import _sqlite_limits, tasks  # noqa: F401
+        # The tasks are registered with the Celery app when it loads (`runs.dispatch`).
+        from runs import _sqlite_limits
         from runs.data_folder import data_folder_prepare
 
         data_folder_prepare()

@@ -7,18 +7,25 @@ that makes the package, or building the command line, pull in a heavy dependency
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 HEAVY = ("scipy", "django", "ninja", "openai", "numpy.linalg", "jsonschema", "dspy", "gepa")
 
 
-def imported_after(code: str) -> set[str]:
+def imported_after(code: str, env: dict[str, str] | None = None) -> set[str]:
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
     done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env=env,
     )
     return set(json.loads(done.stdout.splitlines()[-1]))
 
@@ -40,3 +47,24 @@ def test_start_up_imports_no_heavy_dependency(code: str) -> None:
         if any(name == top or name.startswith(top + ".") for top in HEAVY)
     )
     assert heavy == [], f"{code!r} imported {heavy[:8]}"
+
+
+def test_opening_the_local_store_loads_no_celery(tmp_path: Path) -> None:
+    """A local run records through Django but hands nothing to the workers."""
+    env = {**os.environ, "OLOPROOF_DATA_DIR": str(tmp_path), "OLOPROOF_RECORD": "1"}
+    env.pop("DATABASE_URL", None)
+    loaded = imported_after("from oloproof._store import default_store; default_store()", env)
+    assert "runs.models" in loaded, "the probe must really have opened the store"
+    late = sorted(name for name in loaded if name.split(".")[0] == "celery" or name == "runs.tasks")
+    assert late == [], f"opening the store imported {late[:8]}"
+
+
+def test_handing_work_over_loads_the_app_and_its_tasks(tmp_path: Path) -> None:
+    env = {**os.environ, "OLOPROOF_DATA_DIR": str(tmp_path), "OLOPROOF_RECORD": "1"}
+    env.pop("DATABASE_URL", None)
+    code = (
+        "from oloproof._platform import django_setup; django_setup()\n"
+        "from runs.dispatch import FINALISE_TASK, celery_app\n"
+        "assert FINALISE_TASK in celery_app().tasks"
+    )
+    assert "runs.tasks" in imported_after(code, env)

@@ -18,11 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from oloproof_core.compare._values import values_by_case
-from oloproof_core.stats import ReadOrder
 
 if TYPE_CHECKING:
     from oloproof_core.result import Result
-    from oloproof_core.stats import ClusterGroups
+    from oloproof_core.stats import ClusterGroups, ReadOrder
 
 FloatArray = npt.NDArray[np.float64]
 CodeArray = npt.NDArray[np.intp]
@@ -37,7 +36,7 @@ class ValueColumns:
 
     NaN marks a missing value. `cluster_codes[i]` indexes `cluster_labels` for case
     `ids[i]` (`NO_CLUSTER` without one); both are None when no case has a cluster.
-    `read_order`, when known, is `ReadOrder.of(ids)`.
+    `read_order`, when known (a store keeps it), is `ReadOrder.of(ids)`.
     """
 
     ids: list[str]
@@ -74,10 +73,9 @@ def value_columns(result: Result) -> ValueColumns:
         labels.setdefault(case.cluster, len(labels)) if case.cluster else NO_CLUSTER
         for case in result.cases
     ]
-    order = ReadOrder.of(ids)
     if not labels:
-        return ValueColumns(ids, values, read_order=order)
-    return ValueColumns(ids, values, np.array(codes, np.intp), list(labels), order)
+        return ValueColumns(ids, values)
+    return ValueColumns(ids, values, np.array(codes, np.intp), list(labels))
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,7 +73,8 @@ def compare_paired_values(
         id_tuple=tuple(union),
         labels=None if clusters is None else tuple(clusters),
         groups=groups,
-        order=paired.read_order or ReadOrder.of(union),
+        # Hashing every id costs more than the statistics: only where they read it.
+        order=_read_order(paired, union) if groups is None else None,
     )
     compared = []
     for name, metric in candidate_metrics.items():
@@ -124,6 +125,10 @@ def _flagged(items: list[MetricComparison], alpha: float, fdr: bool) -> list[Met
     return flagged
 
 
+def _read_order(paired: PairedValues, union: list[str]) -> ReadOrder:
+    return ReadOrder.of(union) if paired.read_order is None else paired.read_order
+
+
 def _check_same_type(base_metric: MetricEstimate, cand_metric: MetricEstimate) -> None:
     if base_metric.value_type != cand_metric.value_type:
         raise OloproofError(
@@ -142,7 +147,7 @@ class _Shared:
     id_tuple: tuple[str, ...]
     labels: tuple[str, ...] | None
     groups: ClusterGroups | None
-    order: ReadOrder
+    order: ReadOrder | None
 
 
 def _compare_metric(

@@ -155,27 +155,6 @@ def max_log_capital(
     return result
 
 
-def _rejected(
-    x: FloatArray,
-    bets: FloatArray,
-    m: FloatArray,
-    sign: float,
-    threshold: float,
-    truncation: float,
-) -> npt.NDArray[np.bool_]:
-    """Per row: whether ``max_t log K_t^{sign}(m) >= threshold``."""
-    capital = max_log_capital(x, bets, m, sign, truncation)
-    result: npt.NDArray[np.bool_] = capital >= threshold
-    return result
-
-
-def prepare_sample(
-    values: FloatArray, alpha: float, tuning: BetTuning, keys: Keys
-) -> tuple[FloatArray, FloatArray]:
-    """One sample of unit values as a row in reading order, with its bets tuned to its size."""
-    return _prepare(values[None, :], alpha, tuning, keys, False, None)
-
-
 def _prepare(
     raw: FloatArray,
     alpha: float,
@@ -189,7 +168,50 @@ def _prepare(
     return x, plug_in_bets(x, alpha, raw.shape[1] if horizon is None else horizon, tuning)
 
 
-def bisect_end(
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One sample read for one end of an interval and its side of the test.
+
+    The values in reading order (one row), their bets, the truncation, and where the
+    search for an end starts. An interval that bounds missing values reads one
+    completion for its lower end and another for its upper end: each is prepared
+    once and read for its own end only.
+    """
+
+    x: FloatArray
+    bets: FloatArray
+    truncation: float
+    centre: float
+
+    @classmethod
+    def of(
+        cls,
+        values: FloatArray,
+        alpha: float,
+        tuning: BetTuning,
+        keys: Keys = None,
+        *,
+        ordered: bool = False,
+        horizon: int | None = None,
+    ) -> Sample:
+        raw = check_unit_values(values)[None, :]
+        x, bets = _prepare(raw, alpha, tuning, keys, ordered, horizon)
+        centre = float(np.clip(x.mean(axis=1), 0.0, 1.0)[0])
+        return cls(x, bets, tuning.truncation, centre)
+
+    def end(self, sign: float, threshold: float) -> float:
+        """The lower end (``sign`` 1, searched from 0) or the upper end (-1, from 1)."""
+        edge = np.array([0.0 if sign > 0 else 1.0])
+        centre = np.array([self.centre])
+        found = interval_end(self.x, self.bets, sign, threshold, edge, centre, self.truncation)
+        return float(found[0])
+
+    def log_capital(self, m: float, sign: float) -> float:
+        """``max_t log K_t^{sign}(m)``: the evidence against a mean of ``m`` on that side."""
+        return float(max_log_capital(self.x, self.bets, np.array([m]), sign, self.truncation)[0])
+
+
+def interval_end(
     x: FloatArray,
     bets: FloatArray,
     sign: float,
@@ -201,24 +223,29 @@ def bisect_end(
     """End of the non-rejected set between ``edge`` (0 or 1) and ``mean``, per row.
 
     Returns a point that is rejected or is ``edge`` itself, so the reported
-    end never cuts into the confidence set.
+    end never cuts into the confidence set (``_interval_end``).
     """
-    result = edge.copy()
-    open_rows = _rejected(x, bets, edge, sign, threshold, truncation)
-    at_mean = open_rows & _rejected(x, bets, mean, sign, threshold, truncation)
-    # Rejected even at the sample mean: only possible for adversarially
-    # ordered data; reporting the mean widens the set and keeps validity.
-    result[at_mean] = mean[at_mean]
-    rows = np.flatnonzero(open_rows & ~at_mean)
-    if rows.size == 0:
-        return result
-    xs, bs = x[rows], bets[rows]
 
     def excess(m: FloatArray, among: npt.NDArray[np.intp]) -> FloatArray:
-        capital = max_log_capital(xs[among], bs[among], m, sign, truncation)
+        capital = max_log_capital(x[among], bets[among], m, sign, truncation)
         return capital - threshold
 
-    result[rows] = last_rejected(excess, edge[rows], mean[rows])
+    every_row = np.arange(edge.size)
+    at_edge, at_mean = excess(edge, every_row), excess(mean, every_row)
+    result = edge.copy()
+    # Rejected even at the sample mean: only possible for adversarially
+    # ordered data; reporting the mean widens the set and keeps validity.
+    beyond = (at_edge >= 0.0) & (at_mean >= 0.0)
+    result[beyond] = mean[beyond]
+    rows = np.flatnonzero((at_edge >= 0.0) & (at_mean < 0.0))
+    if rows.size:
+        found = last_rejected(
+            lambda m, among: excess(m, rows[among]),
+            edge[rows],
+            mean[rows],
+            known=(at_edge[rows], at_mean[rows]),
+        )
+        result[rows] = found
     return result
 
 
@@ -257,8 +284,8 @@ def bounded_mean_bounds(
     threshold = math.log(2.0 / alpha)
     mean = np.clip(x.mean(axis=1), 0.0, 1.0)
     c = tuning.truncation
-    lower = bisect_end(x, bets, 1.0, threshold, np.zeros(rows), mean, c)
-    upper = bisect_end(x, bets, -1.0, threshold, np.ones(rows), mean, c)
+    lower = interval_end(x, bets, 1.0, threshold, np.zeros(rows), mean, c)
+    upper = interval_end(x, bets, -1.0, threshold, np.ones(rows), mean, c)
     return np.column_stack((lower, upper))
 
 

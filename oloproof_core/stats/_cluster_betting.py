@@ -39,8 +39,7 @@ import numpy.typing as npt
 from ._bounded_mean import (
     SCORE_TUNING,
     BetTuning,
-    bisect_end,
-    max_log_capital,
+    Sample,
     plug_in_bets,
 )
 from ._difference import PairedDifference
@@ -142,53 +141,37 @@ def cluster_groups(clusters: Sequence[Hashable] | ClusterGroups, n: int) -> Clus
     return groups
 
 
-class _Bets:
-    """One completion's cluster means and bets, read by both the interval and the test."""
+def _cluster_sample(
+    groups: ClusterGroups, unit: FloatArray, alpha: float, tuning: BetTuning
+) -> Sample:
+    """One completion read as its cluster means, bet on with the clusters' size weights.
 
-    def __init__(
-        self, groups: ClusterGroups, unit: FloatArray, alpha: float, tuning: BetTuning
-    ) -> None:
-        self.means = groups.means(unit)[None, :]
-        self.bets = groups.bets(self.means[0], alpha, tuning)[None, :]
-        self.centre = min(1.0, max(0.0, math.fsum(unit.tolist()) / unit.size))
+    The search for an end starts at the mean over cases, not over clusters.
+    """
+    means = groups.means(unit)
+    centre = min(1.0, max(0.0, math.fsum(unit.tolist()) / unit.size))
+    bets = groups.bets(means, alpha, tuning)
+    return Sample(means[None, :], bets[None, :], tuning.truncation, centre)
 
 
 def _completions(
     groups: ClusterGroups, worst: FloatArray, best: FloatArray, alpha: float, tuning: BetTuning
-) -> tuple[_Bets, _Bets]:
-    low = _Bets(groups, worst, alpha, tuning)
+) -> tuple[Sample, Sample]:
+    low = _cluster_sample(groups, worst, alpha, tuning)
     # Without missing values the two completions are one.
-    high = low if np.array_equal(worst, best) else _Bets(groups, best, alpha, tuning)
+    high = low if np.array_equal(worst, best) else _cluster_sample(groups, best, alpha, tuning)
     return low, high
 
 
-def _unit_interval(
-    worst: _Bets, best: _Bets, alpha: float, truncation: float
-) -> tuple[float, float]:
+def _unit_interval(worst: Sample, best: Sample, alpha: float) -> tuple[float, float]:
     """Betting interval on [0, 1] from the worst- and best-filled completions."""
     threshold = math.log(2.0 / alpha)
-    ends = []
-    for fill, sign, edge in ((worst, 1.0, 0.0), (best, -1.0, 1.0)):
-        end = bisect_end(
-            fill.means,
-            fill.bets,
-            sign,
-            threshold,
-            np.array([edge]),
-            np.array([fill.centre]),
-            truncation,
-        )
-        ends.append(float(end[0]))
-    return ends[0], ends[1]
+    return worst.end(1.0, threshold), best.end(-1.0, threshold)
 
 
-def _unit_p_value(worst: _Bets, best: _Bets, truncation: float) -> float:
+def _unit_p_value(worst: Sample, best: Sample) -> float:
     """Two-sided betting p-value for a unit mean of 1/2 (zero difference)."""
-    m = np.array([0.5])
-    capitals = [
-        float(max_log_capital(fill.means, fill.bets, m, sign, truncation)[0])
-        for fill, sign in ((worst, 1.0), (best, -1.0))
-    ]
+    capitals = (worst.log_capital(0.5, 1.0), best.log_capital(0.5, -1.0))
     return min(1.0, math.exp(math.log(2.0) - max(capitals)))
 
 
@@ -216,7 +199,7 @@ def clustered_mean_interval(
     best = np.where(pairs.a_missing, 1.0, unit)
     alpha = 1.0 - level
     low_fill, high_fill = _completions(groups, worst, best, alpha, SCORE_TUNING)
-    lower, upper = _unit_interval(low_fill, high_fill, alpha, SCORE_TUNING.truncation)
+    lower, upper = _unit_interval(low_fill, high_fill, alpha)
     return Interval(pairs.low + lower * pairs.span, pairs.low + upper * pairs.span)
 
 
@@ -270,9 +253,9 @@ def clustered_paired_difference(
             alpha,
             tuning,
         )
-        lower, upper = _unit_interval(worst, best, alpha, tuning.truncation)
+        lower, upper = _unit_interval(worst, best, alpha)
         interval = Interval(span * (2.0 * lower - 1.0), span * (2.0 * upper - 1.0))
-        p_value = _unit_p_value(worst, best, tuning.truncation)
+        p_value = _unit_p_value(worst, best)
     both = complete.any()
     return PairedDifference(
         estimate_a=float(pairs.a[complete].mean()) if both else None,

@@ -41,18 +41,20 @@ def last_rejected(
     excess: Callable[[FloatArray, IndexArray], FloatArray],
     rejected_at: FloatArray,
     kept_at: FloatArray,
+    *,
+    known: tuple[FloatArray, FloatArray] | None = None,
 ) -> FloatArray:
     """Per row, the rejected end of a bracket narrowed to `TOLERANCE` around the boundary.
 
     `excess(m, rows)` is, for each of `rows`, the log-capital at candidate `m` minus
     the rejection threshold: at least 0 means rejected. It must be monotone between
-    `rejected_at` (rejected on every row) and `kept_at` (kept on every row).
+    `rejected_at` (rejected on every row) and `kept_at` (kept on every row);
+    `known`, when the caller has them, is the excess at those two points.
     """
-    every_row = np.arange(rejected_at.size)
-    # The bracket [low, high] in increasing order, with excess values at both ends.
-    low = np.minimum(rejected_at, kept_at).astype(np.float64)
-    high = np.maximum(rejected_at, kept_at).astype(np.float64)
-    f_low, f_high = excess(low, every_row), excess(high, every_row)
+    if known is None:
+        every_row = np.arange(rejected_at.size)
+        known = excess(rejected_at, every_row), excess(kept_at, every_row)
+    low, high, f_low, f_high = _ordered_bracket(rejected_at, kept_at, *known)
     width = high - low
     with np.errstate(divide="ignore"):
         halvings = np.ceil(np.log2(np.maximum(width, TOLERANCE) / TOLERANCE))
@@ -77,6 +79,18 @@ def last_rejected(
         width[rows] = high[rows] - low[rows]
     result: FloatArray = np.where(f_low >= 0.0, low, high)
     return result
+
+
+def _ordered_bracket(
+    rejected_at: FloatArray, kept_at: FloatArray, f_rejected: FloatArray, f_kept: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The bracket as [low, high] in increasing order, with the excess at each end."""
+    rejected_low = rejected_at <= kept_at
+    low = np.where(rejected_low, rejected_at, kept_at).astype(np.float64)
+    high = np.where(rejected_low, kept_at, rejected_at).astype(np.float64)
+    f_low = np.where(rejected_low, f_rejected, f_kept).astype(np.float64)
+    f_high = np.where(rejected_low, f_kept, f_rejected).astype(np.float64)
+    return low, high, f_low, f_high
 
 
 def _itp_point(

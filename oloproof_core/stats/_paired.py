@@ -48,9 +48,7 @@ from ._bounded_mean import (
     SCORE_TUNING,
     BetTuning,
     FloatArray,
-    bisect_end,
-    max_log_capital,
-    prepare_sample,
+    Sample,
 )
 from ._difference import PairedDifference
 from ._interval import Interval
@@ -103,24 +101,15 @@ def _difference_figures(
         return Interval(-span, span), 1.0
     alpha = 1.0 - confidence
     order = None if keys is None else ReadOrder.of(keys)
-    worst = prepare_sample(pairs.unit_differences(best=False), alpha, tuning, order)
-    best = prepare_sample(pairs.unit_differences(best=True), alpha, tuning, order)
+    worst = Sample.of(pairs.unit_differences(best=False), alpha, tuning, order)
+    best = Sample.of(pairs.unit_differences(best=True), alpha, tuning, order)
     threshold = math.log(2.0 / alpha)
-    c = tuning.truncation
-    lower_unit = float(bisect_end(*worst, 1.0, threshold, np.zeros(1), _mean(worst[0]), c)[0])
-    upper_unit = float(bisect_end(*best, -1.0, threshold, np.ones(1), _mean(best[0]), c)[0])
+    lower_unit, upper_unit = worst.end(1.0, threshold), best.end(-1.0, threshold)
     lower = -span if lower_unit <= 0.0 else max(-span, span * (2.0 * lower_unit - 1.0))
     upper = span if upper_unit >= 1.0 else min(span, span * (2.0 * upper_unit - 1.0))
-    zero = np.array([0.5])
-    above = float(max_log_capital(*worst, zero, 1.0, c)[0])
-    below = float(max_log_capital(*best, zero, -1.0, c)[0])
-    p_above, p_below = (min(1.0, math.exp(-max(side, 0.0))) for side in (above, below))
+    sides = (worst.log_capital(0.5, 1.0), best.log_capital(0.5, -1.0))
+    p_above, p_below = (min(1.0, math.exp(-max(side, 0.0))) for side in sides)
     return Interval(lower, upper), min(1.0, 2.0 * min(p_above, p_below))
-
-
-def _mean(x: FloatArray) -> FloatArray:
-    result: FloatArray = np.clip(x.mean(axis=1), 0.0, 1.0)
-    return result
 
 
 _MIXED = "give both runs as float arrays (NaN: missing) or both as lists (None: missing)"

@@ -22,12 +22,13 @@ function of the set of cases run so far.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from ._bounded_mean import SCORE_TUNING, BetTuning, betting_side_p_values, bounded_mean_bounds
+from ._bounded_mean import SCORE_TUNING, BetTuning, Sample, betting_side_p_values
 from ._order import key_order
 from ._validate import check_confidence
 
@@ -68,10 +69,12 @@ def running_interval(
     if low.size == 0:
         return 0.0, 1.0
     size = max(int(horizon), low.size)
-    options = {"tuning": tuning, "ordered": True, "horizon": size}
-    lower = float(bounded_mean_bounds(low[None, :], level, **options)[0, 0])  # type: ignore[arg-type]
-    upper = float(bounded_mean_bounds(high[None, :], level, **options)[0, 1])  # type: ignore[arg-type]
-    return lower, upper
+    alpha = 1.0 - level
+    threshold = math.log(2.0 / alpha)
+    # Each completion is read for its own end only.
+    lowest = Sample.of(low, alpha, tuning, ordered=True, horizon=size)
+    highest = Sample.of(high, alpha, tuning, ordered=True, horizon=size)
+    return lowest.end(1.0, threshold), highest.end(-1.0, threshold)
 
 
 def running_side_p_values(

@@ -49,10 +49,15 @@ def test_start_up_imports_no_heavy_dependency(code: str) -> None:
     assert heavy == [], f"{code!r} imported {heavy[:8]}"
 
 
+def embedded_store_env(data_dir: Path) -> dict[str, str]:
+    """A fresh process recording into the embedded store in `data_dir`."""
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    return {**env, "OLOPROOF_DATA_DIR": str(data_dir), "OLOPROOF_RECORD": "1"}
+
+
 def test_opening_the_local_store_loads_no_celery(tmp_path: Path) -> None:
     """A local run records through Django but hands nothing to the workers."""
-    env = {**os.environ, "OLOPROOF_DATA_DIR": str(tmp_path), "OLOPROOF_RECORD": "1"}
-    env.pop("DATABASE_URL", None)
+    env = embedded_store_env(tmp_path)
     loaded = imported_after("from oloproof._store import default_store; default_store()", env)
     assert "runs.models" in loaded, "the probe must really have opened the store"
     late = sorted(name for name in loaded if name.split(".")[0] == "celery" or name == "runs.tasks")
@@ -60,8 +65,7 @@ def test_opening_the_local_store_loads_no_celery(tmp_path: Path) -> None:
 
 
 def test_handing_work_over_loads_the_app_and_its_tasks(tmp_path: Path) -> None:
-    env = {**os.environ, "OLOPROOF_DATA_DIR": str(tmp_path), "OLOPROOF_RECORD": "1"}
-    env.pop("DATABASE_URL", None)
+    env = embedded_store_env(tmp_path)
     code = (
         "from oloproof._platform import django_setup; django_setup()\n"
         "from runs.dispatch import FINALISE_TASK, celery_app\n"

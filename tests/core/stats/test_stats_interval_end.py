@@ -14,7 +14,7 @@ from oloproof_core.stats import (
 )
 from oloproof_core.stats._bounded_mean import (
     SCORE_TUNING,
-    bisect_end,
+    interval_end,
     max_log_capital,
     plug_in_bets,
 )
@@ -48,7 +48,7 @@ def test_each_end_is_rejected_and_within_tolerance_of_the_boundary(n, shape):
     mean = x.mean(axis=1)
     c = SCORE_TUNING.truncation
     for sign, edge in ((1.0, np.zeros(3)), (-1.0, np.ones(3))):
-        found = bisect_end(x, bets, sign, THRESHOLD, edge, mean, c)
+        found = interval_end(x, bets, sign, THRESHOLD, edge, mean, c)
         rejected, kept = halving(x, bets, sign, edge, mean)
         open_rows = max_log_capital(x, bets, edge, sign, c) >= THRESHOLD
         for row in np.flatnonzero(open_rows):

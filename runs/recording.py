@@ -328,10 +328,15 @@ def chunk_cases_record(
 def run_conclusion_record(*, run: Run, result: engine.Result, finished_at: datetime) -> bool:
     """Mark a running run succeeded with its metrics and gate, exactly once.
 
-    False when another finaliser got there first (its transaction won the update).
+    False when another finaliser got there first (its transaction won the update), or
+    when the run has moved on since `run` was read: a second finaliser of a sequential
+    batch can arrive after "run more cases" reopened the run with a larger total, and
+    its conclusion over the earlier cases must not end the continued run.
     """
     with transaction.atomic():
-        succeeded = Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(
+        succeeded = Run.objects.filter(
+            pk=run.pk, status=Run.Status.RUNNING, cases_total=run.cases_total
+        ).update(
             status=Run.Status.SUCCEEDED,
             provenance=result.provenance,
             confidence=float(result.provenance.get("confidence") or run.confidence),

@@ -16,6 +16,7 @@ import pytest
 import yaml
 from django.db import transaction
 from django.test import Client
+from django.utils import timezone
 
 import oloproof_core as engine
 from evalsite.celery import app
@@ -23,6 +24,8 @@ from oloproof_core.compare import ValueColumns
 from runs.access import LOCAL
 from runs.errors import ConflictError, InvalidRequestError, NotFoundError
 from runs.models import Approval, CaseResult, Run, RunChunk
+from runs.recording import run_conclusion_record
+from runs.selectors.results import run_result
 from runs.services import approval_create, approval_revoke, run_continue, run_submit
 from tests.runs.conftest import member
 from tests.support.platform import write_project
@@ -224,3 +227,22 @@ def test_a_gate_is_not_decided_while_its_run_runs_more_cases(
     run.refresh_from_db()
     assert run.gate.outcome == "pass"
     assert not Approval.objects.filter(gate=run.gate).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_late_finaliser_of_the_first_batch_does_not_end_the_continued_run(
+    project: Path, eager_tasks: None
+) -> None:
+    run = submit(project)
+    # As a second finaliser of the first batch saw the run: read before it concluded.
+    late = Run.objects.get(pk=run.pk)
+    late_result = run_result(run=late)
+    with transaction.atomic():
+        run_continue(user=LOCAL, run_id=run.pk)
+        assert not run_conclusion_record(run=late, result=late_result, finished_at=timezone.now())
+        run.refresh_from_db()
+        assert (run.status, run.cases_total) == (Run.Status.RUNNING, 2 * BATCH)
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED, run.error
+    assert run.gate.outcome == "pass"
+    assert run.cases_done == run.cases_total > 2 * BATCH

@@ -50,6 +50,14 @@ def row_values(row: str, base: str = "(SELECT 1)") -> str:
 
 INSERT_ONE = f"INSERT INTO {TABLE}(rowid, {COLUMNS}) {row_values('new')};"
 """A trigger's statement adding the row of the case result `new`."""
+DELETE_ONE = (
+    f"INSERT INTO {TABLE}({TABLE}, rowid, {COLUMNS}) SELECT 'delete', * FROM ({row_values('old')});"
+)
+"""A trigger's statement removing the row of the case result `old` (migration 0009)."""
+DELETE_INDEXED = (
+    DELETE_ONE.removesuffix(";") + f" WHERE EXISTS (SELECT 1 FROM {TABLE} WHERE rowid = old.id);"
+)
+"""`DELETE_ONE` for a row the index holds: a contentless table corrupts on any other."""
 _ADD = (
     f"INSERT INTO {TABLE}(rowid, {COLUMNS}) "
     + row_values("result", base="runs_caseresult AS result")

@@ -17,14 +17,11 @@ from typing import Any
 from django.db import migrations
 
 from runs.search_rows import COLUMNS as _COLUMNS
+from runs.search_rows import DELETE_ONE as _DELETE
 from runs.search_rows import INSERT_ONE as _INSERT
 from runs.search_rows import TABLE as _FTS
 from runs.search_rows import row_values as _values
 
-_DELETE = (
-    f"INSERT INTO {_FTS}({_FTS}, rowid, {_COLUMNS}) "
-    f"SELECT 'delete', * FROM ({_values('old')});"
-)
 
 SQLITE_FORWARD = [
     f"CREATE VIRTUAL TABLE {_FTS} USING fts5({_COLUMNS}, "

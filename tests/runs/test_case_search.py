@@ -132,6 +132,28 @@ def test_cases_recorded_later_and_deleted_cases_keep_the_index_in_step() -> None
     assert found(run, "unreachable") == []
 
 
+def test_deleting_a_case_result_the_index_never_held_leaves_the_index_whole() -> None:
+    run = recorded()
+    other = recorded([{"id": "late", "input": {"question": "crash later"}, "expected": None}])
+    with connection.cursor() as cursor:  # written around the recording, so not indexed
+        cursor.execute(
+            "INSERT INTO runs_caseresult (run_id, case_id, position, output, error_type, "
+            "error_message, error_traceback, artifacts, model_calls, outcome) "
+            "VALUES (%s, 'stray', 9, '\"zebra\"', '', '', '', '{}', '[]', 'passed')",
+            [other.pk],
+        )
+    Run.objects.filter(pk=other.pk).delete()
+    CaseResult.objects.filter(run=run, case_id="alpha-2").update(output="zebra")
+    assert found(run, "zebra") == ["alpha-2"]
+    assert found(run, "parcel") == ["alpha-1"]
+    # The index counts its rows: one taken away too many breaks it once it empties.
+    Run.objects.all().delete()
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute("INSERT INTO runs_caseresult_search (runs_caseresult_search) "
+                           "VALUES ('integrity-check')")  # fmt: skip
+
+
 def test_one_search_costs_a_fixed_number_of_queries() -> None:
     run = recorded()
     with CaptureQueriesContext(connection) as few:

@@ -14,7 +14,17 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("scipy", "django", "ninja", "openai", "numpy.linalg", "jsonschema", "dspy", "gepa")
+HEAVY = (
+    "scipy",
+    "django",
+    "ninja",
+    "openai",
+    "numpy.linalg",
+    "jsonschema",
+    "dspy",
+    "gepa",
+    "importlib.metadata",  # the version is a literal (oloproof_core/_version.py)
+)
 
 
 def imported_after(code: str, env: dict[str, str] | None = None) -> set[str]:
@@ -47,6 +57,18 @@ def test_start_up_imports_no_heavy_dependency(code: str) -> None:
         if any(name == top or name.startswith(top + ".") for top in HEAVY)
     )
     assert heavy == [], f"{code!r} imported {heavy[:8]}"
+
+
+def test_the_installed_version_is_the_source_version() -> None:
+    from importlib.metadata import version
+
+    import oloproof
+
+    printed = subprocess.run(
+        [sys.executable, "-m", "oloproof", "--version"], capture_output=True, text=True, check=True
+    )
+    assert version("oloproof") == oloproof.__version__
+    assert printed.stdout.strip() == f"oloproof {oloproof.__version__}"
 
 
 def embedded_store_env(data_dir: Path) -> dict[str, str]:

@@ -2,26 +2,32 @@
 
 It serves from its own event loop in a background thread, so the engine's ordinary
 synchronous code can start it, hand out keys, bind cases and read the ledger while
-children call it over HTTP.
+children call it over HTTP. It can take its port first and serve later (`listen`,
+then `serve`): children are told the address when they start, and the HTTP server
+(aiohttp) is loaded only for systems that reach a model.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import select
 import socket
 import threading
+import time
 from collections.abc import Mapping
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from aiohttp import web
-
-from oloproof_core.gateway._forward import Forwarder
 from oloproof_core.gateway._keys import KeyRing
 from oloproof_core.gateway._records import GatewayCall, Ledger, RoleTotals
 from oloproof_core.gateway._routes import Price, Pricing, Route, routes_from_settings
 
+if TYPE_CHECKING:
+    from oloproof_core.gateway._app import Site
+
 _HOST = "127.0.0.1"
-_MAX_BODY = 64 * 1024 * 1024  # long contexts with images inline are large
+_BACKLOG = 128
 
 
 class Gateway:
@@ -35,8 +41,8 @@ class Gateway:
             calls = gateway.take_calls("case-7")
 
     `routes` defaults to what `oloproof.models` settings say for every role, read when
-    the gateway starts; `prices` (USD per million input and output tokens, by model
-    name) prices models a role does not pin.
+    the gateway starts serving; `prices` (USD per million input and output tokens, by
+    model name) prices models a role does not pin.
     """
 
     def __init__(
@@ -49,46 +55,115 @@ class Gateway:
         self._pricing = Pricing(dict(prices or {}))
         self._keys = KeyRing()
         self._ledger = Ledger()
+        self._sock: socket.socket | None = None
+        self._port: int | None = None
+        self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._runner: web.AppRunner | None = None
-        self._forwarder: Forwarder | None = None
-        self._port: int | None = None
+        self._site: Site | None = None
+        self._watcher: threading.Thread | None = None
+        self._wake: tuple[int, int] | None = None
+        self.started = "not started"
+        """How serving began: "not started", "when asked" or "by a model call"."""
+        self.start_ms: float | None = None
+        """How long the HTTP server took to start, in milliseconds."""
 
     # -- lifecycle ---------------------------------------------------------------
 
-    def start(self) -> Gateway:
-        """Listen on an ephemeral port of 127.0.0.1; returns once requests are accepted."""
-        if self._thread is not None:
-            return self
-        routes = self._given_routes if self._given_routes is not None else routes_from_settings()
-        self._forwarder = Forwarder(self._keys, self._ledger, routes, self._pricing)
-        loop = asyncio.new_event_loop()
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((_HOST, 0))
-        self._port = sock.getsockname()[1]
-        thread = threading.Thread(target=loop.run_forever, name="oloproof-gateway", daemon=True)
-        thread.start()
-        self._loop, self._thread = loop, thread
-        try:
-            asyncio.run_coroutine_threadsafe(self._serve(sock), loop).result()
-        except BaseException:
-            self.stop()
-            raise
+    def listen(self) -> Gateway:
+        """Take an ephemeral port of 127.0.0.1 without serving yet.
+
+        Connections made before `serve` wait in the socket's backlog, not refused.
+        """
+        if self._sock is None:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((_HOST, 0))
+            sock.listen(_BACKLOG)
+            self._sock, self._port = sock, sock.getsockname()[1]
         return self
+
+    def start(self) -> Gateway:
+        """Listen and serve; returns once requests are accepted."""
+        return self.listen().serve()
+
+    def serve(self, *, reason: str = "when asked") -> Gateway:
+        """Serve requests from now on (once; any thread); returns once they are accepted."""
+        with self._lock:
+            if self._thread is not None:
+                return self
+            began = time.perf_counter()
+            sock = self.listen()._sock
+            assert sock is not None
+            # Imported here: aiohttp is a tenth of a second no model-free run should pay.
+            from oloproof_core.gateway._app import open_site
+
+            routes = self._given_routes
+            routes = routes if routes is not None else routes_from_settings()
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="oloproof-gateway", daemon=True)
+            thread.start()
+            self._loop, self._thread = loop, thread
+            opening = open_site(sock, self._keys, self._ledger, routes, self._pricing)
+            try:
+                self._site = asyncio.run_coroutine_threadsafe(opening, loop).result()
+            except BaseException:
+                self._stop_serving()
+                raise
+            self.started = reason
+            self.start_ms = (time.perf_counter() - began) * 1000.0
+        self._wake_watcher()
+        return self
+
+    def serve_when_called(self) -> None:
+        """Start serving as soon as a connection waits, if nothing has started it before:
+        for a system that reaches its model without loading a model client at import."""
+        if self._watcher is not None or self._thread is not None:
+            return
+        sock = self.listen()._sock
+        assert sock is not None
+        self._wake = os.pipe()
+        listening, wake = sock.fileno(), self._wake[0]
+
+        def watch() -> None:
+            readable, _, _ = select.select([listening, wake], [], [])
+            if listening in readable and self._thread is None:
+                self.serve(reason="by a model call")
+
+        self._watcher = threading.Thread(target=watch, name="oloproof-gateway-watch", daemon=True)
+        self._watcher.start()
 
     def stop(self) -> None:
         """Stop serving and close the upstream pool; calls recorded so far stay readable."""
-        loop, thread = self._loop, self._thread
+        self._wake_watcher()
+        if self._watcher is not None and self._watcher is not threading.current_thread():
+            self._watcher.join()
+        self._watcher = None
+        if self._wake is not None:
+            for fd in self._wake:
+                os.close(fd)
+            self._wake = None
+        with self._lock:
+            self._stop_serving()
+            if self._sock is not None:
+                self._sock.close()
+                self._sock = None
+
+    def _stop_serving(self) -> None:
+        loop, thread, site = self._loop, self._thread, self._site
         if loop is None or thread is None:
             return
         if loop.is_running():
-            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result()
+            if site is not None:
+                asyncio.run_coroutine_threadsafe(site.close(), loop).result()
             loop.call_soon_threadsafe(loop.stop)
         thread.join()
         loop.close()
-        self._loop = self._thread = None
+        self._loop = self._thread = self._site = None
+
+    def _wake_watcher(self) -> None:
+        if self._wake is not None:
+            os.write(self._wake[1], b"x")
 
     def __enter__(self) -> Gateway:
         return self.start()
@@ -104,8 +179,8 @@ class Gateway:
     @property
     def base_url(self) -> str:
         """What a client's OPENAI_BASE_URL must be."""
-        if self._port is None or self._thread is None:
-            raise RuntimeError("start() the gateway first")
+        if self._port is None:
+            raise RuntimeError("listen() or start() the gateway first")
         return f"http://{_HOST}:{self._port}/v1"
 
     def client_env(self, key: str) -> dict[str, str]:
@@ -146,25 +221,3 @@ class Gateway:
     def totals(self) -> dict[str, RoleTotals]:
         """What each role spent over the whole run, attributed to a case or not."""
         return self._ledger.totals()
-
-    # -- on the gateway's loop ---------------------------------------------------
-
-    async def _serve(self, sock: socket.socket) -> None:
-        assert self._forwarder is not None
-        await self._forwarder.open()
-        app = web.Application(client_max_size=_MAX_BODY)
-        app.router.add_get("/v1/models", self._forwarder.models)
-        for path in ("/v1/chat/completions", "/v1/completions", "/v1/embeddings"):
-            app.router.add_post(path, self._forwarder.forward)
-        # No access log: it would cost more than the forwarding on every call.
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
-        await runner.setup()
-        await web.SockSite(runner, sock).start()
-        self._runner = runner
-
-    async def _shutdown(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-        if self._forwarder is not None:
-            await self._forwarder.close()

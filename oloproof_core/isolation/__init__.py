@@ -8,13 +8,9 @@ memory loses only its own cases and is replaced. See docs/isolation.md.
 
 from oloproof_core.isolation._env import ChildEnv, child_environment, is_secret_name
 from oloproof_core.isolation._errors import IsolationError
+from oloproof_core.isolation._hooks import CaseHook
 from oloproof_core.isolation._metered import GATEWAY_URL_VARIABLE, MeteredPool, metered_call
-from oloproof_core.isolation._pool import (
-    MAX_WARMUP_FAILURES,
-    WARMUP_TIMEOUT_S,
-    CaseHook,
-    ProcessPool,
-)
+from oloproof_core.isolation._pool import MAX_WARMUP_FAILURES, WARMUP_TIMEOUT_S, ProcessPool
 from oloproof_core.isolation._reference import SystemReference, reference_for
 from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB, pool_shape
 

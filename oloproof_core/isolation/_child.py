@@ -36,11 +36,11 @@ def main(argv: list[str]) -> int:
         system = load_reference(SystemReference.from_dict(setup["reference"]))
         if setup.get("components"):
             system = system.with_components(setup["components"], version=setup.get("version"))
-        _warm(system)
+        models = _warm(system)
     except BaseException:
         os.write(write_fd, frame({"failed": traceback.format_exc()}))
         return 1
-    return serve(system, read_fd, write_fd, setup)
+    return serve(system, read_fd, write_fd, setup, models=models)
 
 
 def run_forked(
@@ -57,15 +57,18 @@ def run_forked(
     os.environ.update(environment)
     try:
         _set_memory_limit(setup.get("memory_limit_mb"))
-        _warm(system)
+        models = _warm(system)
     except BaseException:
         os.write(write_fd, frame({"failed": traceback.format_exc()}))
         return 1
-    return serve(system, read_fd, write_fd, setup)
+    return serve(system, read_fd, write_fd, setup, models=models)
 
 
-def serve(system: System, read_fd: int, write_fd: int, setup: Mapping[str, Any]) -> int:
-    os.write(write_fd, frame({"ready": {"pid": os.getpid()}}))
+def serve(
+    system: System, read_fd: int, write_fd: int, setup: Mapping[str, Any], *, models: bool
+) -> int:
+    """Say the process is ready (and whether it loaded a model client), then serve cases."""
+    os.write(write_fd, frame({"ready": {"pid": os.getpid(), "models": models}}))
     limit = setup.get("memory_limit_mb")
     if system.is_async:
         serve_async(system, read_fd, write_fd, limit, setup.get("timeout"))
@@ -120,11 +123,17 @@ def _set_memory_limit(limit_mb: int | None) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def _warm(system: System) -> None:
+def _warm(system: System) -> bool:
+    """Prepare the system for its first case; True when it loaded a model client."""
     _meter_model_calls(system)
     warmup = getattr(system, "warmup", None)
     if warmup is not None:
         warmup()
+    return _loads_models()
+
+
+def _loads_models() -> bool:
+    return any(name in sys.modules for name in _MODEL_USERS)
 
 
 _MODEL_USERS = ("openai", "oloproof.models", "skynet")
@@ -140,7 +149,7 @@ def _meter_model_calls(system: System) -> None:
         from oloproof_core.isolation._case_header import send_case_header
 
         send_case_header(gateway_url)
-    if any(name in sys.modules for name in _MODEL_USERS):
+    if _loads_models():
         from oloproof_core.models import prepare
 
         prepare(("system",))

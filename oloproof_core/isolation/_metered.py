@@ -11,7 +11,7 @@ so the run's total stays exact.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from oloproof_core.case import CaseResult
@@ -22,7 +22,7 @@ from oloproof_core.system import System
 from oloproof_core.usage import usage_by_role, usage_to_dict
 
 if TYPE_CHECKING:
-    from oloproof_core.gateway import GatewayCall
+    from oloproof_core.gateway import Gateway, GatewayCall
 
 GATEWAY_URL_VARIABLE = "OLOPROOF_GATEWAY_URL"
 """Set in a system's process: the gateway its model calls go to (and carry the case to)."""
@@ -44,7 +44,10 @@ class MeteredPool:
         # Imported here: a system's own process imports this package, never the server.
         from oloproof_core.gateway import Gateway
 
-        self.gateway = Gateway().start()
+        # The port now, so that every process is told where its models are; the server
+        # only for processes that load a model client (`_ready`), or on a first call.
+        self.gateway = Gateway().listen()
+        self.gateway.serve_when_called()
         # Several cases share an async process: its calls name their case in a header,
         # honoured only for cases bound to that process's key.
         self._concurrent = per_process > 1
@@ -60,6 +63,7 @@ class MeteredPool:
                 child_env=self._environment,
                 on_case_start=self._bind,
                 on_case_end=self._unbind,
+                on_ready=self._ready,
                 reported_calls=False,
                 grow=grow,
             )
@@ -90,6 +94,11 @@ class MeteredPool:
     def _unbind(self, slot: int, case_id: str) -> None:
         self.gateway.unbind(self._key(slot), case_id)
 
+    def _ready(self, slot: int, details: Mapping[str, Any]) -> None:
+        """A process that loaded a model client gets a serving gateway before its first case."""
+        if details.get("models"):
+            self.gateway.serve(reason="before the cases")
+
     def start(self, processes: int | None = None) -> None:
         """Start (and warm) the processes now rather than with the first cases."""
         self.pool.start(processes)
@@ -108,6 +117,7 @@ class MeteredPool:
     def describe(self) -> dict[str, Any]:
         described = self.pool.describe()
         described["model_cost"] = "metered by oloproof's model gateway"
+        described["model_gateway"] = _gateway_start(self.gateway)
         if self._unattributed:
             described["unattributed_model_calls"] = usage_to_dict(usage_by_role(self._unattributed))
         return described
@@ -123,6 +133,19 @@ class MeteredPool:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _gateway_start(gateway: Gateway) -> str:
+    """How the run's gateway came to serve, in a person's words, for the provenance."""
+    if gateway.started == "not started":
+        return "not started: no process loaded a model client and no model call came"
+    took = f"{gateway.start_ms:.0f} ms" if gateway.start_ms is not None else "its start-up"
+    if gateway.started == "by a model call":
+        return (
+            "started by the first model call, during the cases (the system loads its model "
+            f"client inside a case): the cases in flight then waited {took} for it"
+        )
+    return f"started before the first case ({took})"
 
 
 def metered_call(call: GatewayCall) -> ModelCall:

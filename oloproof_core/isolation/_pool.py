@@ -18,13 +18,14 @@ import os
 import select
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from oloproof_core.case import CaseError, CaseResult
 from oloproof_core.execution import ProgressCallback, timed_out
 from oloproof_core.isolation._env import ChildEnv, child_environment, env_for_slot
 from oloproof_core.isolation._errors import IsolationError
+from oloproof_core.isolation._hooks import CaseHook, ReadyHook
 from oloproof_core.isolation._pace import Pace
 from oloproof_core.isolation._process import (
     ChildProcess,
@@ -39,8 +40,6 @@ from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
 from oloproof_core.isolation._slot import InFlight, Slot, last_line, lose, oldest_start, settle
 from oloproof_core.system import System
 
-CaseHook = Callable[[int, str], None]
-
 WARMUP_TIMEOUT_S = 120.0
 MAX_WARMUP_FAILURES = 3
 _ASYNC_GRACE_S = 1.0
@@ -52,10 +51,9 @@ class ProcessPool:
     """Runs a system's cases in child processes; see the module docstring.
 
     `child_env` is added to each child's scrubbed environment (a mapping, or a
-    function of the slot number); `on_case_start(slot, case_id)` runs right before a
-    case is sent and `on_case_end(slot, case_id)` right after its reply (or its
-    loss). `start` is "auto" (by reference when the system has one, else forked),
-    "reference" or "fork".
+    function of the slot number); the hooks (`_hooks`) run as cases are sent and end
+    and as processes become ready. `start` is "auto" (by reference when the system
+    has one, else forked), "reference" or "fork".
     """
 
     def __init__(
@@ -69,6 +67,7 @@ class ProcessPool:
         child_env: ChildEnv | None = None,
         on_case_start: CaseHook | None = None,
         on_case_end: CaseHook | None = None,
+        on_ready: ReadyHook | None = None,
         start: str = "auto",
         reported_calls: bool = True,
         grow: bool = False,
@@ -81,8 +80,7 @@ class ProcessPool:
         self.timeout = timeout
         self.memory_limit_mb = memory_limit_mb
         self._child_env = child_env
-        self._on_start = on_case_start
-        self._on_end = on_case_end
+        self._on_start, self._on_end, self._on_ready = on_case_start, on_case_end, on_ready
         self._reported_calls = reported_calls
         self._reference, self._method = start_method(system, start)
         self.note: str | None = None
@@ -214,6 +212,8 @@ class ProcessPool:
                 slot.state = "ready"
                 slot.failures = 0
                 self._pace.ready(now - slot.occupied_at)
+                if self._on_ready is not None:
+                    self._on_ready(slot.index, message["ready"])
                 self._fill(slot)
             else:
                 failure = message.get("failed") if isinstance(message, dict) else None

@@ -59,6 +59,25 @@ def test_start_up_imports_no_heavy_dependency(code: str) -> None:
     assert heavy == [], f"{code!r} imported {heavy[:8]}"
 
 
+def test_a_run_of_a_system_that_calls_no_model_starts_no_model_gateway(tmp_path: Path) -> None:
+    (tmp_path / "plain_system.py").write_text(
+        "from oloproof import system\n\n"
+        "@system(name='plain', version='1')\n"
+        "def answer(case):\n    return {'label': 'x'}\n"
+    )
+    code = (
+        f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import plain_system\n"
+        "from oloproof import evaluate\nfrom oloproof.evaluators import ExactMatch\n"
+        "rows = [{'id': 'a', 'input': {'q': 1}, 'expected': {'label': 'x'}}]\n"
+        "check = ExactMatch(criterion='label', field='label')\n"
+        "result = evaluate(plain_system.answer, rows, [check], record=False)\n"
+        "execution = result.provenance['execution']\n"
+        "assert execution['isolation'] == 'process', execution\n"
+        "assert execution['model_gateway'].startswith('not started'), execution"
+    )
+    assert "aiohttp" not in imported_after(code, env=embedded_store_env(tmp_path))
+
+
 def test_the_installed_version_is_the_source_version() -> None:
     from importlib.metadata import version
 

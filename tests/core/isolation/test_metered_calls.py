@@ -8,6 +8,7 @@ from oloproof import evaluate
 from oloproof.evaluators import Contains
 from oloproof_core import InMemoryStore
 from tests.core.isolation import metered_systems as systems
+from tests.core.isolation.raw_http_systems import raw_http
 from tests.support.fake_openai import FakeOpenAI, Reply, tool_call
 
 ROWS = [{"id": f"q{i}", "input": {"question": f"question {i}"}} for i in range(4)]
@@ -39,7 +40,10 @@ def test_each_case_is_charged_its_own_calls(
     monkeypatch.setenv("OLOPROOF_DEFAULT_API_KEY", "sk-operator")
     models_on.respond_with(lambda request: Reply("an answer"))
     result = run(target)
-    assert result.provenance["execution"]["model_cost"] == "metered by oloproof's model gateway"
+    execution = result.provenance["execution"]
+    assert execution["model_cost"] == "metered by oloproof's model gateway"
+    # The processes load the SDK, so the gateway serves before any case is timed.
+    assert execution["model_gateway"].startswith("started before the first case"), execution
     for case in result.cases:
         assert case.error is None, case.error
         (call,) = _system_calls(case)
@@ -54,6 +58,20 @@ def test_each_case_is_charged_its_own_calls(
         if name.lower() == "authorization"
     }
     assert seen == {"Bearer sk-operator"}
+
+
+def test_a_system_without_a_model_client_is_metered_from_its_first_call(
+    models_on: FakeOpenAI,
+) -> None:
+    models_on.respond_with(lambda request: Reply("an answer"))
+    result = run(raw_http)
+    for case in result.cases:
+        assert case.error is None, case.error
+        assert case.output == {"text": "an answer"}
+        assert case.cost_usd == pytest.approx(PER_CALL)
+    assert result.usage()["system"].calls == len(ROWS)
+    started = result.provenance["execution"]["model_gateway"]
+    assert started.startswith("started by the first model call, during the cases"), started
 
 
 def test_tool_calls_pass_through_and_are_metered(models_on: FakeOpenAI) -> None:

@@ -11,25 +11,26 @@ onto another role.
 
 from __future__ import annotations
 
-import importlib
+from types import ModuleType
 from typing import Any
 
 from oloproof_core._headers import CASE_HEADER
 from oloproof_core.context import current_case_or_none
+from oloproof_core.isolation._after_import import after_import
 
 HTTP_LIBRARIES = ("httpx", "httpx2")
 """Client libraries whose requests carry the header (the `openai` SDK uses one or the other)."""
 
 
 def send_case_header(gateway_url: str) -> None:
-    """Make httpx-style clients add the current case's id to requests for `gateway_url`."""
-    for name in HTTP_LIBRARIES:
-        try:
-            library = importlib.import_module(name)
-        except ImportError:
-            continue
+    """Make httpx-style clients add the current case's id to requests for `gateway_url`:
+    those loaded already, and any the system loads later (not loaded for it here)."""
+
+    def patch(library: ModuleType) -> None:
         library.Client.send = _with_case(library.Client.send, gateway_url)
         library.AsyncClient.send = _with_case(library.AsyncClient.send, gateway_url)
+
+    after_import(HTTP_LIBRARIES, patch)
 
 
 def _with_case(send: Any, gateway_url: str) -> Any:

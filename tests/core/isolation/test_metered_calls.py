@@ -8,6 +8,7 @@ from oloproof import evaluate
 from oloproof.evaluators import Contains
 from oloproof_core import InMemoryStore
 from tests.core.isolation import metered_systems as systems
+from tests.core.isolation.late_sdk_systems import late_sdk
 from tests.core.isolation.raw_http_systems import raw_http
 from tests.support.fake_openai import FakeOpenAI, Reply, tool_call
 
@@ -72,6 +73,19 @@ def test_a_system_without_a_model_client_is_metered_from_its_first_call(
     assert result.usage()["system"].calls == len(ROWS)
     started = result.provenance["execution"]["model_gateway"]
     assert started.startswith("started by the first model call, during the cases"), started
+
+
+def test_an_async_system_that_loads_its_client_in_a_case_is_charged_per_case(
+    models_on: FakeOpenAI,
+) -> None:
+    rows = [{"id": f"q{i}", "input": {"question": f"question {i}"}} for i in range(12)]
+    models_on.respond_with(lambda request: Reply("an answer", delay_s=0.05))
+    result = run(late_sdk, rows=rows, concurrency=6)
+    for case in result.cases:
+        assert case.error is None, case.error
+        assert len(_system_calls(case)) == 1  # its own call, though six share one process
+    assert result.usage()["system"].calls == len(rows)
+    assert "unattributed_model_calls" not in result.provenance["execution"]
 
 
 def test_tool_calls_pass_through_and_are_metered(models_on: FakeOpenAI) -> None:

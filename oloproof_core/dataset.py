@@ -110,8 +110,14 @@ def _lines(path: str) -> Iterator[tuple[int, str]]:
                 ) from None
 
 
+_DECODER = json.JSONDecoder(parse_constant=json_constant_refused)
+"""One decoder for every line: `json.loads` with an option builds a new one per call."""
+
+
 def _json(text: str) -> Any:
-    return json.loads(text, parse_constant=json_constant_refused)
+    if text.startswith("\ufeff"):
+        return json.loads(text, parse_constant=json_constant_refused)  # its error names the BOM
+    return _DECODER.decode(text)
 
 
 def _read_jsonl(path: str) -> Iterator[tuple[int, Any]]:

@@ -56,6 +56,8 @@ def test_digest_ignores_key_order_and_formatting_but_not_content(tmp_path):
         ('{"id": "c", "input": {}, "label": "x"}', "unknown key 'label'"),
         ('{"id": "c"}', "has no 'input' object"),
         ('["id", "c"]', "a row must be a JSON object"),
+        ('\ufeff{"id": "c", "input": {}}', "Unexpected UTF-8 BOM (decode using utf-8-sig)"),
+        ('{"id": "c", "input": {"x": NaN}}', "NaN is not a JSON number"),
     ],
 )
 def test_bad_rows_name_file_line_and_problem(tmp_path, line, problem):

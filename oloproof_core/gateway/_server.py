@@ -67,6 +67,8 @@ class Gateway:
         """How serving began: "not started", "when asked" or "by a model call"."""
         self.start_ms: float | None = None
         """How long the HTTP server took to start, in milliseconds."""
+        self.failure: str | None = None
+        """Why serving on a first model call failed (then those calls failed too)."""
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -128,7 +130,14 @@ class Gateway:
         def watch() -> None:
             readable, _, _ = select.select([listening, wake], [], [])
             if listening in readable and self._thread is None:
-                self.serve(reason="by a model call")
+                try:
+                    self.serve(reason="by a model call")
+                except Exception as exc:  # no thread traceback: the run's provenance says it
+                    self.failure = f"{type(exc).__name__}: {exc}"
+                    with self._lock:  # the waiting calls fail now rather than time out
+                        if self._sock is not None:
+                            self._sock.close()
+                            self._sock = None
 
         self._watcher = threading.Thread(target=watch, name="oloproof-gateway-watch", daemon=True)
         self._watcher.start()

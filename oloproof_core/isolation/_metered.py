@@ -137,6 +137,9 @@ class MeteredPool:
 
 def _gateway_start(gateway: Gateway) -> str:
     """How the run's gateway came to serve, in a person's words, for the provenance."""
+    if gateway.failure is not None:
+        failure = gateway.failure
+        return f"could not start on the first model call, so the system's calls failed: {failure}"
     if gateway.started == "not started":
         return "not started: no process loaded a model client and no model call came"
     took = f"{gateway.start_ms:.0f} ms" if gateway.start_ms is not None else "its start-up"

@@ -75,6 +75,19 @@ def test_a_system_without_a_model_client_is_metered_from_its_first_call(
     assert started.startswith("started by the first model call, during the cases"), started
 
 
+def test_a_gateway_that_cannot_start_on_the_first_call_fails_the_calls_and_says_why(
+    models_on: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models_on.respond_with(lambda request: Reply("an answer"))
+    monkeypatch.setenv("OLOPROOF_DEFAULT_PRICE_IN", "abc")  # read when the gateway serves
+    result = run(raw_http)
+    assert all(case.error is not None for case in result.cases)  # refused, not hung
+    started = result.provenance["execution"]["model_gateway"]
+    assert started.startswith("could not start on the first model call"), started
+    assert "price_in must be a non-negative number, got 'abc'" in started
+    assert models_on.requests == []
+
+
 def test_an_async_system_that_loads_its_client_in_a_case_is_charged_per_case(
     models_on: FakeOpenAI,
 ) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import connection, models, transaction
 
+import oloproof_core as engine
 from metrics.batching import batches
 
 ROWS_PER_BATCH = 2000
@@ -69,27 +70,10 @@ def _adapter(field: Any) -> Adapter | None:
 
 
 def json_text(encoder: type[json.JSONEncoder] | None) -> Adapter:
-    """`json.dumps(value, cls=encoder)`, the text Django's JSONField stores, with the C
+    """`json.dumps(value, cls=encoder)`, the text Django's JSONField stores, from an
     encoder built once: `json.dumps` builds one per value, which was a third of a large
     run's recording (six JSON columns a case)."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return lambda value: json.dumps(value, cls=encoder)
-    default = (encoder or json.JSONEncoder)().default
-    quote = json.encoder.encode_basestring_ascii
-    # json.dumps's own settings: ": " and ", ", keys as given, NaN allowed, ASCII only.
-    chunks = make(None, default, quote, None, ": ", ", ", False, False, True)
-
-    def text(value: Any) -> str:
-        if isinstance(value, str):
-            return quote(value)
-        try:
-            return "".join(chunks(value, 0))
-        except (TypeError, ValueError, RecursionError):
-            # What json.dumps says about it (a circular value, an unknown type).
-            return json.dumps(value, cls=encoder)
-
-    return text
+    return engine.json_encoder(default=(encoder or json.JSONEncoder)().default)
 
 
 def _adapt(row: Sequence[Any], adapters: Sequence[tuple[int, Adapter]]) -> list[Any]:

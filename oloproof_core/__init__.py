@@ -48,6 +48,7 @@ _EXPORTS: dict[str, str] = {
     "estimate_metric": "oloproof_core.aggregate",
     "fewer_collections": "oloproof_core._gc",
     "InMemoryStore": "oloproof_core.store",
+    "json_encoder": "oloproof_core._json_text",
     "JudgingTally": "oloproof_core.judging",
     "load_dataset": "oloproof_core.dataset",
     "load_object": "oloproof_core.imports",
@@ -99,6 +100,9 @@ if TYPE_CHECKING:
     )
     from oloproof_core._gc import (
         fewer_collections as fewer_collections,
+    )
+    from oloproof_core._json_text import (
+        json_encoder as json_encoder,
     )
     from oloproof_core.aggregate import (
         MetricEstimate as MetricEstimate,
@@ -324,6 +328,7 @@ __all__ = [
     "dspy_system",
     "estimate_metric",
     "fewer_collections",
+    "json_encoder",
     "load_dataset",
     "load_object",
     "load_result",

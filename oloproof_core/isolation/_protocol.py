@@ -19,13 +19,14 @@ import json
 import struct
 from typing import Any
 
+from oloproof_core._json_text import json_encoder
 from oloproof_core.errors import OloproofError
 
 _HEADER = struct.Struct("!I")
 MAX_FRAME_BYTES = 256 * 1024 * 1024
 """A child cannot make the parent buffer more than this for one message."""
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_ENCODE = json_encoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _DECODE = json.JSONDecoder().decode
 
 
@@ -35,7 +36,7 @@ class ProtocolError(OloproofError):
 
 def frame(message: Any) -> bytes:
     """Encode one message; raises TypeError/ValueError if it is not JSON data."""
-    data = _ENCODER.encode(message).encode("utf-8")
+    data = _ENCODE(message).encode("utf-8")
     return _HEADER.pack(len(data)) + data
 
 

@@ -78,48 +78,6 @@ def test_a_run_of_a_system_that_calls_no_model_starts_no_model_gateway(tmp_path:
     assert "aiohttp" not in imported_after(code, env=embedded_store_env(tmp_path))
 
 
-USER_CODE_THAT_WRITES_AT_EXIT = """
-import atexit
-from oloproof import system
-from oloproof.evaluators import evaluator
-
-LOG = open("judged.log", "a")  # never closed: written out when the process ends
-atexit.register(lambda: open("atexit.txt", "w").write("ran"))
-
-@system(name="plain", version="1")
-def answer(case):
-    return {"label": "x"}
-
-@evaluator(criterion="logged", reads=("input", "output"))
-def logged(case):
-    LOG.write(case.id + "\\n")
-    return True
-"""
-
-
-def test_user_code_in_the_command_process_still_writes_everything_at_exit(
-    tmp_path: Path,
-) -> None:
-    (tmp_path / "writer.py").write_text(USER_CODE_THAT_WRITES_AT_EXIT)
-    rows = [{"id": f"c{i}", "input": {"q": i}} for i in range(50)]
-    (tmp_path / "cases.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    (tmp_path / "oloproof.yaml").write_text(
-        "system: writer:answer\ndataset: cases.jsonl\nevaluators:\n  - writer:logged\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "oloproof", "run", "oloproof.yaml", "--no-record"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=embedded_store_env(tmp_path),
-    )
-    assert done.returncode == 0, done.stderr
-    logged = (tmp_path / "judged.log").read_text().split()
-    assert sorted(logged) == sorted(row["id"] for row in rows)  # one per case: no cache hit
-    assert (tmp_path / "atexit.txt").read_text() == "ran"
-
-
 def test_the_installed_version_is_the_source_version() -> None:
     from importlib.metadata import version
 

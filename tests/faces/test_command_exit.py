@@ -47,7 +47,10 @@ def test_user_code_in_the_command_process_still_writes_everything_at_exit(
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "OLOPROOF_DATA_DIR": str(tmp_path)},
+        env={
+            **{key: value for key, value in os.environ.items() if key != "DATABASE_URL"},
+            "OLOPROOF_DATA_DIR": str(tmp_path),
+        },
     )
     assert done.returncode == 0, done.stderr
     logged = (tmp_path / "judged.log").read_text().split()

@@ -8,15 +8,17 @@ not lose their last writes: an unclosed file flushed at shutdown, an atexit hand
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.support.embedded import embedded_store_env
 
 USER_CODE_THAT_WRITES_AT_EXIT = """
 import atexit
 from oloproof import system
 from oloproof.evaluators import evaluator
+
 
 LOG = open("judged.log", "a")  # never closed: written out when the process ends
 atexit.register(lambda: open("atexit.txt", "w").write("ran"))
@@ -47,10 +49,7 @@ def test_user_code_in_the_command_process_still_writes_everything_at_exit(
         capture_output=True,
         text=True,
         timeout=120,
-        env={
-            **{key: value for key, value in os.environ.items() if key != "DATABASE_URL"},
-            "OLOPROOF_DATA_DIR": str(tmp_path),
-        },
+        env=embedded_store_env(tmp_path),
     )
     assert done.returncode == 0, done.stderr
     logged = (tmp_path / "judged.log").read_text().split()

@@ -7,12 +7,13 @@ that makes the package, or building the command line, pull in a heavy dependency
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.embedded import embedded_store_env
 
 HEAVY = (
     "scipy",
@@ -88,12 +89,6 @@ def test_the_installed_version_is_the_source_version() -> None:
     )
     assert version("oloproof") == oloproof.__version__
     assert printed.stdout.strip() == f"oloproof {oloproof.__version__}"
-
-
-def embedded_store_env(data_dir: Path) -> dict[str, str]:
-    """A fresh process recording into the embedded store in `data_dir`."""
-    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
-    return {**env, "OLOPROOF_DATA_DIR": str(data_dir), "OLOPROOF_RECORD": "1"}
 
 
 def test_opening_the_local_store_loads_no_celery(tmp_path: Path) -> None:

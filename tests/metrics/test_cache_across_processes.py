@@ -7,13 +7,14 @@ append a line to a file on every call, so the calls are counted, not inferred.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.support.embedded import embedded_store_env
 
 N_CASES = 12
 
@@ -46,6 +47,7 @@ from bot import answer
 from check_a import check as check_a
 from check_b import check as check_b
 
+
 rows = [{"id": f"c{i}", "input": {"question": ("refund" if i % 2 else "parcel") + f" {i}"}}
         for i in range(int(sys.argv[2]))]
 result = evaluate(answer, rows, [check_a, check_b], concurrency=1)
@@ -63,8 +65,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def run_process(project: Path, *, record: str = "1") -> dict:
-    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
-    env.update(OLOPROOF_RECORD=record, OLOPROOF_DATA_DIR=str(project / "data"))
+    env = embedded_store_env(project / "data", record=record)
     completed = subprocess.run(
         [sys.executable, str(project / "runner.py"), str(project), str(N_CASES)],
         capture_output=True,
@@ -129,8 +130,7 @@ def test_the_cli_records_its_runs_too(project: Path) -> None:
     with open(project / "data.jsonl", "w") as handle:
         for i in range(4):
             handle.write(json.dumps({"id": f"c{i}", "input": {"question": f"refund {i}"}}) + "\n")
-    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
-    env.update(OLOPROOF_RECORD="1", OLOPROOF_DATA_DIR=str(project / "data"))
+    env = embedded_store_env(project / "data")
     cli = Path(sys.executable).with_name("oloproof")
     for flags, expected_run in (([], "1"), (["--no-record"], None), ([], "2")):
         completed = subprocess.run(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import pytest
 from django.db.migrations.loader import MigrationLoader
 
 from runs.database import migrations_applied, migrations_on_disk
+from tests.support.embedded import embedded_store_env
 
 OPEN_STORE = (
     "import json, sys\n"
@@ -24,12 +24,9 @@ OPEN_STORE = (
 
 def open_store(data_dir: Path) -> dict[str, bool]:
     """Open the default store in a fresh process on `data_dir`'s embedded database."""
-    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
-    env["OLOPROOF_DATA_DIR"] = str(data_dir)
-    env["OLOPROOF_RECORD"] = "1"  # the test session keeps its own runs in memory
     done = subprocess.run(
         [sys.executable, "-c", OPEN_STORE],
-        env=env,
+        env=embedded_store_env(data_dir),
         capture_output=True,
         text=True,
         timeout=300,

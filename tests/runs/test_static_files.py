@@ -4,7 +4,6 @@ plotly.js is loaded by chart pages only."""
 from __future__ import annotations
 
 import gzip
-import os
 import re
 import signal
 import subprocess
@@ -21,6 +20,7 @@ from django.test import Client
 from evalsite.static_files import ONE_YEAR_S
 from runs.models import Run
 from tests.runs.conftest import record_evaluation
+from tests.support.embedded import embedded_store_env
 from tests.support.platform import REPO, free_port, server_ready, wait_until
 
 
@@ -34,8 +34,8 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A real `oloproof serve` on a fresh data folder (nothing collected before it starts)."""
     root = tmp_path_factory.mktemp("static")
-    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
-    env.update(OLOPROOF_DATA_DIR=str(root / "data"), PYTHONPATH=str(REPO))
+    env = embedded_store_env(root / "data", record=None)
+    env["PYTHONPATH"] = str(REPO)
     env.pop("OLOPROOF_STATIC_ROOT", None)
     port = free_port()
     process = subprocess.Popen(

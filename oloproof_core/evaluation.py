@@ -168,7 +168,7 @@ def prepare_while_processes_start(store: Store) -> None:
     prepare = getattr(store, "prepare", None)
     if callable(prepare):
         prepare()
-    from oloproof_core import aggregate  # noqa: F401  (scipy: about 0.3 s, to conclude)
+    from oloproof_core import aggregate  # noqa: F401  (the statistics, to conclude)
 
 
 def process_rows(

@@ -1,9 +1,11 @@
 """Confidence intervals and comparisons for evaluation results.
 
-Pure NumPy/SciPy. Each method lives in its own module, with its source cited
-in that module's docstring:
+Pure Python and NumPy (SciPy only for rarer methods: McNemar's test, CR1, power
+formulas). Each method lives in its own module, with its source cited in that
+module's docstring:
 
-- pass/fail rates: exact Clopper–Pearson (``clopper_pearson``);
+- pass/fail rates: exact Clopper–Pearson (``clopper_pearson``), on a beta quantile
+  computed here (``_beta_quantile``) so that a pass/fail run never imports SciPy;
 - bounded scores: Waudby-Smith–Ramdas betting interval (``bounded_mean_interval``);
 - missing cases bounded by their worst and best completions
   (``proportion_interval``, ``mean_interval``);
@@ -55,8 +57,8 @@ if TYPE_CHECKING:
     from ._sequential_power import SequentialPlan, sequential_cases_for_power
 
 # Each name is imported on first use: a module that needs only a check of its inputs
-# (`_validate`) or the reading order (`_order`) does not load SciPy, about 0.3 s, which a
-# run then loads while its system's processes start.
+# (`_validate`) or an exact interval does not load NumPy's betting methods, nor SciPy's
+# (about 0.3 s) where a method needs it.
 _EXPORTS: dict[str, str] = {
     "benjamini_hochberg": "._multiplicity",
     "betting_cases_for_power": "._power",

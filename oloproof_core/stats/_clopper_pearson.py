@@ -9,10 +9,7 @@ Analysis*, 3rd ed., §1.4.2).
 
 from __future__ import annotations
 
-# The beta quantile straight from scipy.special: importing scipy.stats costs every
-# run several times more start-up, for the same function (`beta.ppf` calls it).
-from scipy.special import betaincinv
-
+from ._beta_quantile import beta_quantile
 from ._interval import Interval
 from ._validate import check_confidence, check_count
 
@@ -38,6 +35,6 @@ def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> Interva
     if total == 0:
         return Interval(0.0, 1.0)
     tail = (1.0 - level) / 2.0
-    lower = 0.0 if k == 0 else float(betaincinv(k, total - k + 1, tail))
-    upper = 1.0 if k == total else float(betaincinv(k + 1, total - k, 1.0 - tail))
+    lower = 0.0 if k == 0 else beta_quantile(tail, k, total - k + 1)
+    upper = 1.0 if k == total else beta_quantile(1.0 - tail, k + 1, total - k)
     return Interval(lower, upper)

@@ -20,8 +20,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from scipy.special import betaincinv  # beta.ppf without importing scipy.stats
-
+from ._beta_quantile import beta_quantile
 from ._validate import check_confidence, check_count
 
 __all__ = ["MAX_CASES", "cases_needed"]
@@ -34,8 +33,8 @@ MAX_CASES = 10_000_000
 def _conclusive(rate: float, threshold: float, n: int, tail: float) -> bool:
     successes = rate * n
     if rate > threshold:
-        return float(betaincinv(successes, n - successes + 1.0, tail)) > threshold
-    return float(betaincinv(successes + 1.0, n - successes, 1.0 - tail)) < threshold
+        return beta_quantile(tail, successes, n - successes + 1.0) > threshold
+    return beta_quantile(1.0 - tail, successes + 1.0, n - successes) < threshold
 
 
 def cases_needed(

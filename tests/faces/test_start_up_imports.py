@@ -60,13 +60,14 @@ def test_start_up_imports_no_heavy_dependency(code: str) -> None:
     assert heavy == [], f"{code!r} imported {heavy[:8]}"
 
 
-def test_a_run_of_a_system_that_calls_no_model_starts_no_model_gateway(tmp_path: Path) -> None:
+def _plain_pass_fail_run(tmp_path: Path) -> str:
+    """Code that runs a model-free system over one case, judged pass/fail."""
     (tmp_path / "plain_system.py").write_text(
         "from oloproof import system\n\n"
         "@system(name='plain', version='1')\n"
         "def answer(case):\n    return {'label': 'x'}\n"
     )
-    code = (
+    return (
         f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import plain_system\n"
         "from oloproof import evaluate\nfrom oloproof.evaluators import ExactMatch\n"
         "rows = [{'id': 'a', 'input': {'q': 1}, 'expected': {'label': 'x'}}]\n"
@@ -74,9 +75,22 @@ def test_a_run_of_a_system_that_calls_no_model_starts_no_model_gateway(tmp_path:
         "result = evaluate(plain_system.answer, rows, [check], record=False)\n"
         "execution = result.provenance['execution']\n"
         "assert execution['isolation'] == 'process', execution\n"
+        "assert result.metric('label').interval.lower > 0, result.metrics\n"
+    )
+
+
+def test_a_run_of_a_system_that_calls_no_model_starts_no_model_gateway(tmp_path: Path) -> None:
+    code = _plain_pass_fail_run(tmp_path) + (
         "assert execution['model_gateway'].startswith('not started'), execution"
     )
     assert "aiohttp" not in imported_after(code, env=embedded_store_env(tmp_path))
+
+
+def test_a_pass_fail_run_loads_no_scipy(tmp_path: Path) -> None:
+    """Its exact interval needs only the beta quantile (`stats._beta_quantile`)."""
+    loaded = imported_after(_plain_pass_fail_run(tmp_path), env=embedded_store_env(tmp_path))
+    assert "oloproof_core.stats._clopper_pearson" in loaded, "the probe must compute the interval"
+    assert sorted(name for name in loaded if name.split(".")[0] == "scipy") == []
 
 
 def test_the_installed_version_is_the_source_version() -> None:

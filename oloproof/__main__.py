@@ -1,7 +1,5 @@
 """`python -m oloproof ...` is the `oloproof` command (used to start the embedded worker)."""
 
-import sys
+from oloproof.cli import command
 
-from oloproof.cli import main
-
-sys.exit(main())
+command()

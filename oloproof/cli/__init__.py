@@ -24,6 +24,7 @@ from oloproof.cli import (
     _user,
     _worker,
 )
+from oloproof.cli._process_exit import end_process
 from oloproof_core import OloproofError, __version__
 
 COMMANDS = [
@@ -57,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     for command in COMMANDS:
         command.register(commands)
     return parser
+
+
+def command() -> NoReturn:
+    """The `oloproof` command: `main` on the process's arguments, then a quick exit."""
+    end_process(main())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,8 +1,9 @@
 """The command as a process: what user code running in it writes is all there at exit.
 
-Evaluators and metric files run in the command's own process. Whatever is done to make
-the command end sooner (its interpreter's shutdown is about a tenth of a second) must
-not lose their last writes: an unclosed file flushed at shutdown, an atexit handler.
+Evaluators and metric files run in the command's own process, which ends without the
+interpreter's teardown (`oloproof/cli/_process_exit.py`). That must not lose their last
+writes (an unclosed file, an atexit handler), cut a thread of theirs short, or change
+the exit code and what the command prints.
 """
 
 from __future__ import annotations
@@ -34,24 +35,79 @@ def logged(case):
 """
 
 
-def test_user_code_in_the_command_process_still_writes_everything_at_exit(
-    tmp_path: Path,
-) -> None:
-    (tmp_path / "writer.py").write_text(USER_CODE_THAT_WRITES_AT_EXIT)
-    rows = [{"id": f"c{i}", "input": {"q": i}} for i in range(50)]
+USER_THREAD_STILL_WRITING = """
+import threading, time
+from oloproof import system
+from oloproof.evaluators import evaluator
+
+def _write_late():
+    time.sleep(1.0)
+    with open("thread.txt", "w") as handle:
+        handle.write("finished")
+
+@system(name="plain", version="1")
+def answer(case):
+    return {"label": "x"}
+
+@evaluator(criterion="starts_a_thread", reads=("input", "output"))
+def starts_a_thread(case):
+    if case.id == "c0":
+        threading.Thread(target=_write_late).start()  # not a daemon: the exit waits
+    return True
+"""
+
+
+def _run_command(tmp_path: Path, code: str, *extra: str, cases: int = 50, config: str = ""):
+    (tmp_path / "writer.py").write_text(code)
+    rows = [{"id": f"c{i}", "input": {"q": i}} for i in range(cases)]
     (tmp_path / "cases.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    evaluator = code.split("def ")[-1].split("(")[0]
     (tmp_path / "oloproof.yaml").write_text(
-        "system: writer:answer\ndataset: cases.jsonl\nevaluators:\n  - writer:logged\n"
+        f"system: writer:answer\ndataset: cases.jsonl\nevaluators:\n  - writer:{evaluator}\n"
+        + config
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "oloproof", "run", "oloproof.yaml", "--no-record"],
+    return subprocess.run(
+        [sys.executable, "-m", "oloproof", "run", "oloproof.yaml", "--no-record", *extra],
         cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=120,
         env=embedded_store_env(tmp_path),
     )
+
+
+def test_user_code_in_the_command_process_still_writes_everything_at_exit(
+    tmp_path: Path,
+) -> None:
+    done = _run_command(tmp_path, USER_CODE_THAT_WRITES_AT_EXIT)
+    rows = [{"id": f"c{i}"} for i in range(50)]
     assert done.returncode == 0, done.stderr
     logged = (tmp_path / "judged.log").read_text().split()
     assert sorted(logged) == sorted(row["id"] for row in rows)  # one per case: no cache hit
     assert (tmp_path / "atexit.txt").read_text() == "ran"
+
+
+def test_a_thread_user_code_left_running_finishes_before_the_process_ends(
+    tmp_path: Path,
+) -> None:
+    done = _run_command(tmp_path, USER_THREAD_STILL_WRITING, cases=3)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "thread.txt").read_text() == "finished"
+
+
+def test_the_exit_code_and_everything_printed_survive_the_quick_exit(tmp_path: Path) -> None:
+    (tmp_path / "policy.yaml").write_text(
+        "version: 1\nrules:\n  - metric: logged\n    min: 0.999\n"
+    )
+    done = _run_command(
+        tmp_path,
+        USER_CODE_THAT_WRITES_AT_EXIT,
+        "--json",
+        "-",
+        cases=400,
+        config="policy: policy.yaml\n",
+    )
+    assert done.returncode == 2, done.stderr  # 400 passes cannot clear 0.999: inconclusive
+    printed = json.loads(done.stdout)
+    assert printed["gate"]["outcome"] == "inconclusive"
+    assert len(printed["cases"]) == 400

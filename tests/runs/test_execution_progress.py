@@ -70,7 +70,7 @@ def with_policy(config: Path, policy: dict[str, Any]) -> Path:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Platform, Api, Path]]:
     redis_flush(REDIS_PORT, REDIS_DB)
     root = tmp_path_factory.mktemp("progress")
-    slow = write_project(root / "slow", n_cases=SLOW_CASES, sleep_ms=150, concurrency=1)
+    slow = write_project(root / "slow", n_cases=SLOW_CASES, sleep_ms=300, concurrency=1)
     with_policy(slow, {"version": 1, "rules": [{"metric": "short_label", "min": 0.5}]})
     sequential = write_project(root / "sequential", n_cases=SEQUENTIAL_CASES)
     rule = {"metric": "short_label", "min": 0.7}

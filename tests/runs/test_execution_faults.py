@@ -26,9 +26,11 @@ SHARED_REDIS_PORT = 6379
 REDIS_DB = 12
 N_CASES = 64
 CHUNK = 8
-# Each case sleeps 100 ms, one at a time per chunk: a chunk takes about 0.8 s, the
-# run a few seconds on two worker processes, long enough to fault in the middle.
-SLEEP_MS = 100
+# Each case sleeps 300 ms, one at a time per chunk: a chunk takes about 2.4 s, the run
+# about ten seconds on two worker processes, long enough to fault in the middle even
+# when submitting it takes seconds on a slow, busy machine (at 100 ms the run could
+# pass its middle before `oloproof run --submit` returned).
+SLEEP_MS = 300
 
 
 def assert_every_case_recorded_once(running: Platform, run_id: int) -> None:

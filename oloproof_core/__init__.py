@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "dspy_metric": "oloproof_core.dspy_adapter",
     "dspy_system": "oloproof_core.dspy_adapter",
     "DspyMetric": "oloproof_core.dspy_adapter",
+    "end_process": "oloproof_core._process_exit",
     "estimate_metric": "oloproof_core.aggregate",
     "fewer_collections": "oloproof_core._gc",
     "InMemoryStore": "oloproof_core.store",
@@ -103,6 +104,9 @@ if TYPE_CHECKING:
     )
     from oloproof_core._json_text import (
         json_encoder as json_encoder,
+    )
+    from oloproof_core._process_exit import (
+        end_process as end_process,
     )
     from oloproof_core.aggregate import (
         MetricEstimate as MetricEstimate,
@@ -326,6 +330,7 @@ __all__ = [
     "dspy_examples",
     "dspy_metric",
     "dspy_system",
+    "end_process",
     "estimate_metric",
     "fewer_collections",
     "json_encoder",

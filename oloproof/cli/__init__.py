@@ -24,8 +24,7 @@ from oloproof.cli import (
     _user,
     _worker,
 )
-from oloproof.cli._process_exit import end_process
-from oloproof_core import OloproofError, __version__
+from oloproof_core import OloproofError, __version__, end_process
 
 COMMANDS = [
     _run,

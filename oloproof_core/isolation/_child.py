@@ -156,4 +156,8 @@ def _meter_model_calls(system: System) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    # The pool waits for this process to end: without the interpreter's teardown it
+    # ends in a millisecond, the system's own exit work (atexit, open files) done.
+    from oloproof_core._process_exit import end_process
+
+    end_process(main(sys.argv))

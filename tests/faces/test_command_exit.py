@@ -1,7 +1,7 @@
 """The command as a process: what user code running in it writes is all there at exit.
 
 Evaluators and metric files run in the command's own process, which ends without the
-interpreter's teardown (`oloproof/cli/_process_exit.py`). That must not lose their last
+interpreter's teardown (`oloproof_core/_process_exit.py`). That must not lose their last
 writes (an unclosed file, an atexit handler), cut a thread of theirs short, or change
 the exit code and what the command prints.
 """

@@ -1,4 +1,5 @@
-"""Ending the command's process without the interpreter's teardown.
+"""Ending a process of ours (the command, a system's process) without the interpreter's
+teardown.
 
 The teardown frees, one by one, every object that Django, NumPy and the run loaded and
 collects over them once more: a tenth to a fifth of a second of every command here,

@@ -32,38 +32,44 @@ def evaluate(
     memory_limit_mb: int | None = None,
     until_decided: bool = False,
     batch: int | None = None,
+    keep_cases: bool = True,
 ) -> Result:
     """Run `system` over `dataset`, judge every case with `evaluators`, and return the Result.
 
-    `system` gets each row's `input`, never its `expected`; a case it raises on is
-    missing, not wrong (check `metric.n_missing`). `policy` gates the run
-    (`result.gate`, else None); `baseline` is a Result, a result file or a run id.
-    Isolation, memory caps and `until_decided`: README and docs/isolation.md, policy.md.
+    `system` gets each row's `input`, never its `expected`; a case it raises on is missing,
+    not wrong (check `metric.n_missing`). `policy` gates the run (`result.gate`); `baseline`:
+    a Result, a result file or a run id. More: README, docs/isolation.md, docs/policy.md.
     """
     # Imported here: a system's own process imports `evaluate` without the statistics.
-    from oloproof._results import load
     from oloproof_core import run_evaluation, run_until_decided
 
     chosen = _store_for(store, baseline)
-    run, extra = (run_until_decided, {"batch": batch}) if until_decided else (run_evaluation, {})
-    result = run(
+    extra = {"batch": batch} if until_decided else {"keep_cases": keep_cases}
+    result = (run_until_decided if until_decided else run_evaluation)(
         system=system,
         dataset=dataset,
         evaluators=evaluators,
         store=chosen,
         policy=policy,
-        baseline=None if baseline is None else load(baseline, store=chosen),
+        baseline=_baseline(baseline, chosen),
         split=split,
         concurrency=concurrency,
         timeout=timeout,
         confidence=confidence,
         progress=progress,
-        record=False,
+        record=record,
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
+        origin=run_origin() if record else None,
         **extra,
     )
-    return _record(result, chosen) if record else result
+    return _note_link(result, chosen) if record else result
+
+
+def _baseline(baseline: RunRef | None, store: Store) -> Result | None:
+    from oloproof._results import load
+
+    return None if baseline is None else load(baseline, store=store)
 
 
 def _store_for(store: Store | None, baseline: RunRef | None) -> Store:
@@ -74,12 +80,8 @@ def _store_for(store: Store | None, baseline: RunRef | None) -> Store:
     return default_store() if baseline is not None else default_store_on_use()
 
 
-def _record(result: Result, store: Store) -> Result:
-    """Record the finished run, marked with its origin, and note its dashboard page."""
-    origin = run_origin()
-    if origin is not None:
-        result.provenance["origin"] = origin
-    result.run_id = store.record_run(result)
+def _note_link(result: Result, store: Store) -> Result:
+    """Note the recorded run's dashboard page."""
     link = run_url(result.run_id) if is_local_store(store) else None
     if link is not None:
         result.extras["run_url"] = link

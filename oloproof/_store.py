@@ -19,7 +19,14 @@ from oloproof_core import ConfigError, InMemoryStore, OloproofError, Store
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
-    from oloproof_core import CacheEntry, Result, Verdict
+    from oloproof_core import (
+        CacheEntry,
+        CaseResult,
+        RecordsAsItGoes,
+        Result,
+        RunOpening,
+        Verdict,
+    )
     from oloproof_core.optimize import Ledger
 
 _process_store = InMemoryStore()
@@ -114,6 +121,22 @@ class LocalStoreOnUse:
 
     def find_baseline(self, system_name: str, release: str | None) -> Result | None:
         return self.opened().find_baseline(system_name, release)
+
+    def run_open(self, opening: RunOpening) -> str:
+        return self._recording().run_open(opening)
+
+    def run_cases_add(self, run_id: str, cases: Sequence[CaseResult], first_position: int) -> None:
+        self._recording().run_cases_add(run_id, cases, first_position)
+
+    def run_close(self, run_id: str, result: Result) -> str:
+        return self._recording().run_close(run_id, result)
+
+    def run_abandon(self, run_id: str, reason: str) -> None:
+        self._recording().run_abandon(run_id, reason)
+
+    def _recording(self) -> RecordsAsItGoes:
+        store: RecordsAsItGoes = self.opened()  # type: ignore[assignment]
+        return store
 
 
 def is_local_store(store: Store) -> bool:

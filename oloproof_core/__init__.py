@@ -31,7 +31,7 @@ _EXPORTS: dict[str, str] = {
     "CaseResult": "oloproof_core.case",
     "check_run_config": "oloproof_core.run_config",
     "component": "oloproof_core.components",
-    "conclude_run": "oloproof_core.evaluation",
+    "conclude_run": "oloproof_core.conclusion",
     "ConfigError": "oloproof_core.errors",
     "ContractError": "oloproof_core.errors",
     "current_case": "oloproof_core.context",
@@ -78,6 +78,8 @@ _EXPORTS: dict[str, str] = {
     "ConfigProblem": "oloproof_core.run_config_checks",
     "ConfigProblemsError": "oloproof_core.run_config_checks",
     "run_evaluation": "oloproof_core.evaluation",
+    "RecordsAsItGoes": "oloproof_core.store",
+    "RunOpening": "oloproof_core.store",
     "run_until_decided": "oloproof_core.sequential",
     "RunConfig": "oloproof_core.run_config",
     "RunConfigField": "oloproof_core.run_config",
@@ -122,6 +124,9 @@ if TYPE_CHECKING:
     )
     from oloproof_core.components import (
         component as component,
+    )
+    from oloproof_core.conclusion import (
+        conclude_run as conclude_run,
     )
     from oloproof_core.context import (
         Measurements as Measurements,
@@ -173,9 +178,6 @@ if TYPE_CHECKING:
     )
     from oloproof_core.evaluation import (
         RunPlan as RunPlan,
-    )
-    from oloproof_core.evaluation import (
-        conclude_run as conclude_run,
     )
     from oloproof_core.evaluation import (
         plan_run as plan_run,
@@ -283,6 +285,12 @@ if TYPE_CHECKING:
         InMemoryStore as InMemoryStore,
     )
     from oloproof_core.store import (
+        RecordsAsItGoes as RecordsAsItGoes,
+    )
+    from oloproof_core.store import (
+        RunOpening as RunOpening,
+    )
+    from oloproof_core.store import (
         Store as Store,
     )
     from oloproof_core.verdict import (
@@ -310,10 +318,12 @@ __all__ = [
     "MetricEstimate",
     "OloproofError",
     "ProgressCallback",
+    "RecordsAsItGoes",
     "Result",
     "Row",
     "RunConfig",
     "RunConfigField",
+    "RunOpening",
     "RunPlan",
     "Store",
     "System",

@@ -84,6 +84,10 @@ class Measurements:
     latency_ms: float | None = None
     model_calls: list[ModelCall] = field(default_factory=list)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its fields (see `CaseResult.__reduce__`).
+        return (Measurements, (self.latency_ms, self.model_calls))
+
     def cost_for(self, role: str) -> float | None:
         """Summed cost of the calls made in `role`; None if any of them could not be priced."""
         total = 0.0

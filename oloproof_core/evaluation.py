@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import platform
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -13,8 +12,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from oloproof_core._gc import fewer_collections
-from oloproof_core._version import __version__
 from oloproof_core.case import CaseResult
+from oloproof_core.conclusion import conclude_run, run_opening
 from oloproof_core.dataset import Dataset, Row, load_dataset
 from oloproof_core.errors import ConfigError, DeclarationError
 from oloproof_core.evaluators import Evaluator
@@ -27,11 +26,11 @@ from oloproof_core.isolation import (
     reference_for,
 )
 from oloproof_core.judging import JudgingTally, check_criteria, judge_cases
+from oloproof_core.recording_as_it_goes import RecordingAsItGoes, process_in_batches
 from oloproof_core.result import Result
 from oloproof_core.stats._validate import check_confidence
-from oloproof_core.store import Store
+from oloproof_core.store import Store, records_as_it_goes
 from oloproof_core.system import System, as_system
-from oloproof_core.usage import usage_to_dict
 
 DatasetSource = str | os.PathLike[str] | Sequence[Mapping[str, Any]] | Dataset
 
@@ -214,61 +213,44 @@ def _execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback 
         progress("system", len(cases), len(cases))
 
 
-def conclude_run(
-    plan: RunPlan,
-    cases: list[CaseResult],
-    dataset: Dataset,
+def record_result(
+    result: Result,
     store: Store,
     *,
-    started_at: datetime,
-    duration_s: float,
-    baseline: Result | None = None,
-) -> Result:
-    """Aggregate the judged cases into metrics, record provenance and decide the gate."""
-    # Imported here: the statistics (scipy) load while the system's processes start.
-    from oloproof_core.aggregate import aggregate
-
-    metrics = aggregate(cases, plan.evaluators, plan.confidence)
-    release = plan.release
-    provenance = {
-        "system": {
-            "name": release.name,
-            "version": release.version,
-            "import_path": release.import_path,
-            "is_async": release.is_async,
-        },
-        "dataset": {
-            "source": dataset.source,
-            "digest": dataset.digest,
-            "n_cases": len(cases),
-            "split": dataset.split,
-        },
-        "evaluators": [evaluator.describe() for evaluator in plan.evaluators],
-        "policy": None if plan.policy is None else plan.policy.describe(),
-        "library_version": __version__,
-        "python": platform.python_version(),
-        "started_at": started_at.isoformat(),
-        "finished_at": datetime.now(UTC).isoformat(),
-        "duration_s": round(duration_s, 6),
-        "concurrency": plan.concurrency,
-        "timeout_s": plan.timeout,
-        "execution": dict(plan.execution) or {"isolation": plan.isolation},
-        "confidence": plan.confidence,
-        "judging": {name: tally.to_dict() for name, tally in plan.tallies.items()},
-    }
-    result = Result(metrics=metrics, cases=cases, provenance=provenance)
-    provenance["model_usage"] = _model_usage(result, plan.execution)
-    if plan.policy is not None:
-        result.gate = plan.policy.decide(result, baseline=baseline, store=store)
-    return result
+    record: bool,
+    recording: RecordingAsItGoes | None = None,
+    origin: Mapping[str, Any] | None = None,
+) -> None:
+    """Note the run's `origin` in its provenance, then record it (with `recording`, its
+    conclusion), unless `record` is off."""
+    if origin is not None:
+        result.provenance["origin"] = dict(origin)
+    if recording is not None:
+        result.run_id = recording.close(result)
+    elif record:
+        result.run_id = store.record_run(result)
 
 
-def _model_usage(result: Result, execution: dict[str, Any]) -> dict[str, Any]:
-    """The run's model usage by role; calls made for no case are listed apart, not lost."""
-    usage = usage_to_dict(result.usage())
-    for role, figures in (execution.get("unattributed_model_calls") or {}).items():
-        usage[f"{role} (not attributed to a case)"] = figures
-    return usage
+def _process_every_row(
+    plan: RunPlan,
+    data: Dataset,
+    store: Store,
+    progress: ProgressCallback | None,
+    keep_cases: bool,
+    recording: RecordingAsItGoes | None,
+    owned: bool,
+) -> list[CaseResult]:
+    with open_pool(plan, cases=len(data.rows)):
+        prepare_while_processes_start(store)
+        if keep_cases:
+            return process_rows(plan, data.rows, store, progress)
+        return process_in_batches(
+            data,
+            lambda rows, batch_progress: process_rows(plan, rows, store, batch_progress),
+            progress,
+            recording,
+            owned=owned,
+        )
 
 
 def run_evaluation(
@@ -287,10 +269,15 @@ def run_evaluation(
     record: bool = True,
     isolation: str = "process",
     memory_limit_mb: int | None = None,
+    keep_cases: bool = True,
+    origin: Mapping[str, Any] | None = None,
 ) -> Result:
-    """The whole run from this process: plan, load, process every row, conclude, record."""
-    started_at = datetime.now(UTC)
-    started = time.perf_counter()
+    """The whole run from this process: plan, load, process every row, conclude, record.
+
+    `keep_cases=False`: the cases are run in batches and slimmed (`recording_as_it_goes`),
+    recorded batch by batch in a store that can. `origin` goes into the provenance.
+    """
+    started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
         system=system,
         evaluators=evaluators,
@@ -301,22 +288,56 @@ def run_evaluation(
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
     )
+    return _run_planned(
+        plan,
+        dataset,
+        store,
+        split=split,
+        baseline=baseline,
+        progress=progress,
+        record=record,
+        keep_cases=keep_cases,
+        origin=origin,
+        started=(started_at, started),
+    )
+
+
+def _run_planned(
+    plan: RunPlan,
+    dataset: DatasetSource,
+    store: Store,
+    *,
+    split: str | None,
+    baseline: Result | None,
+    progress: ProgressCallback | None,
+    record: bool,
+    keep_cases: bool,
+    origin: Mapping[str, Any] | None,
+    started: tuple[datetime, float],
+) -> Result:
     with fewer_collections():
         data = load_dataset(dataset, split=split)
-    with open_pool(plan, cases=len(data.rows)):
-        prepare_while_processes_start(store)
-        cases = process_rows(plan, data.rows, store, progress)
-    result = conclude_run(
-        plan,
-        cases,
-        data,
-        store,
-        started_at=started_at,
-        duration_s=time.perf_counter() - started,
-        baseline=baseline,
-    )
-    if record:
-        result.run_id = store.record_run(result)
+    streams = record and not keep_cases and records_as_it_goes(store)
+    recording = RecordingAsItGoes(store, run_opening(plan, data, started[0])) if streams else None
+    try:
+        # A dataset this call loaded is its own to let go of, batch by batch.
+        owned = not isinstance(dataset, Dataset)
+        cases = _process_every_row(plan, data, store, progress, keep_cases, recording, owned)
+        duration_s = time.perf_counter() - started[1]
+        result = conclude_run(
+            plan,
+            cases,
+            data,
+            store,
+            started_at=started[0],
+            duration_s=duration_s,
+            baseline=baseline,
+        )
+        record_result(result, store, record=record, recording=recording, origin=origin)
+    except BaseException as exc:
+        if recording is not None:
+            recording.abandon(exc)
+        raise
     return result
 
 

@@ -18,21 +18,22 @@ cases, ...)` aggregates and decides the cases so far with the right horizon.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from oloproof_core.case import CaseResult
+from oloproof_core.conclusion import conclude_run
 from oloproof_core.dataset import Dataset, Row, load_dataset
 from oloproof_core.errors import ConfigError
 from oloproof_core.evaluation import (
     DatasetSource,
     RunPlan,
-    conclude_run,
     open_pool,
     plan_run,
     process_rows,
+    record_result,
 )
 from oloproof_core.execution import ProgressCallback
 from oloproof_core.result import Result
@@ -137,6 +138,7 @@ def run_until_decided(
     record: bool = True,
     isolation: str = "process",
     memory_limit_mb: int | None = None,
+    origin: Mapping[str, Any] | None = None,
 ) -> Result:
     """Add cases in batches until the gate decides or the cases run out (module docstring).
 
@@ -165,6 +167,5 @@ def run_until_decided(
     # One pool of system processes for every batch, started once.
     with open_pool(plan, cases=len(data.rows)):
         result = _batches(plan, data, store, size, baseline, progress, started_at, started)
-    if record:
-        result.run_id = store.record_run(result)
+    record_result(result, store, record=record, origin=origin)
     return result

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from oloproof_core._canonical import digest_text
 from oloproof_core.case import CaseResult
@@ -42,6 +42,43 @@ class Store(Protocol):
     def find_baseline(self, system_name: str, release: str | None) -> Result | None:
         """A recorded run to compare against: of `system_name` at version `release`, or,
         with `release` None, its last approved run; None when there is none."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunOpening:
+    """What a store is told when a run it records as it goes begins: the run's provenance
+    as far as it is known before the first case (the rest comes with its conclusion)."""
+
+    system: Mapping[str, Any]
+    dataset: Mapping[str, Any]
+    evaluators: Sequence[Mapping[str, Any]]
+    policy: Mapping[str, Any] | None
+    confidence: float
+    started_at: str
+
+
+class RecordsAsItGoes(Protocol):
+    """A store that records a run while it goes, so the run need not keep its cases.
+
+    `run_open` creates the run (running) and returns its id; `run_cases_add` records a
+    batch of judged cases, in dataset order from `first_position`; `run_close` records
+    the conclusion (metrics, gate, provenance) and returns the id of the finished run;
+    `run_abandon` marks a run that cannot finish as failed, with the reason.
+    """
+
+    def run_open(self, opening: RunOpening) -> str: ...
+
+    def run_cases_add(
+        self, run_id: str, cases: Sequence[CaseResult], first_position: int
+    ) -> None: ...
+
+    def run_close(self, run_id: str, result: Result) -> str: ...
+
+    def run_abandon(self, run_id: str, reason: str) -> None: ...
+
+
+def records_as_it_goes(store: Store) -> bool:
+    return callable(getattr(store, "run_open", None))
 
 
 def verdict_key(evaluator: Evaluator, case: CaseResult) -> str:

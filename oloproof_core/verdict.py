@@ -22,6 +22,11 @@ class Verdict:
     traceback: str | None = None
     cached: bool = False
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its fields (see `CaseResult.__reduce__`).
+        fields = (self.value, self.feedback, self.scores, self.error, self.traceback, self.cached)
+        return (Verdict, fields)
+
     @property
     def missing(self) -> bool:
         return self.value is None
@@ -33,6 +38,14 @@ class Verdict:
     @classmethod
     def failed_to_judge(cls, error: str, traceback: str | None = None) -> Verdict:
         return cls(value=None, error=error, traceback=traceback)
+
+    def without_feedback(self) -> Verdict:
+        """The verdict's figures and error, without its feedback or traceback."""
+        if self.feedback is None and self.traceback is None:
+            return self
+        if self.value == 1.0 and not self.scores and self.error is None and not self.cached:
+            return PASSED
+        return Verdict(value=self.value, scores=self.scores, error=self.error, cached=self.cached)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -9,9 +9,10 @@ from __future__ import annotations
 from django.db import transaction
 
 from runs.chunks import chunks_create
+from runs.dataset_recording import dataset_record
 from runs.dispatch import Enqueue, chunk_size, send_work_on_commit
 from runs.models import Run
-from runs.recording import dataset_record, release_get_or_create, run_fail, run_started
+from runs.recording import release_get_or_create, run_fail, run_started
 from runs.run_code import RunCodeError, run_dataset_load, run_plan_load
 from runs.sequential_runs import sequential_batch, sequential_start
 

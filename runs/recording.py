@@ -8,7 +8,6 @@ a 100,000-case run costs a handful of queries per batch, never one per case.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -29,14 +28,15 @@ from metrics.services import (
     metric_estimates_create,
     run_value_columns_put,
 )
-from runs.case_rows import (
-    CASE_RESULT_COLUMNS,
-    DATASET_CASE_COLUMNS,
-    case_id_of,
-    case_result_row,
+from runs.case_rows import CASE_RESULT_COLUMNS, case_id_of, case_result_row
+from runs.dataset_recording import (
+    dataset_cases_create,
+    dataset_get_or_create,
+    dataset_of_result,
+    dataset_unfilled,
 )
 from runs.errors import InvalidRequestError
-from runs.models import CaseResult, Dataset, DatasetCase, Gate, Project, Release, Run, System
+from runs.models import CaseResult, Dataset, Gate, Project, Release, Run, System
 from runs.projects import project_default_ensure
 from runs.run_fields import finished_run_fields, parse_time, policy_fields
 from runs.search_rows import search_rows_add
@@ -54,51 +54,6 @@ def release_get_or_create(*, project: Project, system_name: str, version: str | 
     return release
 
 
-def dataset_get_or_create(
-    *,
-    digest: str,
-    source: str,
-    splits: Mapping[str, int],
-    cases: Sequence[engine.CaseResult] | Sequence[engine.Row],
-    batch_size: int | None = None,
-) -> Dataset:
-    """The dataset with this digest; its cases are written only the first time it is seen."""
-    with transaction.atomic():
-        dataset, created = Dataset.objects.get_or_create(
-            digest=digest,
-            defaults={"source": source[:1000], "n_cases": len(cases), "splits": dict(splits)},
-        )
-        if created:
-            numbered: Iterable[tuple[int, engine.CaseResult | engine.Row]] = enumerate(cases)
-            rows_insert(
-                model=DatasetCase,
-                columns=DATASET_CASE_COLUMNS,
-                rows=(
-                    (
-                        dataset.pk,
-                        case.id,
-                        position,
-                        case.input,
-                        case.expected,
-                        case.split,
-                        case.cluster,
-                    )
-                    # A repeated id keeps its first row, as before.
-                    for position, case in first_of_each(numbered, key=case_id_of)
-                ),
-                ignore_conflicts=False,
-                batch_size=batch_size_or_default(batch_size),
-            )
-    return dataset
-
-
-def dataset_record(data: engine.Dataset) -> Dataset:
-    """The record of a loaded dataset, its cases written the first time its digest is seen."""
-    return dataset_get_or_create(
-        digest=data.digest, source=data.source, splits=data.splits, cases=data.rows
-    )
-
-
 def case_results_create(
     *,
     run_id: int,
@@ -107,12 +62,14 @@ def case_results_create(
     first_position: int = 0,
     batch_size: int | None = None,
     new_run: bool = False,
+    new_rows: bool = False,
 ) -> int:
     """Record what the system did on each case; a case already recorded for the run is kept.
 
     The (run, case_id) unique constraint plus skipping conflicts is what makes a
     retried or duplicated chunk of work harmless. `new_run`: the run was created in
-    this transaction, so no row can collide and the rows go straight in. The new rows
+    this transaction, so no row can collide and the rows go straight in; `new_rows`:
+    the run records as it goes and these cases are new to it, likewise. The new rows
     are then added to SQLite's search index (runs.search_rows).
     """
     sent = rows_insert(
@@ -122,11 +79,13 @@ def case_results_create(
             case_result_row(run_id, first_position + index, case, pass_fail)
             for index, case in first_of_each(enumerate(cases), key=case_id_of)
         ),
-        ignore_conflicts=not new_run,
+        ignore_conflicts=not (new_run or new_rows),
         batch_size=batch_size_or_default(batch_size),
     )
     search_rows_add(
-        run_id=run_id, case_ids=None if new_run else [case.id for case in cases], new_run=new_run
+        run_id=run_id,
+        case_ids=None if new_run else [case.id for case in cases],
+        new_run=new_run or new_rows,
     )
     return sent
 
@@ -170,7 +129,6 @@ def run_record(
     """
     provenance = result.provenance
     system_info = provenance.get("system") or {}
-    dataset_info = provenance.get("dataset") or {}
     size = batch_size_or_default(batch_size)
     with transaction.atomic():
         project = project or project_default_ensure()
@@ -179,13 +137,7 @@ def run_record(
             system_name=str(system_info.get("name") or "unnamed"),
             version=system_info.get("version"),
         )
-        dataset = dataset_get_or_create(
-            digest=str(dataset_info.get("digest") or _cases_digest(result.cases)),
-            source=str(dataset_info.get("source") or "<unknown>"),
-            splits=_split_counts(result.cases),
-            cases=result.cases,
-            batch_size=size,
-        )
+        dataset = dataset_of_result(result, batch_size=size)
         finished_at = parse_time(provenance.get("finished_at"))
         run = Run.objects.create(
             project=project,
@@ -225,19 +177,50 @@ def _gate_dict(result: engine.Result) -> Mapping[str, Any] | None:
     return stored if isinstance(stored, Mapping) else None
 
 
-def _split_counts(cases: Sequence[engine.CaseResult]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for case in cases:
-        if case.split is not None:
-            counts[case.split] = counts.get(case.split, 0) + 1
-    return counts
+# Runs recorded as they go (a run that does not keep its cases) ------------------------
 
 
-def _cases_digest(cases: Sequence[engine.CaseResult]) -> str:
-    hasher = hashlib.sha256()
-    for case in cases:
-        hasher.update(engine.canonical_json([case.id, case.input, case.expected]).encode())
-    return hasher.hexdigest()
+def run_open_record(
+    *,
+    opening: engine.RunOpening,
+    created_by: Account | None = None,
+    project: Project | None = None,
+) -> tuple[Run, bool]:
+    """A run that records its cases batch by batch (`chunk_cases_record`), created running
+    with its release and dataset; True beside it when the dataset's rows must come with
+    the batches (a dataset new here, or one such a run left unfinished)."""
+    info = opening.dataset
+    split = info.get("split")
+    with transaction.atomic():
+        project = project or project_default_ensure()
+        release = release_get_or_create(
+            project=project,
+            system_name=str(opening.system.get("name") or "unnamed"),
+            version=opening.system.get("version"),
+        )
+        dataset = dataset_get_or_create(
+            digest=str(info["digest"]),
+            source=str(info.get("source") or "<unknown>"),
+            splits=info.get("splits") or {},
+            cases=(),
+            n_cases=int(info["n_cases"]),
+        )
+        run = run_queued_create(
+            project=project,
+            config={
+                "system": opening.system.get("import_path"),
+                **({"split": split} if split else {}),
+            },
+            confidence=opening.confidence,
+            created_by=created_by,
+            dataset=dataset,
+            release=release,
+            policy=opening.policy,
+        )
+        run_started(run_id=run.pk, release=release, dataset=dataset)
+        unfilled = dataset_unfilled(dataset)
+    run.refresh_from_db()
+    return run, unfilled
 
 
 # Runs that the workers execute ------------------------------------------------------
@@ -308,17 +291,30 @@ def chunk_cases_record(
     cases: Sequence[engine.CaseResult],
     pass_fail: frozenset[str],
     first_position: int,
+    new_rows: bool = False,
+    dataset_id: int | None = None,
 ) -> None:
     """Record a finished chunk's cases and verdicts and count them on the run.
 
     Called inside the transaction that marks the chunk done on its own claim, so a
-    chunk's cases are written and counted exactly once.
+    chunk's cases are written and counted exactly once; or for a batch of a run recorded
+    as it goes (`new_rows`: no row can collide), with its dataset's rows (`dataset_id`)
+    when `run_open_record` said they must come.
     """
+    size = batch_size_or_default(None)
     with engine.fewer_collections():
+        if dataset_id is not None:
+            dataset_cases_create(
+                dataset_id=dataset_id, cases=cases, first_position=first_position, batch_size=size
+            )
         case_results_create(
-            run_id=run_id, cases=cases, pass_fail=pass_fail, first_position=first_position
+            run_id=run_id,
+            cases=cases,
+            pass_fail=pass_fail,
+            first_position=first_position,
+            new_rows=new_rows,
         )
-        case_verdicts_create(run_id=run_id, cases=cases, batch_size=batch_size_or_default(None))
+        case_verdicts_create(run_id=run_id, cases=cases, batch_size=size, new_run=new_rows)
     Run.objects.filter(pk=run_id).update(
         cases_done=F("cases_done") + len(cases),
         cases_failed=F("cases_failed") + sum(1 for case in cases if case.error is not None),

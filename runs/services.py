@@ -28,6 +28,7 @@ from runs.access import (
     submit_project_pick,
 )
 from runs.chunks import chunks_create
+from runs.dataset_recording import dataset_record
 from runs.dispatch import Enqueue, chunk_size, send_work_on_commit
 from runs.errors import (
     ConflictError,
@@ -41,7 +42,6 @@ from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Projec
 from runs.optimization_records import optimization_create
 from runs.projects import code_root_register, membership_set, project_default_ensure
 from runs.recording import (
-    dataset_record,
     release_get_or_create,
     run_queued_create,
     run_sequential_moved,

@@ -10,19 +10,36 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TypeVar
 
 from django.contrib.auth.models import User
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
+from django.utils import timezone
 
 from metrics.selectors import cached_verdicts_get
 from metrics.services import cached_verdicts_put
-from oloproof_core import CacheEntry, OloproofError, Result, Verdict, fewer_collections
+from oloproof_core import (
+    CacheEntry,
+    CaseResult,
+    OloproofError,
+    Result,
+    RunOpening,
+    Verdict,
+    fewer_collections,
+)
 from runs.access import LOCAL
 from runs.errors import NotFoundError
-from runs.models import Project
+from runs.models import Project, Run
 from runs.projects import project_default_ensure, project_ensure
-from runs.recording import run_record
+from runs.recording import (
+    chunk_cases_record,
+    pass_fail_criteria,
+    run_conclusion_record,
+    run_fail,
+    run_open_record,
+    run_record,
+)
 from runs.selectors.gates import baseline_run_find
 from runs.selectors.results import run_result
 from runs.selectors.runs import run_get
@@ -51,6 +68,15 @@ def outside_event_loop(work: Callable[[], T]) -> T:
         return pool.submit(isolated).result()
 
 
+@dataclass(slots=True)
+class _OpenRun:
+    """A run this store records as it goes, between its opening and its conclusion."""
+
+    run: Run
+    pass_fail: frozenset[str]
+    fill_dataset: int | None
+
+
 class DjangoStore:
     """The engine's Store over the Django ORM (SQLite or PostgreSQL).
 
@@ -68,6 +94,7 @@ class DjangoStore:
         self.created_by = created_by
         self.batch_size = batch_size
         self.project_slug = project
+        self._open_runs: dict[str, _OpenRun] = {}
 
     def _project(self) -> Project:
         if self.project_slug is None:
@@ -93,6 +120,53 @@ class DjangoStore:
                 )
             )
         return str(run.pk)
+
+    def run_open(self, opening: RunOpening) -> str:
+        """Open a run that records its cases as it goes (the engine's `RecordsAsItGoes`)."""
+        run, fill = outside_event_loop(
+            lambda: run_open_record(
+                opening=opening, created_by=self.created_by, project=self._project()
+            )
+        )
+        run_id = str(run.pk)
+        self._open_runs[run_id] = _OpenRun(
+            run=run,
+            pass_fail=pass_fail_criteria(opening.evaluators),
+            fill_dataset=run.dataset_id if fill else None,
+        )
+        return run_id
+
+    def run_cases_add(self, run_id: str, cases: Sequence[CaseResult], first_position: int) -> None:
+        opened = self._open_runs[run_id]
+
+        def record() -> None:
+            with transaction.atomic():
+                chunk_cases_record(
+                    run_id=opened.run.pk,
+                    cases=cases,
+                    pass_fail=opened.pass_fail,
+                    first_position=first_position,
+                    new_rows=True,
+                    dataset_id=opened.fill_dataset,
+                )
+
+        outside_event_loop(record)
+
+    def run_close(self, run_id: str, result: Result) -> str:
+        opened = self._open_runs.pop(run_id)
+        with fewer_collections():
+            closed = outside_event_loop(
+                lambda: run_conclusion_record(
+                    run=opened.run, result=result, finished_at=timezone.now()
+                )
+            )
+        if not closed:
+            raise OloproofError(f"run #{run_id} was ended elsewhere before it could finish")
+        return run_id
+
+    def run_abandon(self, run_id: str, reason: str) -> None:
+        self._open_runs.pop(run_id, None)
+        outside_event_loop(lambda: run_fail(run_id=int(run_id), reason=reason))
 
     def find_baseline(self, system_name: str, release: str | None = None) -> Result | None:
         """The latest successful run of `release`; without one, the last approved run."""

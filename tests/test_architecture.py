@@ -34,9 +34,9 @@ MAX_FUNCTION_LINES = 50
 
 WRITERS: dict[str, frozenset[str]] = {
     **dict.fromkeys(
-        ("System", "Release", "Dataset", "DatasetCase", "Run", "CaseResult", "Gate"),
-        frozenset({"runs.recording"}),
+        ("System", "Release", "Run", "CaseResult", "Gate"), frozenset({"runs.recording"})
     ),
+    **dict.fromkeys(("Dataset", "DatasetCase"), frozenset({"runs.dataset_recording"})),
     "RunChunk": frozenset({"runs.chunks"}),
     **dict.fromkeys(
         (

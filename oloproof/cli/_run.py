@@ -128,6 +128,9 @@ def _evaluate(args: argparse.Namespace) -> Result:
         memory_limit_mb=config.memory_limit_mb,
         until_decided=args.until_decided,
         batch=args.batch,
+        # The command shows figures, not cases: unless a result file asks for them,
+        # the cases are recorded as the run goes and not kept.
+        keep_cases=args.json_path is not None,
     )
 
 

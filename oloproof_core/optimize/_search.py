@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from oloproof_core.case import CaseResult
+from oloproof_core.conclusion import conclude_run
 from oloproof_core.dataset import Dataset
-from oloproof_core.evaluation import conclude_run, plan_run
+from oloproof_core.evaluation import plan_run
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.optimize._artifact import Artifact
 from oloproof_core.optimize._budget import Meter

@@ -1,0 +1,93 @@
+"""Concluding a run: its metrics, its provenance and its gate, from its judged cases."""
+
+from __future__ import annotations
+
+import platform
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from oloproof_core._version import __version__
+from oloproof_core.case import CaseResult
+from oloproof_core.dataset import Dataset
+from oloproof_core.result import Result
+from oloproof_core.store import RunOpening, Store
+from oloproof_core.usage import usage_to_dict
+
+if TYPE_CHECKING:
+    from oloproof_core.evaluation import RunPlan
+
+
+def conclude_run(
+    plan: RunPlan,
+    cases: list[CaseResult],
+    dataset: Dataset,
+    store: Store,
+    *,
+    started_at: datetime,
+    duration_s: float,
+    baseline: Result | None = None,
+) -> Result:
+    """Aggregate the judged cases into metrics, record provenance and decide the gate."""
+    # Imported here: the statistics (scipy) load while the system's processes start.
+    from oloproof_core.aggregate import aggregate
+
+    metrics = aggregate(cases, plan.evaluators, plan.confidence)
+    provenance = {
+        **provenance_head(plan, dataset, len(cases)),
+        "library_version": __version__,
+        "python": platform.python_version(),
+        "started_at": started_at.isoformat(),
+        "finished_at": datetime.now(UTC).isoformat(),
+        "duration_s": round(duration_s, 6),
+        "concurrency": plan.concurrency,
+        "timeout_s": plan.timeout,
+        "execution": dict(plan.execution) or {"isolation": plan.isolation},
+        "confidence": plan.confidence,
+        "judging": {name: tally.to_dict() for name, tally in plan.tallies.items()},
+    }
+    result = Result(metrics=metrics, cases=cases, provenance=provenance)
+    provenance["model_usage"] = _model_usage(result, plan.execution)
+    if plan.policy is not None:
+        result.gate = plan.policy.decide(result, baseline=baseline, store=store)
+    return result
+
+
+def provenance_head(plan: RunPlan, dataset: Dataset, n_cases: int) -> dict[str, Any]:
+    """What the provenance says of the release, the dataset, the evaluators and the policy."""
+    release = plan.release
+    return {
+        "system": {
+            "name": release.name,
+            "version": release.version,
+            "import_path": release.import_path,
+            "is_async": release.is_async,
+        },
+        "dataset": {
+            "source": dataset.source,
+            "digest": dataset.digest,
+            "n_cases": n_cases,
+            "split": dataset.split,
+        },
+        "evaluators": [evaluator.describe() for evaluator in plan.evaluators],
+        "policy": None if plan.policy is None else plan.policy.describe(),
+    }
+
+
+def run_opening(plan: RunPlan, data: Dataset, started_at: datetime) -> RunOpening:
+    head = provenance_head(plan, data, len(data.rows))
+    return RunOpening(
+        system=head["system"],
+        dataset={**head["dataset"], "splits": dict(data.splits)},
+        evaluators=head["evaluators"],
+        policy=head["policy"],
+        confidence=plan.confidence,
+        started_at=started_at.isoformat(),
+    )
+
+
+def _model_usage(result: Result, execution: dict[str, Any]) -> dict[str, Any]:
+    """The run's model usage by role; calls made for no case are listed apart, not lost."""
+    usage = usage_to_dict(result.usage())
+    for role, figures in (execution.get("unattributed_model_calls") or {}).items():
+        usage[f"{role} (not attributed to a case)"] = figures
+    return usage

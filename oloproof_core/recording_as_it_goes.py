@@ -1,0 +1,97 @@
+"""A run that lets its cases go: run in batches, each recorded as it finishes.
+
+A run that keeps only the figures of its cases (`run_evaluation(keep_cases=False)`)
+takes its dataset in batches; each batch is run, judged, handed to a store that records
+as it goes (`RecordsAsItGoes`) and slimmed (`CaseResult.without_payload`) before the
+next one starts. Memory then follows the batch, not the dataset: the rows of a dataset
+the run loaded itself are let go of too, as their batch is taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+
+from oloproof_core._gc import fewer_collections
+from oloproof_core.case import CaseResult
+from oloproof_core.dataset import Dataset, Row
+from oloproof_core.execution import ProgressCallback
+from oloproof_core.result import Result
+from oloproof_core.store import RecordsAsItGoes, RunOpening, Store
+
+BATCH = 2000
+"""Cases a run keeps whole at once when it lets them go."""
+
+ProcessRows = Callable[[Sequence[Row], ProgressCallback | None], list[CaseResult]]
+
+
+class RecordingAsItGoes:
+    """A run recorded in a store that records as it goes.
+
+    The run is opened with its first batch, not before: a store that opens beside the
+    run (in a process of its own) is then ready, since judging that batch read its
+    verdict cache, and the first cases never wait for it.
+    """
+
+    def __init__(self, store: Store, opening: RunOpening) -> None:
+        self._store: RecordsAsItGoes = store  # type: ignore[assignment]
+        self._opening = opening
+        self._run_id: str | None = None
+        self._closed = False
+
+    def add(self, cases: Sequence[CaseResult], first_position: int) -> None:
+        if self._run_id is None:
+            self._run_id = self._store.run_open(self._opening)
+        self._store.run_cases_add(self._run_id, cases, first_position)
+
+    def close(self, result: Result) -> str:
+        if self._run_id is None:  # no batch came: the run is opened to be concluded
+            self._run_id = self._store.run_open(self._opening)
+        run_id = self._store.run_close(self._run_id, result)
+        self._closed = True
+        return run_id
+
+    def abandon(self, exc: BaseException) -> None:
+        """Mark the run failed with the reason it stopped, unless it was concluded."""
+        if self._closed or self._run_id is None:
+            return
+        self._closed = True
+        reason = f"the run stopped before it finished: {type(exc).__name__}: {exc}"
+        with suppress(Exception):  # the caller sees the store's own failure already
+            self._store.run_abandon(self._run_id, reason)
+
+
+def process_in_batches(
+    data: Dataset,
+    process: ProcessRows,
+    progress: ProgressCallback | None,
+    recording: RecordingAsItGoes | None,
+    *,
+    owned: bool,
+) -> list[CaseResult]:
+    """Run and judge the rows (`process`) batch by batch, record each batch, and keep
+    each case slimmed; the rows of a dataset the run `owned` go with their batch."""
+    rows = data.rows
+    total = len(rows)
+    if owned:
+        data.rows = []
+    kept: list[CaseResult] = []
+    for start in range(0, total, BATCH):
+        if owned:
+            batch, rows[:BATCH] = rows[:BATCH], []
+        else:
+            batch = rows[start : start + BATCH]
+        cases = process(batch, _offset(progress, start, total))
+        del batch
+        if recording is not None:
+            recording.add(cases, start)
+        with fewer_collections():
+            kept.extend(case.without_payload() for case in cases)
+    return kept
+
+
+def _offset(progress: ProgressCallback | None, start: int, total: int) -> ProgressCallback | None:
+    """A batch's progress as the whole run's."""
+    if progress is None:
+        return None
+    return lambda phase, done, _batch_total: progress(phase, start + done, total)

@@ -77,7 +77,10 @@ def _store_for(store: Store | None, baseline: RunRef | None) -> Store:
     opened while the system's processes start (or when the run first needs it)."""
     if store is not None:
         return store
-    return default_store() if baseline is not None else default_store_on_use()
+    chosen = default_store_on_use()
+    if baseline is not None and not hasattr(chosen, "load_run"):
+        return default_store()
+    return chosen
 
 
 def _note_link(result: Result, store: Store) -> Result:

@@ -9,7 +9,9 @@ This module is the one place where the library reaches Django.
 
 from __future__ import annotations
 
+import atexit
 import os
+import sys
 import threading
 from typing import TYPE_CHECKING
 
@@ -19,6 +21,7 @@ from oloproof_core import ConfigError, InMemoryStore, OloproofError, Store
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
+    from oloproof._store_process import StoreProcess
     from oloproof_core import (
         CacheEntry,
         CaseResult,
@@ -33,6 +36,7 @@ _process_store = InMemoryStore()
 _process_ledger: Ledger | None = None
 _local_store: Store | None = None
 _local_ledger: Ledger | None = None
+_store_process: StoreProcess | None = None
 _lock = threading.Lock()
 
 _ON = frozenset({"1", "true", "yes", "on", ""})
@@ -90,15 +94,46 @@ def _open_local_store() -> Store:
 
 
 def default_store_on_use() -> Store:
-    """`default_store()`, but the local store is opened only when first used, or when
-    the run prepares it while its system's processes start (Django's set-up and the
-    schema check take 0.3-0.5 s, which then overlap the processes' own start-up)."""
+    """`default_store()`, opened beside the run rather than before it.
+
+    Opening the local store (Django's set-up and the schema check) takes 0.2-0.5 s. When
+    this process has not set Django up, the store opens in a process of its own
+    (`oloproof._store_process`) while the run goes on; otherwise it opens here when the
+    run prepares it while its system's processes start, or on first use.
+    """
     if not recording_enabled():
         return _process_store
     with _lock:
         if _local_store is not None:
             return _local_store
+    if not _django_configured_here():
+        return local_store_process()
     return LocalStoreOnUse()
+
+
+def local_store_process() -> StoreProcess:
+    """The local store's own process, started on the first call (see `default_store_on_use`)."""
+    global _store_process
+    with _lock:
+        if _store_process is None:
+            from oloproof._store_process import StoreProcess
+
+            _store_process = StoreProcess()
+            atexit.register(_store_process.close)
+        return _store_process
+
+
+def start_store_early() -> None:
+    """Start opening the local store now, if a run will use its own process for it: a
+    command calls this first, so the store opens while the command reads its config."""
+    if recording_enabled() and _local_store is None and not _django_configured_here():
+        local_store_process()
+
+
+def _django_configured_here() -> bool:
+    """Whether this process has Django's settings (its own, or oloproof's) in place."""
+    conf = sys.modules.get("django.conf")
+    return conf is not None and bool(conf.settings.configured)
 
 
 class LocalStoreOnUse:
@@ -143,11 +178,15 @@ def is_local_store(store: Store) -> bool:
     """True for the project's Django store (the one the dashboard shows)."""
     if isinstance(store, LocalStoreOnUse):
         return True
+    if store is _store_process and store is not None:
+        return True
     return store is _local_store and store is not None
 
 
 def store_location() -> str:
-    """Where the project's store keeps runs, for commands to say (Django must be set up)."""
+    """Where the project's store keeps runs, for commands to say."""
+    if _store_process is not None and not _django_configured_here():
+        return _store_process.location()
     from runs.data_folder import store_location as location
 
     return location()
@@ -157,6 +196,8 @@ def run_url(run_id: str | int | None) -> str | None:
     """The dashboard page of a recorded run, or None for a run kept only in memory."""
     if run_id is None or not str(run_id).isdigit():
         return None
+    if _store_process is not None and not _django_configured_here():
+        return f"{_store_process.dashboard_url()}runs/{run_id}/"
     from runs.data_folder import dashboard_url
 
     return f"{dashboard_url()}runs/{run_id}/"

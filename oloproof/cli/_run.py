@@ -8,6 +8,7 @@ import json
 import sys
 
 from oloproof._evaluate import evaluate
+from oloproof._store import start_store_early
 from oloproof.cli import _exit_codes
 from oloproof.cli._progress import ProgressBar
 from oloproof_core import ConfigError, Result, load_run_config
@@ -111,6 +112,7 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> Result:
+    start_store_early()
     config = load_run_config(args.config)
     return evaluate(
         config.system,

@@ -131,6 +131,10 @@ def spawn_child(setup: Mapping[str, Any], environment: Mapping[str, str]) -> Chi
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None,
+            # A group of its own from the start: a terminal's Ctrl-C is the parent's to
+            # handle, and would otherwise interrupt a child still importing, traceback
+            # and all. The child dies with its parent all the same (`_die_with_parent`).
+            process_group=0,
         )
     finally:
         os.close(child_read)

@@ -1,0 +1,250 @@
+"""The project's local store, served by a process of its own.
+
+Opening the local store means setting Django up and checking the schema: a fifth of a
+second of imports that, in the run's own process, sits between the last case and the
+first verdict. In a process of its own that work happens beside the run, on another
+core, while the run loads its dataset and its system answers. The run talks to it
+through the engine's `Store` protocol and never imports Django itself.
+
+The wire: a 4-byte length, then a pickle. Both ends are this package (a system's code
+never runs in either), so pickle carries the engine's objects as they are. The run sends
+`(method, args)`; the store answers `(True, value)` or `(False, exception)`. Its first
+message says it opened, with where it records and the dashboard's address, or why it
+could not (an exception, raised in the run at its first use of the store).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from oloproof_core import OloproofError
+
+if TYPE_CHECKING:
+    from oloproof_core import CacheEntry, CaseResult, Result, RunOpening, Verdict
+
+_SERVER = "oloproof._store_server"
+_HEADER = struct.Struct("!Q")
+_CLOSING_SECONDS = 30.0
+"""How long a closing run waits for the store's process to mark its unfinished runs."""
+SERVED = frozenset(
+    {
+        "get_verdicts",
+        "put_verdicts",
+        "record_run",
+        "find_baseline",
+        "load_run",
+        "run_open",
+        "run_cases_add",
+        "run_close",
+        "run_abandon",
+    }
+)
+
+
+class StoreProcessError(OloproofError):
+    """The store's process ended or broke the protocol; its own messages are on stderr."""
+
+
+def send(fd: int, message: Any) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(_HEADER.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def receive(fd: int) -> Any:
+    """The next message, or EOFError when the other end closed its pipe."""
+    (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size))
+    return pickle.loads(_read_exactly(fd, size))
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    parts: list[bytes] = []
+    missing = size
+    while missing:
+        part = os.read(fd, min(missing, 1 << 22))
+        if not part:
+            raise EOFError
+        parts.append(part)
+        missing -= len(part)
+    return b"".join(parts)
+
+
+class StoreProcess:
+    """The engine's `Store`, kept by the project's Django store in a process of its own.
+
+    Started at once; every call waits for the store to be open, so the first one also
+    raises what kept it from opening (a database that needs migrating, say).
+    """
+
+    def __init__(self) -> None:
+        server_read, self._to_server = os.pipe()
+        self._from_server, server_write = os.pipe()
+        environment = dict(os.environ)
+        # The run may have put a config's folder on sys.path; the objects it sends name
+        # only this package's classes, but a user's artifact may name one of theirs.
+        environment["PYTHONPATH"] = os.pathsep.join(entry for entry in sys.path if entry)
+        try:
+            self._popen = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "oloproof._store_server",
+                    str(server_read),
+                    str(server_write),
+                ],
+                pass_fds=(server_read, server_write),
+                env=environment,
+                stdin=subprocess.DEVNULL,
+                # Migrations and Django's warnings go where this process's own messages
+                # go: stdout may be carrying a JSON document (`--json -`).
+                stdout=_stderr_fileno(),
+                # Ctrl-C is the run's to handle: it abandons its open run through this
+                # store, then closes the pipe, which ends this process.
+                process_group=0,
+            )
+        finally:
+            os.close(server_read)
+            os.close(server_write)
+        self._facts: dict[str, str] | None = None
+        self._unanswered = 0
+        # One call at a time on the pipe, whichever thread makes it.
+        self._lock = threading.Lock()
+        self._owner = os.getpid()
+
+    def _opened(self) -> dict[str, str]:
+        if self._facts is None:
+            opened, facts = self._reply()
+            if not opened:
+                self.close()
+                raise facts
+            self._facts = facts
+        return self._facts
+
+    def _reply(self) -> tuple[bool, Any]:
+        try:
+            reply: tuple[bool, Any] = receive(self._from_server)
+        except EOFError:
+            code = self._popen.wait()
+            raise StoreProcessError(
+                f"the local store's process ended (exit code {code}) before it answered; "
+                "its messages are above"
+            ) from None
+        return reply
+
+    def _call(self, method: str, *args: Any) -> Any:
+        with self._lock:
+            self._send(method, args)
+            earlier: BaseException | None = None
+            while self._unanswered:  # the calls sent ahead answer first, in order
+                self._unanswered -= 1
+                ok, value = self._reply()
+                if not ok and earlier is None:
+                    earlier = value
+            ok, value = self._reply()
+        if earlier is not None:
+            raise earlier
+        if not ok:
+            raise value
+        return value
+
+    def _send_ahead(self, method: str, *args: Any) -> None:
+        """Send a call and go on: its answer is read (and a failure raised) at the next call,
+        so the store writes while the run works on."""
+        with self._lock:
+            self._send(method, args)
+            self._unanswered += 1
+
+    def _send(self, method: str, args: tuple[Any, ...]) -> None:
+        self._opened()
+        try:
+            send(self._to_server, (method, args))
+        except BrokenPipeError:
+            code = self._popen.wait()
+            raise StoreProcessError(
+                f"the local store's process ended (exit code {code}); its messages are above"
+            ) from None
+
+    def prepare(self) -> None:
+        """Nothing to wait for here: the store opens in its own process meanwhile."""
+
+    def get_verdicts(self, keys: Collection[str]) -> Mapping[str, Verdict]:
+        verdicts: Mapping[str, Verdict] = self._call("get_verdicts", list(keys))
+        return verdicts
+
+    def put_verdicts(self, entries: Sequence[CacheEntry]) -> None:
+        self._call("put_verdicts", list(entries))
+
+    def record_run(self, result: Result) -> str | None:
+        run_id: str | None = self._call("record_run", result)
+        return run_id
+
+    def find_baseline(self, system_name: str, release: str | None) -> Result | None:
+        baseline: Result | None = self._call("find_baseline", system_name, release)
+        return baseline
+
+    def load_run(self, run_id: str) -> Result:
+        """A recorded run by its id (as `DjangoStore.load_run`), for baselines."""
+        result: Result = self._call("load_run", run_id)
+        return result
+
+    def run_open(self, opening: RunOpening) -> str:
+        run_id: str = self._call("run_open", opening)
+        return run_id
+
+    def run_cases_add(self, run_id: str, cases: Sequence[CaseResult], first_position: int) -> None:
+        self._send_ahead("run_cases_add", run_id, list(cases), first_position)
+
+    def run_close(self, run_id: str, result: Result) -> str:
+        # The store kept the cases' figures as the batches came; the conclusion goes
+        # without them rather than pickling every case a second time.
+        closed: str = self._call("run_close", run_id, dataclasses.replace(result, cases=[]))
+        return closed
+
+    def run_abandon(self, run_id: str, reason: str) -> None:
+        self._call("run_abandon", run_id, reason)
+
+    def location(self) -> str:
+        """Where the store records runs, in words (as `runs.data_folder.store_location`)."""
+        return self._opened()["location"]
+
+    def dashboard_url(self) -> str:
+        return self._opened()["dashboard_url"]
+
+    def close(self) -> None:
+        """Close the pipes and wait for the store's process to end: every call has been
+        answered, so it only marks a run left open as failed (a run that never got to
+        its conclusion) and exits; one never used is stopped at once. Waiting also
+        counts its time with this process's."""
+        for fd in (self._to_server, self._from_server):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._to_server = self._from_server = -1
+        if os.getpid() != self._owner:  # a forked copy of this process: not its to end
+            return
+        if self._facts is None:  # never used: no need to let it finish opening
+            self._popen.kill()
+        try:
+            self._popen.wait(timeout=_CLOSING_SECONDS)
+        except subprocess.TimeoutExpired:
+            self._popen.kill()
+            self._popen.wait()
+
+    def __repr__(self) -> str:
+        return f"<StoreProcess pid={self._popen.pid}>"
+
+
+def _stderr_fileno() -> int | None:
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # a notebook's stream has no descriptor
+        return None

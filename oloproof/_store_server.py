@@ -1,0 +1,118 @@
+"""The local store's own process: `python -m oloproof._store_server READ_FD WRITE_FD`.
+
+Started by `oloproof._store_process.StoreProcess`, whose docstring describes the wire.
+It opens the project's local store, says so, then answers the run's calls until the
+run closes its pipe; a run left open then (its process was stopped or killed) is
+marked failed.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from oloproof._store import _open_local_store
+from oloproof._store_process import SERVED, StoreProcessError, receive, send
+from oloproof_core import OloproofError
+
+if TYPE_CHECKING:
+    from oloproof_core import CaseResult, Result, RunOpening
+
+
+def serve(read_fd: int, write_fd: int) -> int:
+    """Open the local store, say so, then answer calls until the run closes the pipe."""
+    try:
+        served = _Served(_open_local_store())
+        from runs.data_folder import dashboard_url, store_location
+
+        facts = {"location": store_location(), "dashboard_url": dashboard_url()}
+    except Exception as exc:  # the run raises it, as if it had opened the store itself
+        return _answer(write_fd, False, _sendable(exc))
+    if _answer(write_fd, True, facts):
+        return 0
+    while True:
+        try:
+            method, args = receive(read_fd)
+        except EOFError:
+            served.abandon_open_runs()
+            return 0
+        reply: tuple[bool, Any]
+        if method not in SERVED:
+            reply = (False, StoreProcessError(f"no such store call: {method!r}"))
+        else:
+            try:
+                reply = (True, getattr(served, method)(*args))
+            except Exception as exc:
+                reply = (False, _sendable(exc))
+        if _answer(write_fd, *reply):
+            served.abandon_open_runs()
+            return 0
+
+
+def _answer(write_fd: int, ok: bool, value: Any) -> int:
+    """Send an answer; 1 when the run is gone (it ended before reading it), else 0."""
+    try:
+        send(write_fd, (ok, value))
+    except BrokenPipeError:
+        return 1
+    return 0
+
+
+class _Served:
+    """The store as this process serves it: a run recorded as it goes has its cases'
+    figures kept here, batch by batch, for its conclusion (which comes without them)."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self._kept: dict[str, list[CaseResult]] = {}
+
+    def __getattr__(self, method: str) -> Any:
+        return getattr(self._store, method)
+
+    def run_open(self, opening: RunOpening) -> str:
+        run_id: str = self._store.run_open(opening)
+        self._kept[run_id] = []
+        return run_id
+
+    def run_cases_add(self, run_id: str, cases: Sequence[CaseResult], first_position: int) -> None:
+        self._store.run_cases_add(run_id, cases, first_position)
+        self._kept[run_id].extend(case.without_payload() for case in cases)
+
+    def run_close(self, run_id: str, result: Result) -> str:
+        result.cases = self._kept.pop(run_id)
+        closed: str = self._store.run_close(run_id, result)
+        return closed
+
+    def run_abandon(self, run_id: str, reason: str) -> None:
+        self._kept.pop(run_id, None)
+        self._store.run_abandon(run_id, reason)
+
+    def abandon_open_runs(self) -> None:
+        """Runs the run's process opened and never concluded: it ended (killed, or crashed
+        past its own clean-up), so they are marked failed rather than left running."""
+        for run_id in list(self._kept):
+            self.run_abandon(
+                run_id, "the run's process ended before the run finished (it was stopped or killed)"
+            )
+
+
+def _sendable(exc: Exception) -> Exception:
+    """The exception itself, for the run to raise as its own; anything but oloproof's own
+    errors carries this process's traceback as a note, for a bug report."""
+    if not isinstance(exc, OloproofError):
+        text = "".join(traceback.format_exception(exc)).rstrip()
+        exc.add_note(f"(raised in the local store's own process)\n{text}")
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return StoreProcessError(f"the local store failed: {type(exc).__name__}: {exc}")
+    return exc
+
+
+if __name__ == "__main__":
+    from oloproof_core import end_process
+
+    end_process(serve(int(sys.argv[1]), int(sys.argv[2])))

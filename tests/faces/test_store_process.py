@@ -1,0 +1,144 @@
+"""The local store in a process of its own, beside the run; cases recorded as they go.
+
+A run from a process that has not set Django up (the command, a user's script) talks to
+the project's store through `oloproof._store_process`: the run's own process never
+imports Django, the command records its cases batch by batch, and a run whose process
+is killed is marked failed by the store's process rather than left running.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.faces.conftest import clean_env, oloproof, python, write_project
+
+BATCH = 2000
+
+
+def store_rows(project: Path, sql: str) -> list[tuple[Any, ...]]:
+    connection = sqlite3.connect(project / ".oloproof" / "oloproof.sqlite3")
+    try:
+        return connection.execute(sql).fetchall()
+    finally:
+        connection.close()
+
+
+def test_the_command_records_every_batch_and_its_process_never_loads_django(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "big"
+    write_project(project, n=2 * BATCH + 150)
+    done = oloproof("run", "oloproof.yaml", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "recorded run #1 →" in done.stderr
+    assert "exact_label" in done.stdout
+    [(status, total, finished, failed)] = store_rows(
+        project, "SELECT status, cases_total, cases_done, cases_failed FROM runs_run"
+    )
+    assert (status, total, finished, failed) == ("succeeded", 2 * BATCH + 150, 2 * BATCH + 150, 0)
+    assert store_rows(project, "SELECT count(*) FROM runs_caseresult") == [(2 * BATCH + 150,)]
+    assert store_rows(project, "SELECT count(*) FROM runs_datasetcase") == [(2 * BATCH + 150,)]
+    assert store_rows(project, "SELECT count(*) FROM metrics_caseverdict") == [(2 * BATCH + 150,)]
+
+    # The same run from a script: recorded in the same store, Django never imported here.
+    shown = python(
+        """
+        import json, sys
+        from oloproof import evaluate
+        from oloproof.evaluators import ExactMatch
+        from bot import answer
+        result = evaluate(answer, "data/cases.jsonl", [ExactMatch(criterion="e", field="label")])
+        print(json.dumps([result.run_id, "django" in sys.modules, result.cases[3].output]))
+        """,
+        cwd=project,
+    )
+    assert json.loads(shown) == ["2", False, {"label": "refund"}]
+
+
+HANGING_BOT = """
+import time
+from oloproof import system
+
+
+@system(name="bot", version="1")
+def answer(case):
+    if case["q"].endswith("#{hang}"):
+        time.sleep(600)
+    return {{"label": "refund" if "refund" in case["q"] else "other"}}
+"""
+
+
+def first_batch_recorded(project: Path) -> bool:
+    if not (project / ".oloproof" / "oloproof.sqlite3").exists():
+        return False
+    try:
+        return bool(store_rows(project, f"SELECT 1 FROM runs_run WHERE cases_done = {BATCH}"))
+    except sqlite3.OperationalError:  # the store is still being made
+        return False
+
+
+def hanging_command(project: Path) -> subprocess.Popen[bytes]:
+    """`oloproof run` in its own session (as from a terminal), its second batch hanging."""
+    write_project(project, n=2 * BATCH + 150)
+    (project / "bot.py").write_text(HANGING_BOT.format(hang=BATCH + 100), encoding="utf-8")
+    command = subprocess.Popen(
+        [sys.executable, "-m", "oloproof", "run", "oloproof.yaml"],
+        cwd=project,
+        env=clean_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while not first_batch_recorded(project):
+        if time.monotonic() > deadline or command.poll() is not None:
+            command.kill()
+            raise AssertionError("the first batch was never recorded")
+        time.sleep(0.2)
+    return command
+
+
+def run_status_once_settled(project: Path) -> tuple[str, str]:
+    deadline = time.monotonic() + 60
+    while True:
+        [(status, error)] = store_rows(project, "SELECT status, error FROM runs_run")
+        if status != "running" or time.monotonic() > deadline:
+            return status, error
+        time.sleep(0.2)
+
+
+def test_a_killed_command_leaves_its_run_failed_not_running(tmp_path: Path) -> None:
+    project = tmp_path / "killed"
+    command = hanging_command(project)
+    try:
+        command.send_signal(signal.SIGKILL)
+        command.wait(timeout=30)
+        status, error = run_status_once_settled(project)
+    finally:
+        command.kill()
+    assert status == "failed"
+    assert "ended before the run finished" in error
+
+
+def test_ctrl_c_stops_the_command_and_its_run_is_failed_on_record(tmp_path: Path) -> None:
+    project = tmp_path / "interrupted"
+    command = hanging_command(project)
+    try:
+        os.killpg(command.pid, signal.SIGINT)  # what a terminal sends the whole group
+        _, stderr = command.communicate(timeout=60)
+    finally:
+        command.kill()
+    assert command.returncode == 130
+    assert "oloproof: interrupted" in stderr.decode()
+    assert "Traceback" not in stderr.decode()
+    status, error = run_status_once_settled(project)
+    assert status == "failed"
+    assert "KeyboardInterrupt" in error

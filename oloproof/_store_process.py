@@ -26,7 +26,7 @@ import threading
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from oloproof_core import OloproofError
+from oloproof_core import OloproofError, start_serving_process
 
 if TYPE_CHECKING:
     from oloproof_core import CacheEntry, CaseResult, Result, RunOpening, Verdict
@@ -87,34 +87,15 @@ class StoreProcess:
     """
 
     def __init__(self) -> None:
-        server_read, self._to_server = os.pipe()
-        self._from_server, server_write = os.pipe()
         environment = dict(os.environ)
         # The run may have put a config's folder on sys.path; the objects it sends name
         # only this package's classes, but a user's artifact may name one of theirs.
         environment["PYTHONPATH"] = os.pathsep.join(entry for entry in sys.path if entry)
-        try:
-            self._popen = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "oloproof._store_server",
-                    str(server_read),
-                    str(server_write),
-                ],
-                pass_fds=(server_read, server_write),
-                env=environment,
-                stdin=subprocess.DEVNULL,
-                # Migrations and Django's warnings go where this process's own messages
-                # go: stdout may be carrying a JSON document (`--json -`).
-                stdout=_stderr_fileno(),
-                # Ctrl-C is the run's to handle: it abandons its open run through this
-                # store, then closes the pipe, which ends this process.
-                process_group=0,
-            )
-        finally:
-            os.close(server_read)
-            os.close(server_write)
+        # Ctrl-C is the run's to handle: it abandons its open run through this store,
+        # then closes the pipe, which ends the store's process.
+        self._popen, self._to_server, self._from_server = start_serving_process(
+            "oloproof._store_server", environment
+        )
         self._facts: dict[str, str] | None = None
         self._unanswered = 0
         # One call at a time on the pipe, whichever thread makes it.
@@ -241,10 +222,3 @@ class StoreProcess:
 
     def __repr__(self) -> str:
         return f"<StoreProcess pid={self._popen.pid}>"
-
-
-def _stderr_fileno() -> int | None:
-    try:
-        return sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):  # a notebook's stream has no descriptor
-        return None

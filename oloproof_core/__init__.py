@@ -84,6 +84,7 @@ _EXPORTS: dict[str, str] = {
     "RunConfig": "oloproof_core.run_config",
     "RunConfigField": "oloproof_core.run_config",
     "RunPlan": "oloproof_core.evaluation",
+    "start_serving_process": "oloproof_core._serving_process",
     "sequential_order": "oloproof_core.sequential",
     "service_cost": "oloproof_core.measurement",
     "storable_text": "oloproof_core.limits",
@@ -109,6 +110,9 @@ if TYPE_CHECKING:
     )
     from oloproof_core._process_exit import (
         end_process as end_process,
+    )
+    from oloproof_core._serving_process import (
+        start_serving_process as start_serving_process,
     )
     from oloproof_core.aggregate import (
         MetricEstimate as MetricEstimate,
@@ -365,6 +369,7 @@ __all__ = [
     "run_until_decided",
     "sequential_order",
     "service_cost",
+    "start_serving_process",
     "storable_text",
     "system",
     "value_problem",

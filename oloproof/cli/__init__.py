@@ -3,44 +3,31 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
-from oloproof.cli import (
-    _annotate,
-    _compare,
-    _continue,
-    _demo,
-    _exit_codes,
-    _export,
-    _gate,
-    _optimize,
-    _plan,
-    _project,
-    _run,
-    _serve,
-    _user,
-    _worker,
-)
+from oloproof._store import start_store_early
+from oloproof.cli import _exit_codes
 from oloproof_core import OloproofError, __version__, end_process
 
-COMMANDS = [
-    _run,
-    _continue,
-    _optimize,
-    _gate,
-    _compare,
-    _plan,
-    _annotate,
-    _export,
-    _worker,
-    _serve,
-    _demo,
-    _user,
-    _project,
-]
+COMMANDS = (
+    "_run",
+    "_continue",
+    "_optimize",
+    "_gate",
+    "_compare",
+    "_plan",
+    "_annotate",
+    "_export",
+    "_worker",
+    "_serve",
+    "_demo",
+    "_user",
+    "_project",
+)
 """Each module registers one subcommand and sets `handler` to a function returning an exit code."""
 
 
@@ -54,13 +41,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="oloproof", description=__doc__)
     parser.add_argument("--version", action="version", version=f"oloproof {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
-    for command in COMMANDS:
-        command.register(commands)
+    for name in COMMANDS:
+        importlib.import_module(f"oloproof.cli.{name}").register(commands)
     return parser
 
 
 def command() -> NoReturn:
     """The `oloproof` command: `main` on the process's arguments, then a quick exit."""
+    arguments = sys.argv[1:]
+    if arguments[:1] == ["run"] and "--submit" not in arguments:
+        # Opening the store takes longest: its process starts before the command line
+        # is read and the subcommands are loaded (one never used is stopped at exit).
+        start_store_early()
     end_process(main())
 
 

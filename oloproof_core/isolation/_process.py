@@ -18,6 +18,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from oloproof_core._serving_process import start_serving_process
 from oloproof_core.isolation._protocol import frame
 from oloproof_core.isolation._reference import SystemReference
 from oloproof_core.system import System
@@ -114,31 +115,9 @@ def start_child(
 
 def spawn_child(setup: Mapping[str, Any], environment: Mapping[str, str]) -> ChildProcess:
     """A fresh interpreter that imports the system by the reference in `setup`."""
-    child_read, to_child = os.pipe()
-    from_child, child_write = os.pipe()
     env = dict(environment)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH", "")]))
-    try:
-        popen = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "oloproof_core.isolation._child",
-                str(child_read),
-                str(child_write),
-            ],
-            pass_fds=(child_read, child_write),
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None,
-            # A group of its own from the start: a terminal's Ctrl-C is the parent's to
-            # handle, and would otherwise interrupt a child still importing, traceback
-            # and all. The child dies with its parent all the same (`_die_with_parent`).
-            process_group=0,
-        )
-    finally:
-        os.close(child_read)
-        os.close(child_write)
+    popen, to_child, from_child = start_serving_process("oloproof_core.isolation._child", env)
     # Written while the pipe still blocks: the set-up is small and the child reads it first.
     os.write(to_child, frame(dict(setup)))
     return _register(ChildProcess(popen.pid, to_child, from_child, popen))
@@ -196,11 +175,3 @@ def _register(child: ChildProcess) -> ChildProcess:
     os.set_blocking(child.from_child, False)
     _open_pipe_ends.update((child.to_child, child.from_child))
     return child
-
-
-def _has_fileno(stream: Any) -> bool:
-    try:
-        stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        return False
-    return True

@@ -1,0 +1,54 @@
+"""Starting a process of ours that serves requests over two pipes.
+
+A system's process (`oloproof_core.isolation._child`) and the local store's process
+(`oloproof._store_server`) start alike: `python -m MODULE READ_FD WRITE_FD`, given only
+their two pipe ends.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+
+def start_serving_process(
+    module: str, environment: Mapping[str, str]
+) -> tuple[subprocess.Popen[bytes], int, int]:
+    """Start `module` serving; return it with this process's pipe ends to it and from it.
+
+    Its stdin is closed and its stdout goes to this process's stderr (stdout may carry a
+    JSON document, `--json -`). It has a process group of its own from the start: a
+    terminal's Ctrl-C is this process's to handle, and would otherwise interrupt a child
+    still importing, traceback and all; each such process ends with this one otherwise
+    (the pipe closes, or it asks to die with its parent).
+    """
+    its_read, to_it = os.pipe()
+    from_it, its_write = os.pipe()
+    try:
+        popen = subprocess.Popen(
+            [sys.executable, "-m", module, str(its_read), str(its_write)],
+            pass_fds=(its_read, its_write),
+            env=dict(environment),
+            stdin=subprocess.DEVNULL,
+            stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None,
+            process_group=0,
+        )
+    except BaseException:
+        for fd in (to_it, from_it):
+            os.close(fd)
+        raise
+    finally:
+        os.close(its_read)
+        os.close(its_write)
+    return popen, to_it, from_it
+
+
+def _has_fileno(stream: Any) -> bool:
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):  # a notebook's stream has no descriptor
+        return False
+    return True

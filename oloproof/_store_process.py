@@ -6,7 +6,7 @@ first verdict. In a process of its own that work happens beside the run, on anot
 core, while the run loads its dataset and its system answers. The run talks to it
 through the engine's `Store` protocol and never imports Django itself.
 
-The wire: a 4-byte length, then a pickle. Both ends are this package (a system's code
+The wire: an 8-byte length, then a pickle. Both ends are this package (a system's code
 never runs in either), so pickle carries the engine's objects as they are. The run sends
 `(method, args)`; the store answers `(True, value)` or `(False, exception)`. Its first
 message says it opened, with where it records and the dashboard's address, or why it
@@ -94,7 +94,7 @@ class StoreProcess:
         # Ctrl-C is the run's to handle: it abandons its open run through this store,
         # then closes the pipe, which ends the store's process.
         self._popen, self._to_server, self._from_server = start_serving_process(
-            "oloproof._store_server", environment
+            _SERVER, environment
         )
         self._facts: dict[str, str] | None = None
         self._unanswered = 0

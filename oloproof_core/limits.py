@@ -62,6 +62,47 @@ def value_problem(value: Any, path: str = "", *, numbers: bool = True) -> str | 
     `numbers=False` only texts, keys and nesting are checked (for callers that check
     their numbers themselves, with line numbers).
     """
+    if _plainly_storable(value, 0, numbers):
+        return None
+    return _named_problem(value, path, numbers)
+
+
+def _plainly_storable(item: Any, depth: int, numbers: bool) -> bool:
+    """True for the common value, JSON's own types all the way down and nothing to refuse.
+
+    Every input, expected value and output passes through here, so it is checked without
+    naming paths; False only means "not shown plainly" (a subclass of dict, a tuple, a
+    problem), and `_named_problem` then decides and says where. Recursion is bounded by
+    the depth limit.
+    """
+    if depth > MAX_DEPTH:
+        return False
+    kind = type(item)
+    if kind is str:
+        return "\x00" not in item and (item.isascii() or text_problem(item) is None)
+    if kind is dict:
+        for key, child in item.items():
+            if type(key) is not str or not _plainly_storable(key, depth, numbers):
+                return False
+            if not _plainly_storable(child, depth + 1, numbers):
+                return False
+        return True
+    if kind is list:
+        # A loop, not all(...): a generator's frame per list doubles this check's cost.
+        for child in item:  # noqa: SIM110
+            if not _plainly_storable(child, depth + 1, numbers):
+                return False
+        return True
+    if item is None or kind is bool:
+        return True
+    if kind is int:
+        return not numbers or -MAX_INT - 1 <= item <= MAX_INT
+    if kind is float:
+        return not numbers or math.isfinite(item)
+    return False
+
+
+def _named_problem(value: Any, path: str, numbers: bool) -> str | None:
     stack: list[tuple[Any, str, int]] = [(value, path, 0)]
     while stack:
         item, where, depth = stack.pop()

@@ -20,13 +20,12 @@ import dataclasses
 import os
 import pickle
 import struct
-import subprocess
 import sys
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from oloproof_core import OloproofError, start_serving_process
+from oloproof_core import OloproofError, start_serving_process, wait_for_exit
 
 if TYPE_CHECKING:
     from oloproof_core import CacheEntry, CaseResult, Result, RunOpening, Verdict
@@ -214,11 +213,12 @@ class StoreProcess:
             return
         if self._facts is None:  # never used: no need to let it finish opening
             self._popen.kill()
-        try:
-            self._popen.wait(timeout=_CLOSING_SECONDS)
-        except subprocess.TimeoutExpired:
+        if not wait_for_exit(self._popen.pid, _CLOSING_SECONDS, self._ended):
             self._popen.kill()
             self._popen.wait()
+
+    def _ended(self) -> bool:
+        return self._popen.poll() is not None
 
     def __repr__(self) -> str:
         return f"<StoreProcess pid={self._popen.pid}>"

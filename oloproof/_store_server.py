@@ -115,4 +115,4 @@ def _sendable(exc: Exception) -> Exception:
 if __name__ == "__main__":
     from oloproof_core import end_process
 
-    end_process(serve(int(sys.argv[1]), int(sys.argv[2])))
+    end_process(serve(int(sys.argv[1]), int(sys.argv[2])), user_code=False)

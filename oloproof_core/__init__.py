@@ -85,6 +85,7 @@ _EXPORTS: dict[str, str] = {
     "RunConfigField": "oloproof_core.run_config",
     "RunPlan": "oloproof_core.evaluation",
     "start_serving_process": "oloproof_core._serving_process",
+    "wait_for_exit": "oloproof_core._serving_process",
     "sequential_order": "oloproof_core.sequential",
     "service_cost": "oloproof_core.measurement",
     "storable_text": "oloproof_core.limits",
@@ -113,6 +114,9 @@ if TYPE_CHECKING:
     )
     from oloproof_core._serving_process import (
         start_serving_process as start_serving_process,
+    )
+    from oloproof_core._serving_process import (
+        wait_for_exit as wait_for_exit,
     )
     from oloproof_core.aggregate import (
         MetricEstimate as MetricEstimate,
@@ -373,6 +377,7 @@ __all__ = [
     "storable_text",
     "system",
     "value_problem",
+    "wait_for_exit",
     "yaml_load",
 ]
 

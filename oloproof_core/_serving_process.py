@@ -8,9 +8,11 @@ their two pipe ends.
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -52,3 +54,24 @@ def _has_fileno(stream: Any) -> bool:
     except (AttributeError, OSError, ValueError):  # a notebook's stream has no descriptor
         return False
     return True
+
+
+def wait_for_exit(pid: int, seconds: float, ended: Callable[[], bool]) -> bool:
+    """Wait at most `seconds` for process `pid` to end; `ended()` says whether it has (and
+    reaps it). Woken by the kernel the moment it ends (a pidfd), where `Popen.wait`'s
+    timeout sleeps in steps that double up to 50 ms: a process ending in 10 ms was waited
+    for 15, one ending in 35 ms for 64, at the end of every command that records."""
+    if ended():
+        return True
+    try:
+        handle = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux, or a kernel before 5.3
+        deadline = time.monotonic() + seconds
+        while not ended() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        return ended()
+    try:
+        select.select([handle], [], [], seconds)
+    finally:
+        os.close(handle)
+    return ended()

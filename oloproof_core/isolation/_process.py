@@ -18,7 +18,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from oloproof_core._serving_process import start_serving_process
+from oloproof_core._serving_process import start_serving_process, wait_for_exit
 from oloproof_core.isolation._protocol import frame
 from oloproof_core.isolation._reference import SystemReference
 from oloproof_core.system import System
@@ -60,10 +60,8 @@ class ChildProcess:
 
     def wait_briefly(self, timeout: float) -> int | None:
         """The exit code if the process ends within `timeout` seconds, else None."""
-        deadline = time.monotonic() + timeout
-        while (code := self.poll()) is None and time.monotonic() < deadline:
-            time.sleep(0.002)
-        return code
+        wait_for_exit(self.pid, timeout, lambda: self.poll() is not None)
+        return self._status
 
     def reap(self) -> int:
         """Wait for the process to end (the caller has killed it or closed its pipe)."""

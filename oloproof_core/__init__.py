@@ -16,14 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from oloproof_core._version import __version__
 
-# Loaded at once (both light): each name is also the name of the module defining it,
-# and a module imported later would otherwise take the package attribute's place.
-from oloproof_core.reward import reward
-from oloproof_core.system import System, system
-
-# The rest of the surface, name by name, imported on first use: a process that needs
-# only `system` or `current_case` (a system's own child process) never loads the
-# statistics (scipy) or the evaluators.
+# The surface, name by name, imported on first use: a process that needs only `system`
+# or `current_case` (a system's own child process) never loads the statistics (scipy)
+# or the evaluators, and a command starts its store's process before loading anything.
+# No name here is also the name of a module of this package: importing that module
+# would put it in the name's place.
 _EXPORTS: dict[str, str] = {
     "CacheEntry": "oloproof_core.store",
     "canonical_json": "oloproof_core._canonical",
@@ -85,6 +82,9 @@ _EXPORTS: dict[str, str] = {
     "RunConfigField": "oloproof_core.run_config",
     "RunPlan": "oloproof_core.evaluation",
     "start_serving_process": "oloproof_core._serving_process",
+    "reward": "oloproof_core.rewards",
+    "System": "oloproof_core.systems",
+    "system": "oloproof_core.systems",
     "wait_for_exit": "oloproof_core._serving_process",
     "sequential_order": "oloproof_core.sequential",
     "service_cost": "oloproof_core.measurement",
@@ -232,6 +232,9 @@ if TYPE_CHECKING:
     from oloproof_core.result_io import (
         result_from_dict as result_from_dict,
     )
+    from oloproof_core.rewards import (
+        reward as reward,
+    )
     from oloproof_core.run_config import (
         RUN_CONFIG_FIELDS as RUN_CONFIG_FIELDS,
     )
@@ -300,6 +303,12 @@ if TYPE_CHECKING:
     )
     from oloproof_core.store import (
         Store as Store,
+    )
+    from oloproof_core.systems import (
+        System as System,
+    )
+    from oloproof_core.systems import (
+        system as system,
     )
     from oloproof_core.verdict import (
         Verdict as Verdict,

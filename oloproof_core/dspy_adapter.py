@@ -35,7 +35,7 @@ from oloproof_core.evaluators._metric_file import MetricFile
 from oloproof_core.judging import judge_cases, judge_one
 from oloproof_core.models import ModelError, settings_for
 from oloproof_core.store import Store
-from oloproof_core.system import System
+from oloproof_core.systems import System
 
 _NOT_GIVEN: Any = object()
 

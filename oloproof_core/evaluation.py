@@ -30,7 +30,7 @@ from oloproof_core.recording_as_it_goes import RecordingAsItGoes, process_in_bat
 from oloproof_core.result import Result
 from oloproof_core.stats._validate import check_confidence
 from oloproof_core.store import Store, records_as_it_goes
-from oloproof_core.system import System, as_system
+from oloproof_core.systems import System, as_system
 
 DatasetSource = str | os.PathLike[str] | Sequence[Mapping[str, Any]] | Dataset
 

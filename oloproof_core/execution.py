@@ -22,7 +22,7 @@ from oloproof_core._canonical import canonical_json
 from oloproof_core.case import CaseError, CaseResult
 from oloproof_core.context import enter_case, leave_case
 from oloproof_core.limits import value_problem
-from oloproof_core.system import System
+from oloproof_core.systems import System
 
 ProgressCallback = Callable[[str, int, int], None]
 """Called as progress(phase, done, total) while a run advances."""

@@ -211,6 +211,19 @@ def test_every_curated_surface_lists_what_it_exports() -> None:
         assert not missing, f"{name}.__all__ names what it does not define: {missing}"
 
 
+def test_no_lazy_export_shares_its_name_with_a_module() -> None:
+    """A surface's names load on first use; a module of the same name, once imported,
+    would take the name's place (`oloproof_core.system` the module, not the decorator)."""
+    import importlib
+    import pkgutil
+
+    for name in sorted({*ENGINE_SURFACES, "oloproof"}):
+        surface = importlib.import_module(name)
+        modules = {info.name for info in pkgutil.iter_modules(getattr(surface, "__path__", []))}
+        clashes = sorted(modules & set(getattr(surface, "__all__", ())))
+        assert not clashes, f"{name} exports names that are also its modules: {clashes}"
+
+
 def test_modules_and_functions_stay_small() -> None:
     offences = []
     for module in shipped_modules():

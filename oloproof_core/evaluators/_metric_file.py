@@ -48,7 +48,7 @@ _CONTRACT = """\
         ...
         return score_value, {"feedback": "..."}"""
 
-_MEASUREMENT_MODULES = frozenset({"skynet", "oloproof_core.measurement", "oloproof_core.reward"})
+_MEASUREMENT_MODULES = frozenset({"skynet", "oloproof_core.measurement", "oloproof_core.rewards"})
 # `skynet` offers `llm` only (the metric role); the models modules can reach any role.
 _MODEL_MODULES: Mapping[str, tuple[str, ...]] = {
     "skynet": ("metric",),
@@ -253,7 +253,7 @@ def _load(path: str, content: bytes) -> _LoadedMetric:
     score_range = _declared_range(module, "SCORE_RANGE", path, (0.0, 1.0))
     reads_measurements, model_roles = _helpers_used(module)
     if hasattr(module, "REWARD_SPEC"):
-        from oloproof_core.reward import RewardSpecError, check_reward_spec
+        from oloproof_core.rewards import RewardSpecError, check_reward_spec
 
         try:
             check_reward_spec(module.REWARD_SPEC)
@@ -325,7 +325,7 @@ def _helpers_used(module: ModuleType) -> tuple[bool, tuple[str, ...]]:
     """
     from oloproof_core.measurement import observation, service_cost
     from oloproof_core.models import achat, chat, complete, llm
-    from oloproof_core.reward import reward
+    from oloproof_core.rewards import reward
 
     readers = {id(reward), id(observation), id(service_cost)}
     any_role = {id(chat), id(achat), id(complete)}

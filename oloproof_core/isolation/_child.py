@@ -17,7 +17,7 @@ from typing import Any
 
 from oloproof_core.isolation._protocol import FrameReader, frame
 from oloproof_core.isolation._serve import serve_async, serve_sync
-from oloproof_core.system import System
+from oloproof_core.systems import System
 
 _PR_SET_PDEATHSIG = 1
 

@@ -18,7 +18,7 @@ from oloproof_core.case import CaseResult
 from oloproof_core.context import ModelCall
 from oloproof_core.execution import ProgressCallback
 from oloproof_core.isolation._pool import ProcessPool
-from oloproof_core.system import System
+from oloproof_core.systems import System
 from oloproof_core.usage import usage_by_role, usage_to_dict
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from oloproof_core.isolation._protocol import ProtocolError, frame
 from oloproof_core.isolation._reference import CAN_FORK, refuse_while_loading, start_method
 from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
 from oloproof_core.isolation._slot import InFlight, Slot, last_line, lose, oldest_start, settle
-from oloproof_core.system import System
+from oloproof_core.systems import System
 
 WARMUP_TIMEOUT_S = 120.0
 MAX_WARMUP_FAILURES = 3

@@ -21,7 +21,7 @@ from typing import Any
 from oloproof_core._serving_process import start_serving_process, wait_for_exit
 from oloproof_core.isolation._protocol import frame
 from oloproof_core.isolation._reference import SystemReference
-from oloproof_core.system import System
+from oloproof_core.systems import System
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _open_pipe_ends: set[int] = set()

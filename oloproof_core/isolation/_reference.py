@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from oloproof_core.imports import NAMESPACE_PREFIX, load_module
 from oloproof_core.isolation._errors import IsolationError
-from oloproof_core.system import System, as_system
+from oloproof_core.systems import System, as_system
 
 MAIN_ALIAS = "__oloproof_main__"
 _loading = False

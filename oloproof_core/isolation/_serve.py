@@ -19,7 +19,7 @@ from oloproof_core.case import CaseResult
 from oloproof_core.context import enter_case, leave_case
 from oloproof_core.execution import not_json_error
 from oloproof_core.isolation._protocol import FrameReader, frame
-from oloproof_core.system import System
+from oloproof_core.systems import System
 
 _READ_SIZE = 1 << 16
 

@@ -9,7 +9,7 @@ from typing import Any
 from oloproof_core.components import check_components
 from oloproof_core.errors import ConfigError, OloproofError
 from oloproof_core.optimize._candidates import MakeRelease
-from oloproof_core.system import System, as_system
+from oloproof_core.systems import System, as_system
 
 
 @dataclass(frozen=True, slots=True)

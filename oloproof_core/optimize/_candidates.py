@@ -26,7 +26,7 @@ from oloproof_core.evaluators import Evaluator
 from oloproof_core.optimize._budget import Meter
 from oloproof_core.optimize._ledger import EvaluationRecord, Ledger
 from oloproof_core.store import Store
-from oloproof_core.system import System
+from oloproof_core.systems import System
 from oloproof_core.verdict import Verdict
 
 MakeRelease = Callable[[Mapping[str, str], str], System]

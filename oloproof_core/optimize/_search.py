@@ -20,7 +20,7 @@ from oloproof_core.optimize._reflection import Reflector
 from oloproof_core.optimize._splits import Splits
 from oloproof_core.result import Result
 from oloproof_core.store import Store
-from oloproof_core.system import System
+from oloproof_core.systems import System
 
 
 @dataclass

@@ -11,7 +11,7 @@ import pytest
 from oloproof import evaluate, system
 from oloproof.evaluators import MetricFile
 from oloproof.models import chat, configure
-from oloproof_core.reward import half_at_reference
+from oloproof_core.rewards import half_at_reference
 from tests.support.fake_openai import Reply
 
 SEED_METRICS = Path(__file__).parent / "seed_metrics"

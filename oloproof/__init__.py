@@ -9,20 +9,7 @@ whether a release may ship.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from oloproof_core import (
-    ConfigError,
-    ContractError,
-    DatasetError,
-    DeclarationError,
-    OloproofError,
-    Result,
-    System,
-    UndeclaredReadError,
-    __version__,
-    component,
-    current_case,
-    system,
-)
+from oloproof_core import __version__
 
 if TYPE_CHECKING:
     from oloproof._cases import annotate, export_cases
@@ -32,12 +19,42 @@ if TYPE_CHECKING:
     from oloproof._plan import plan
     from oloproof._results import gate, load
     from oloproof._submit import Submission, continue_run, submit
+    from oloproof_core import (
+        ConfigError,
+        ContractError,
+        DatasetError,
+        DeclarationError,
+        OloproofError,
+        Result,
+        System,
+        UndeclaredReadError,
+        component,
+        current_case,
+        system,
+    )
     from oloproof_core.compare import compare_runs as compare
 
 # Loaded on first use: a system's own process imports this package for `system` and
-# `current_case` only, and every command starts faster without the statistics (scipy),
-# the optimizers and the platform until it needs them.
+# `current_case` only, every command starts faster without the statistics (scipy), the
+# optimizers and the platform until it needs them, and `oloproof run` starts its
+# store's process before loading anything.
 _LAZY = {
+    **{
+        name: ("oloproof_core", name)
+        for name in (
+            "ConfigError",
+            "ContractError",
+            "DatasetError",
+            "DeclarationError",
+            "OloproofError",
+            "Result",
+            "System",
+            "UndeclaredReadError",
+            "component",
+            "current_case",
+            "system",
+        )
+    },
     "annotate": ("oloproof._cases", "annotate"),
     "annotations": ("oloproof._cases", "annotations_read"),
     "continue_run": ("oloproof._submit", "continue_run"),

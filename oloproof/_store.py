@@ -15,9 +15,6 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from oloproof._platform import django_setup, outside_event_loop
-from oloproof_core import ConfigError, InMemoryStore, OloproofError, Store
-
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
@@ -28,11 +25,14 @@ if TYPE_CHECKING:
         RecordsAsItGoes,
         Result,
         RunOpening,
+        Store,
         Verdict,
     )
     from oloproof_core.optimize import Ledger
 
-_process_store = InMemoryStore()
+# The engine and Django load on first use, not with this module: `oloproof run` starts
+# the store's process (`start_store_early`) before it loads anything else.
+_process_store: Store | None = None
 _process_ledger: Ledger | None = None
 _local_store: Store | None = None
 _local_ledger: Ledger | None = None
@@ -51,6 +51,8 @@ def recording_enabled() -> bool:
         return True
     if value in _OFF:
         return False
+    from oloproof_core import ConfigError
+
     raise ConfigError(
         f"OLOPROOF_RECORD={raw!r} is not understood: set 1 to record runs in the local "
         "store (the default) or 0 to keep them in this process's memory only"
@@ -64,17 +66,33 @@ def default_store() -> Store:
     that lives as long as this process.
     """
     if not recording_enabled():
-        return _process_store
+        return _memory_store()
     global _local_store
     with _lock:
         if _local_store is None:
+            from oloproof._platform import outside_event_loop
+
             _local_store = outside_event_loop(_open_local_store)
         return _local_store
+
+
+def _memory_store() -> Store:
+    """This process's in-memory store, made on first use."""
+    global _process_store
+    with _lock:
+        if _process_store is None:
+            from oloproof_core import InMemoryStore
+
+            _process_store = InMemoryStore()
+        return _process_store
 
 
 def _open_local_store() -> Store:
     """Set Django up (if the host process has not), migrate the embedded database, connect."""
     from django.apps import apps
+
+    from oloproof._platform import django_setup
+    from oloproof_core import OloproofError
 
     django_setup()
     if not apps.is_installed("runs"):
@@ -102,7 +120,7 @@ def default_store_on_use() -> Store:
     run prepares it while its system's processes start, or on first use.
     """
     if not recording_enabled():
-        return _process_store
+        return _memory_store()
     with _lock:
         if _local_store is not None:
             return _local_store

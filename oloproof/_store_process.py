@@ -16,7 +16,6 @@ could not (an exception, raised in the run at its first use of the store).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import pickle
 import struct
@@ -187,6 +186,8 @@ class StoreProcess:
     def run_close(self, run_id: str, result: Result) -> str:
         # The store kept the cases' figures as the batches came; the conclusion goes
         # without them rather than pickling every case a second time.
+        import dataclasses  # not at the top: this module loads before anything else
+
         closed: str = self._call("run_close", run_id, dataclasses.replace(result, cases=[]))
         return closed
 

@@ -16,7 +16,8 @@ class Pace:
     """How fast a growing pool gets through its cases, and how long a process takes to start.
 
     The pace is measured over a window that starts afresh with each batch of cases and
-    each time the pool has grown (once its new processes are ready).
+    each time the pool has grown (once its new processes are ready); the pace before the
+    last doubling outlives the batches.
     """
 
     GAIN = 1.5
@@ -32,10 +33,11 @@ class Pace:
         self._rate_before: float | None = None
 
     def begin(self, now: float) -> None:
-        """A new batch of cases: the pace is measured afresh."""
-        self._rate_before = None
-        self.after_growth = False
-        self.measure_afresh(now)
+        """A new batch of cases: the pace is measured afresh. The pace before the last
+        doubling is kept, so a run that comes in batches does not double again past the
+        CPUs with each batch when doubling did not pay."""
+        self._settled = 0
+        self._since = now
 
     def measure_afresh(self, now: float) -> None:
         self._settled = 0
@@ -62,13 +64,16 @@ class Pace:
         if ready == 0 or slots >= limit:
             return 0
         if self.after_growth:
+            # The smaller pool's pace over the whole time its new processes took to start,
+            # not over the few cases before it grew (a cold process's first cases are slow,
+            # so those made any later pace look like a doubling that paid).
+            self._rate_before = self._rate(now)
             self.measure_afresh(now)  # the larger pool's pace, from now on
             return 0
         if not self.behind(waiting, now, oldest_in_flight_s, ready):
             return 0
         if not self.worth_more(now, ready, os.cpu_count() or 1):
             return 0
-        self._rate_before = self._rate(now)
         self.after_growth = True
         return min(ready, limit - slots)
 

@@ -71,6 +71,12 @@ def test_past_one_process_per_cpu_the_pool_doubles_only_if_the_last_doubling_pai
     for _ in range(110):  # two processes: 110 cases in 0.1 s, hardly faster than one
         pace.settle()
     assert pace.to_add(0.2, 10_000, 0.0, ready=2, slots=2, limit=8) == 0
+    # The run's next batch of cases measures its pace afresh, and still remembers that
+    # the doubling did not pay.
+    pace.begin(0.3)
+    for _ in range(110):
+        pace.settle()
+    assert pace.to_add(0.4, 10_000, 0.0, ready=2, slots=2, limit=8) == 0
     faster = pace_after(0.25, 100)
     faster.to_add(0.1, 10_000, 0.0, ready=1, slots=1, limit=8)
     faster.to_add(0.1, 10_000, 0.0, ready=2, slots=2, limit=8)

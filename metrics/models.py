@@ -60,7 +60,10 @@ class CachedVerdict(models.Model):
 class CaseVerdict(models.Model):
     """One criterion's verdict on one case of a run; `value` None means missing, see `error`."""
 
-    run = models.ForeignKey("runs.Run", on_delete=models.CASCADE, related_name="verdicts")
+    # No index of its own: the unique (run, case_id, criterion) one leads with it.
+    run = models.ForeignKey(
+        "runs.Run", on_delete=models.CASCADE, related_name="verdicts", db_index=False
+    )
     case_id = models.CharField(max_length=500)
     criterion = models.CharField(max_length=200)
     value = models.FloatField(null=True, blank=True)

@@ -33,7 +33,10 @@ class Dataset(models.Model):
 class DatasetCase(models.Model):
     """One row of a dataset: its id, input, expected value, split and cluster."""
 
-    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="cases")
+    # No index of its own: the unique (dataset, case_id) one leads with it.
+    dataset = models.ForeignKey(
+        Dataset, on_delete=models.CASCADE, related_name="cases", db_index=False
+    )
     case_id = models.CharField(max_length=500)
     position = models.PositiveIntegerField()
     input = models.JSONField()

@@ -86,7 +86,10 @@ class CaseResult(models.Model):
         MISSING = "missing"
         PENDING = "pending"
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="case_results")
+    # No index of its own: the unique (run, case_id) one leads with it.
+    run = models.ForeignKey(
+        Run, on_delete=models.CASCADE, related_name="case_results", db_index=False
+    )
     case_id = models.CharField(max_length=500)
     position = models.PositiveIntegerField(default=0)
     output = models.JSONField(null=True, blank=True)

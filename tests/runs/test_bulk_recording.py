@@ -200,3 +200,27 @@ def test_the_verdict_cache_keeps_each_key_once_and_the_first_value() -> None:
     assert rows["k0"].value == 1.0
     assert rows["k1"].scores == {"a": 0.5}
     assert rows["k1"].created_at is not None
+
+
+@pytest.mark.parametrize("model", [CaseResult, CaseVerdict, DatasetCase])
+def test_tables_written_per_case_keep_no_index_another_already_leads_with(model: Any) -> None:
+    """Every row of these tables pays for each index: one whose columns begin another
+    (the foreign key's own, beside a unique index that starts with the same column)
+    answers nothing the longer one does not."""
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, table)
+    indexed = [
+        (name, tuple(found["columns"]))
+        for name, found in constraints.items()
+        if (found["index"] or found["unique"]) and not found["primary_key"] and found["columns"]
+    ]
+    redundant = [
+        name
+        for name, columns in indexed
+        if any(
+            other != name and longer[: len(columns)] == columns and len(longer) > len(columns)
+            for other, longer in indexed
+        )
+    ]
+    assert not redundant, f"{table}: {redundant}"

@@ -41,11 +41,13 @@ def evaluate(
     a Result, a result file or a run id. More: README, docs/isolation.md, docs/policy.md.
     """
     # Imported here: a system's own process imports `evaluate` without the statistics.
-    from oloproof_core import run_evaluation, run_until_decided
+    # Only a run that stops when decided loads `run_until_decided` (its canonical order
+    # needs NumPy, which a plain run loads while its system's first process starts).
+    import oloproof_core as engine
 
     chosen = _store_for(store, baseline)
     extra = {"batch": batch} if until_decided else {"keep_cases": keep_cases}
-    result = (run_until_decided if until_decided else run_evaluation)(
+    result = (engine.run_until_decided if until_decided else engine.run_evaluation)(
         system=system,
         dataset=dataset,
         evaluators=evaluators,

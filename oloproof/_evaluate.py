@@ -40,13 +40,11 @@ def evaluate(
     not wrong (check `metric.n_missing`). `policy` gates the run (`result.gate`); `baseline`:
     a Result, a result file or a run id. More: README, docs/isolation.md, docs/policy.md.
     """
-    # Imported here: a system's own process imports `evaluate` without the statistics.
-    # Only a run that stops when decided loads `run_until_decided` (its canonical order
-    # needs NumPy, which a plain run loads while its system's first process starts).
-    import oloproof_core as engine
+    import oloproof_core as engine  # not at the top: a system's process imports evaluate
 
     chosen = _store_for(store, baseline)
     extra = {"batch": batch} if until_decided else {"keep_cases": keep_cases}
+    # By name: only a run that stops when decided loads its runner, and NumPy with it.
     result = (engine.run_until_decided if until_decided else engine.run_evaluation)(
         system=system,
         dataset=dataset,

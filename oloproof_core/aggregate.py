@@ -7,15 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from oloproof_core import stats
 from oloproof_core.case import CaseResult
 from oloproof_core.evaluators import Evaluator
-from oloproof_core.stats import (
-    Interval,
-    clustered_mean_interval,
-    few_clusters_warning,
-    mean_interval,
-    proportion_interval,
-)
+from oloproof_core.stats import Interval, proportion_interval
 
 CLOPPER_PEARSON = "clopper-pearson exact"
 BETTING = "betting (Waudby-Smith & Ramdas 2024)"
@@ -133,7 +128,7 @@ def _iid_figures(
     if keys is not None:
         order = [k for k, v in zip(keys, values, strict=True) if v is not None]
         order += [k for k, v in zip(keys, values, strict=True) if v is None]
-    interval = mean_interval(observed, n_missing, low, high, confidence, keys=order)
+    interval = stats.mean_interval(observed, n_missing, low, high, confidence, keys=order)
     estimate = math.fsum(observed) / len(observed) if observed else None
     return estimate, interval, BETTING
 
@@ -168,7 +163,7 @@ def estimate_metric(
     n_clusters = None
     if clusters is not None:
         low, high = (0.0, 1.0) if value_type == "pass_fail" else score_range
-        interval = clustered_mean_interval(values, clusters, low, high, confidence)
+        interval = stats.clustered_mean_interval(values, clusters, low, high, confidence)
         if estimate is not None:
             interval = Interval(min(interval.lower, estimate), max(interval.upper, estimate))
         n_clusters = len(set(clusters))
@@ -185,5 +180,5 @@ def estimate_metric(
         score_range=score_range,
         criterion=criterion,
         n_clusters=n_clusters,
-        warning=few_clusters_warning(n_clusters),
+        warning=None if n_clusters is None else stats.few_clusters_warning(n_clusters),
     )

@@ -47,7 +47,8 @@ if TYPE_CHECKING:
     )
     from ._difference import PairedDifference
     from ._interval import Interval
-    from ._missing import mean_interval, proportion_interval
+    from ._missing import mean_interval
+    from ._missing_proportion import proportion_interval
     from ._multiplicity import benjamini_hochberg, holm_rejections
     from ._order import ReadOrder
     from ._paired import mcnemar_exact_p_value, paired_mean_difference, paired_proportion_difference
@@ -87,7 +88,7 @@ _EXPORTS: dict[str, str] = {
     "PairedDifference": "._difference",
     "POWER": "._power",
     "proportion_cases_for_power": "._power",
-    "proportion_interval": "._missing",
+    "proportion_interval": "._missing_proportion",
     "ReadOrder": "._order",
     "running_interval": "._sequential",
     "running_side_p_values": "._sequential",

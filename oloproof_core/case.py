@@ -137,3 +137,12 @@ class CaseResult:
             "artifacts": self.artifacts,
             "verdicts": {name: verdict.to_dict() for name, verdict in self.verdicts.items()},
         }
+
+
+def not_json_error(output: Any, problem: object) -> CaseError:
+    """Why an output that cannot be recorded makes its case missing."""
+    return CaseError(
+        type="OutputNotSerializable",
+        message=f"the system returned {type(output).__name__}, which cannot be recorded "
+        f"({problem}); return dicts, lists, strings, numbers, booleans or None",
+    )

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from oloproof_core._canonical import canonical_json
-from oloproof_core.case import CaseError, CaseResult
+from oloproof_core.case import CaseError, CaseResult, not_json_error
 from oloproof_core.context import enter_case, leave_case
 from oloproof_core.limits import value_problem
 from oloproof_core.systems import System
@@ -55,15 +55,6 @@ def error_from(exc: BaseException) -> CaseError:
         type=type(exc).__name__,
         message=str(exc),
         traceback="".join(traceback.format_exception(exc)),
-    )
-
-
-def not_json_error(output: Any, problem: object) -> CaseError:
-    """Why an output that cannot be recorded makes its case missing."""
-    return CaseError(
-        type="OutputNotSerializable",
-        message=f"the system returned {type(output).__name__}, which cannot be recorded "
-        f"({problem}); return dicts, lists, strings, numbers, booleans or None",
     )
 
 

@@ -6,13 +6,43 @@ call itself. A child that crashes, exits, hangs past the timeout or runs out of
 memory loses only its own cases and is replaced. See docs/isolation.md.
 """
 
-from oloproof_core.isolation._env import ChildEnv, child_environment, is_secret_name
-from oloproof_core.isolation._errors import IsolationError
-from oloproof_core.isolation._hooks import CaseHook
-from oloproof_core.isolation._metered import GATEWAY_URL_VARIABLE, MeteredPool, metered_call
-from oloproof_core.isolation._pool import MAX_WARMUP_FAILURES, WARMUP_TIMEOUT_S, ProcessPool
-from oloproof_core.isolation._reference import SystemReference, reference_for
-from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB, pool_shape
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from oloproof_core.isolation._env import ChildEnv, child_environment, is_secret_name
+    from oloproof_core.isolation._errors import IsolationError
+    from oloproof_core.isolation._hooks import CaseHook
+    from oloproof_core.isolation._metered import (
+        GATEWAY_URL_VARIABLE,
+        MeteredPool,
+        metered_call,
+    )
+    from oloproof_core.isolation._pool import MAX_WARMUP_FAILURES, WARMUP_TIMEOUT_S, ProcessPool
+    from oloproof_core.isolation._reference import SystemReference, reference_for
+    from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB, pool_shape
+
+# Loaded on first use: a system's own process imports `_child` from this package and
+# needs none of the parent's side (the pool, the metering, asyncio).
+_EXPORTS = {
+    "ChildEnv": "_env",
+    "child_environment": "_env",
+    "is_secret_name": "_env",
+    "IsolationError": "_errors",
+    "CaseHook": "_hooks",
+    "GATEWAY_URL_VARIABLE": "_metered",
+    "MeteredPool": "_metered",
+    "metered_call": "_metered",
+    "MAX_WARMUP_FAILURES": "_pool",
+    "WARMUP_TIMEOUT_S": "_pool",
+    "ProcessPool": "_pool",
+    "SystemReference": "_reference",
+    "reference_for": "_reference",
+    "DEFAULT_MEMORY_LIMIT_MB": "_sizing",
+    "pool_shape": "_sizing",
+}
 
 ISOLATION_MODES = ("process", "thread")
 """`process`: the default, measurements protected; `thread`: in this process, for trusted code."""
@@ -35,3 +65,12 @@ __all__ = [
     "pool_shape",
     "reference_for",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'oloproof_core.isolation' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"oloproof_core.isolation.{module}"), name)
+    globals()[name] = value
+    return value

@@ -9,17 +9,18 @@ the id and input alone, so `expected` is not in this process at all.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from oloproof_core.case import CaseResult
+from oloproof_core.case import CaseResult, not_json_error
 from oloproof_core.context import enter_case, leave_case
-from oloproof_core.execution import not_json_error
 from oloproof_core.isolation._protocol import FrameReader, frame
 from oloproof_core.systems import System
+
+if TYPE_CHECKING:
+    import asyncio
 
 _READ_SIZE = 1 << 16
 
@@ -44,12 +45,16 @@ def serve_async(
     system: System, read_fd: int, write_fd: int, memory_limit_mb: int | None, timeout: float | None
 ) -> None:
     """Every case the parent sends runs as its own task on this process's one event loop."""
+    import asyncio  # here: a sync system's process never loads it
+
     asyncio.run(_serve_async(system, read_fd, write_fd, memory_limit_mb, timeout))
 
 
 async def _serve_async(
     system: System, read_fd: int, write_fd: int, memory_limit_mb: int | None, timeout: float | None
 ) -> None:
+    import asyncio
+
     loop = asyncio.get_running_loop()
     reader = FrameReader()
     closed = loop.create_future()

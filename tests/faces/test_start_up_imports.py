@@ -94,6 +94,30 @@ def test_a_pass_fail_run_loads_neither_scipy_nor_numpy(tmp_path: Path) -> None:
     assert sorted(name for name in loaded if name.split(".")[0] in {"scipy", "numpy"}) == []
 
 
+def test_a_sync_systems_process_loads_none_of_the_parents_side(tmp_path: Path) -> None:
+    """It serves cases: the pool, the metering and asyncio are the parent's."""
+    watched = ("asyncio", "oloproof_core.execution", "oloproof_core.isolation._pool")
+    (tmp_path / "modules_system.py").write_text(
+        "import sys\nfrom oloproof import system\n\n"
+        "@system(name='modules', version='1')\n"
+        "def answer(case):\n"
+        f"    return {{'loaded': [m for m in {watched!r} if m in sys.modules]}}\n"
+    )
+    code = (
+        f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import modules_system\n"
+        "from oloproof import evaluate\nfrom oloproof.evaluators import ExactMatch\n"
+        "rows = [{'id': 'a', 'input': {'q': 1}, 'expected': {'loaded': []}}]\n"
+        "check = ExactMatch(criterion='loaded', field='loaded')\n"
+        "result = evaluate(modules_system.answer, rows, [check], record=False)\n"
+        "assert result.provenance['execution']['isolation'] == 'process'\n"
+        "print(result.cases[0].error or result.cases[0].output)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip().splitlines()[-1] == "{'loaded': []}"
+
+
 def test_the_installed_version_is_the_source_version() -> None:
     from importlib.metadata import version
 

@@ -37,24 +37,9 @@ if TYPE_CHECKING:
 # Loaded on first use: a system's own process imports this package for `system` and
 # `current_case` only, every command starts faster without the statistics (scipy), the
 # optimizers and the platform until it needs them, and `oloproof run` starts its
-# store's process before loading anything.
+# store's process before loading anything. A name of `__all__` not listed here is the
+# engine's own (`oloproof_core`).
 _LAZY = {
-    **{
-        name: ("oloproof_core", name)
-        for name in (
-            "ConfigError",
-            "ContractError",
-            "DatasetError",
-            "DeclarationError",
-            "OloproofError",
-            "Result",
-            "System",
-            "UndeclaredReadError",
-            "component",
-            "current_case",
-            "system",
-        )
-    },
     "annotate": ("oloproof._cases", "annotate"),
     "annotations": ("oloproof._cases", "annotations_read"),
     "continue_run": ("oloproof._submit", "continue_run"),
@@ -98,7 +83,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    where = _LAZY.get(name)
+    where = _LAZY.get(name) or (("oloproof_core", name) if name in __all__ else None)
     if where is None:
         raise AttributeError(f"module 'oloproof' has no attribute {name!r}")
     module, attribute = where

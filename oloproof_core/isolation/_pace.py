@@ -33,16 +33,11 @@ class Pace:
         self._rate_before: float | None = None
 
     def begin(self, now: float) -> None:
-        """A new batch of cases: the pace is measured afresh. The pace before the last
-        doubling is kept, so a run that comes in batches does not double again past the
-        CPUs with each batch when doubling did not pay."""
+        """Measure the pace afresh from `now`: a new batch of cases, or a larger pool. The
+        pace before the last doubling is kept, so a run that comes in batches does not
+        double again past the CPUs with each batch when doubling did not pay."""
         self._settled = 0
         self._since = now
-
-    def measure_afresh(self, now: float) -> None:
-        self._settled = 0
-        self._since = now
-        self.after_growth = False
 
     def settle(self) -> None:
         self._settled += 1
@@ -68,7 +63,8 @@ class Pace:
             # not over the few cases before it grew (a cold process's first cases are slow,
             # so those made any later pace look like a doubling that paid).
             self._rate_before = self._rate(now)
-            self.measure_afresh(now)  # the larger pool's pace, from now on
+            self.after_growth = False
+            self.begin(now)  # the larger pool's pace, from now on
             return 0
         if not self.behind(waiting, now, oldest_in_flight_s, ready):
             return 0

@@ -9,6 +9,10 @@ PostgreSQL): altering the field would make SQLite copy the whole table.
 from django.db import migrations, models
 import django.db.models.deletion
 
+FOREIGN_KEYS = [
+    ("caseresult", "run", "case_results", "runs.run"),
+    ("datasetcase", "dataset", "cases", "runs.dataset"),
+]
 INDEXES = [
     ("runs_caseresult_run_id_3afd097b", "runs_caseresult", "run_id"),
     ("runs_datasetcase_dataset_id_1b3af080", "runs_datasetcase", "dataset_id"),
@@ -24,25 +28,16 @@ class Migration(migrations.Migration):
         migrations.SeparateDatabaseAndState(
             state_operations=[
                 migrations.AlterField(
-                    model_name="caseresult",
-                    name="run",
+                    model_name=model,
+                    name=field,
                     field=models.ForeignKey(
                         db_index=False,
                         on_delete=django.db.models.deletion.CASCADE,
-                        related_name="case_results",
-                        to="runs.run",
+                        related_name=related_name,
+                        to=target,
                     ),
-                ),
-                migrations.AlterField(
-                    model_name="datasetcase",
-                    name="dataset",
-                    field=models.ForeignKey(
-                        db_index=False,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="cases",
-                        to="runs.dataset",
-                    ),
-                ),
+                )
+                for model, field, related_name, target in FOREIGN_KEYS
             ],
             database_operations=[
                 migrations.RunSQL(

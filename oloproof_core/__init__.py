@@ -11,9 +11,9 @@ modules: what is listed here is the engine's contract with them
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from oloproof_core._names_on_first_use import names_on_first_use
 from oloproof_core._version import __version__
 
 # The surface, name by name, imported on first use: a process that needs only `system`
@@ -391,10 +391,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'oloproof_core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_on_first_use(__name__, _EXPORTS, globals())

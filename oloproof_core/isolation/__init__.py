@@ -8,8 +8,9 @@ memory loses only its own cases and is replaced. See docs/isolation.md.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from oloproof_core._names_on_first_use import names_on_first_use
 
 if TYPE_CHECKING:
     from oloproof_core.isolation._env import ChildEnv, child_environment, is_secret_name
@@ -26,22 +27,22 @@ if TYPE_CHECKING:
 
 # Loaded on first use: a system's own process imports `_child` from this package and
 # needs none of the parent's side (the pool, the metering, asyncio).
-_EXPORTS = {
-    "ChildEnv": "_env",
-    "child_environment": "_env",
-    "is_secret_name": "_env",
-    "IsolationError": "_errors",
-    "CaseHook": "_hooks",
-    "GATEWAY_URL_VARIABLE": "_metered",
-    "MeteredPool": "_metered",
-    "metered_call": "_metered",
-    "MAX_WARMUP_FAILURES": "_pool",
-    "WARMUP_TIMEOUT_S": "_pool",
-    "ProcessPool": "_pool",
-    "SystemReference": "_reference",
-    "reference_for": "_reference",
-    "DEFAULT_MEMORY_LIMIT_MB": "_sizing",
-    "pool_shape": "_sizing",
+_EXPORTS: dict[str, str] = {
+    "ChildEnv": "._env",
+    "child_environment": "._env",
+    "is_secret_name": "._env",
+    "IsolationError": "._errors",
+    "CaseHook": "._hooks",
+    "GATEWAY_URL_VARIABLE": "._metered",
+    "MeteredPool": "._metered",
+    "metered_call": "._metered",
+    "MAX_WARMUP_FAILURES": "._pool",
+    "WARMUP_TIMEOUT_S": "._pool",
+    "ProcessPool": "._pool",
+    "SystemReference": "._reference",
+    "reference_for": "._reference",
+    "DEFAULT_MEMORY_LIMIT_MB": "._sizing",
+    "pool_shape": "._sizing",
 }
 
 ISOLATION_MODES = ("process", "thread")
@@ -67,10 +68,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'oloproof_core.isolation' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"oloproof_core.isolation.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_on_first_use(__name__, _EXPORTS, globals())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 
@@ -12,7 +12,9 @@ from metrics.batching import KEY_BATCH, batches
 from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate, RunValueColumns
 from metrics.value_columns import value_columns_decode
 from oloproof_core import Verdict
-from oloproof_core.compare import ValueColumns
+
+if TYPE_CHECKING:
+    from oloproof_core.compare import ValueColumns
 
 
 def cached_verdicts_get(*, keys: Collection[str]) -> dict[str, Verdict]:

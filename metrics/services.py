@@ -6,7 +6,6 @@ Every write is a bulk write in fixed-size batches; none issues a query per case.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -17,8 +16,6 @@ from metrics.batching import first_of_each
 from metrics.bulk_rows import rows_insert
 from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate, RunValueColumns
 from metrics.value_columns import value_columns_encode
-from oloproof_core.compare import value_columns
-from oloproof_core.stats import ReadOrder
 
 _EVALUATOR_FIELDS = ("kind", "source", "reads", "parameters", "value_type", "score_range")
 _ESTIMATE_FIELDS = (
@@ -210,10 +207,7 @@ def run_value_columns_put(*, run_id: int, result: engine.Result) -> None:
     if not result.cases:
         RunValueColumns.objects.filter(run_id=run_id).delete()
         return
-    columns = value_columns(result)
-    # Kept with the columns: hashing 100,000 ids would otherwise cost each comparison.
-    order = ReadOrder.of(columns.ids)
-    fields = value_columns_encode(dataclasses.replace(columns, read_order=order))
+    fields = value_columns_encode(result)
     # One upsert: a first conclusion inserts, a continued run's next one replaces.
     RunValueColumns.objects.bulk_create(
         [RunValueColumns(run_id=run_id, **fields)],

@@ -4,39 +4,48 @@ Case ids as a JSON list, every metric's values as little-endian float64 one colu
 after another, clusters as little-endian int32 codes into a JSON list of labels, the
 reading order as little-endian int32 indices: a
 100,000-case run reads back in a few milliseconds, with no per-case Python work but
-the ids' JSON.
+the ids' JSON. Writing needs no NumPy (the store's process records a pass/fail run
+without loading it); reading, for comparisons, makes arrays of the columns.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import struct
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from oloproof_core.compare import column_lists
+from oloproof_core.stats import digest_order
 
-from oloproof_core.compare import ValueColumns
-from oloproof_core.stats import ReadOrder
-
-_FLOAT = np.dtype("<f8")
-_CODE = np.dtype("<i4")
+if TYPE_CHECKING:
+    import oloproof_core as engine
+    from oloproof_core.compare import ValueColumns
 
 
-def value_columns_encode(columns: ValueColumns) -> dict[str, Any]:
-    """`columns` as the fields of a `RunValueColumns` row."""
+def value_columns_encode(result: engine.Result) -> dict[str, Any]:
+    """`result`'s value columns as the fields of a `RunValueColumns` row.
+
+    The reading order is kept with them: hashing 100,000 ids would otherwise cost
+    each comparison.
+    """
+    columns = column_lists(result)
     names = list(columns.values)
-    n = len(columns.ids)
-    values = np.empty((len(names), n), _FLOAT)
-    for row, name in enumerate(names):
-        values[row] = columns.values[name]
-    codes, order = columns.cluster_codes, columns.read_order
+    values = [value for name in names for value in columns.values[name]]
+    codes, labels = columns.cluster_codes, columns.cluster_labels
     return {
         "case_ids": json.dumps(columns.ids, ensure_ascii=False),
         "metrics": names,
-        "values": values.tobytes(),
-        "cluster_codes": None if codes is None else np.asarray(codes, _CODE).tobytes(),
-        "cluster_labels": None if codes is None else list(columns.cluster_labels or ()),
-        "read_order": None if order is None else np.asarray(order.indices, _CODE).tobytes(),
+        "values": _packed("d", values),
+        "cluster_codes": None if codes is None else _packed("i", codes),
+        "cluster_labels": None if codes is None else list(labels or ()),
+        "read_order": _packed("i", digest_order(columns.ids)),
     }
+
+
+def _packed(kind: str, numbers: Sequence[float]) -> bytes:
+    """`numbers` little-endian, `kind` "d" (float64) or "i" (int32)."""
+    return struct.pack(f"<{len(numbers)}{kind}", *numbers)
 
 
 def value_columns_decode(
@@ -50,11 +59,17 @@ def value_columns_decode(
     ids: list[str] | None = None,
 ) -> ValueColumns:
     """The row's fields back as columns; `ids`, when given, are the already parsed `case_ids`."""
+    import numpy as np  # here, not above: recording a run writes columns and never reads them
+
+    from oloproof_core.compare import ValueColumns
+    from oloproof_core.stats import ReadOrder
+
+    float_type, code_type = np.dtype("<f8"), np.dtype("<i4")
     parsed = json.loads(case_ids) if ids is None else ids
-    table = np.frombuffer(bytes(values), _FLOAT).reshape(len(metrics), len(parsed))
+    table = np.frombuffer(bytes(values), float_type).reshape(len(metrics), len(parsed))
     by_metric = {name: table[row].astype(np.float64) for row, name in enumerate(metrics)}
-    order = None if read_order is None else ReadOrder(np.frombuffer(bytes(read_order), _CODE))
+    order = None if read_order is None else ReadOrder(np.frombuffer(bytes(read_order), code_type))
     if cluster_codes is None or cluster_labels is None:
         return ValueColumns(parsed, by_metric, read_order=order)
-    codes = np.frombuffer(bytes(cluster_codes), _CODE).astype(np.intp)
+    codes = np.frombuffer(bytes(cluster_codes), code_type).astype(np.intp)
     return ValueColumns(parsed, by_metric, codes, list(cluster_labels), order)

@@ -1,31 +1,69 @@
-"""Comparing two runs (releases) on the same cases, paired by case id."""
+"""Comparing two runs (releases) on the same cases, paired by case id.
 
-from oloproof_core.compare._cases import (
-    CASE_FILTERS,
-    CASE_ORDERS,
-    CaseChange,
-    CaseChanges,
-    MetricChange,
-    PairCounts,
-)
-from oloproof_core.compare._columns import (
-    NO_CLUSTER,
-    PairedValues,
-    ValueColumns,
-    paired_columns,
-    value_columns,
-    values_placed,
-)
-from oloproof_core.compare._compare_runs import compare_paired_values, compare_runs
-from oloproof_core.compare._comparison import Comparison, MetricComparison
-from oloproof_core.compare._export import (
-    EXPORT_FORMATS,
-    CaseContent,
-    ContentSource,
-    export_format,
-    export_lines,
-    results_content,
-)
+Each name is imported on first use: a store that keeps a run's value columns
+(`column_lists`) loads none of the comparison's NumPy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oloproof_core._names_on_first_use import names_on_first_use
+
+if TYPE_CHECKING:
+    from oloproof_core.compare._cases import (
+        CASE_FILTERS,
+        CASE_ORDERS,
+        CaseChange,
+        CaseChanges,
+        MetricChange,
+        PairCounts,
+    )
+    from oloproof_core.compare._column_lists import NO_CLUSTER, ColumnLists, column_lists
+    from oloproof_core.compare._columns import (
+        PairedValues,
+        ValueColumns,
+        paired_columns,
+        value_columns,
+        values_placed,
+    )
+    from oloproof_core.compare._compare_runs import compare_paired_values, compare_runs
+    from oloproof_core.compare._comparison import Comparison, MetricComparison
+    from oloproof_core.compare._export import (
+        EXPORT_FORMATS,
+        CaseContent,
+        ContentSource,
+        export_format,
+        export_lines,
+        results_content,
+    )
+
+_EXPORTS: dict[str, str] = {
+    "CASE_FILTERS": "._cases",
+    "CASE_ORDERS": "._cases",
+    "CaseChange": "._cases",
+    "CaseChanges": "._cases",
+    "MetricChange": "._cases",
+    "PairCounts": "._cases",
+    "column_lists": "._column_lists",
+    "ColumnLists": "._column_lists",
+    "NO_CLUSTER": "._column_lists",
+    "paired_columns": "._columns",
+    "PairedValues": "._columns",
+    "value_columns": "._columns",
+    "ValueColumns": "._columns",
+    "values_placed": "._columns",
+    "compare_paired_values": "._compare_runs",
+    "compare_runs": "._compare_runs",
+    "Comparison": "._comparison",
+    "MetricComparison": "._comparison",
+    "CaseContent": "._export",
+    "ContentSource": "._export",
+    "export_format": "._export",
+    "EXPORT_FORMATS": "._export",
+    "export_lines": "._export",
+    "results_content": "._export",
+}
 
 __all__ = [
     "CASE_FILTERS",
@@ -35,6 +73,7 @@ __all__ = [
     "CaseChange",
     "CaseChanges",
     "CaseContent",
+    "ColumnLists",
     "Comparison",
     "ContentSource",
     "MetricChange",
@@ -42,6 +81,7 @@ __all__ = [
     "PairCounts",
     "PairedValues",
     "ValueColumns",
+    "column_lists",
     "compare_paired_values",
     "compare_runs",
     "export_format",
@@ -51,3 +91,5 @@ __all__ = [
     "value_columns",
     "values_placed",
 ]
+
+__getattr__ = names_on_first_use(__name__, _EXPORTS, globals())

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from oloproof_core.compare._values import values_by_case
+from oloproof_core.compare._column_lists import NO_CLUSTER, column_lists
 
 if TYPE_CHECKING:
     from oloproof_core.result import Result
@@ -25,9 +25,6 @@ if TYPE_CHECKING:
 
 FloatArray = npt.NDArray[np.float64]
 CodeArray = npt.NDArray[np.intp]
-
-NO_CLUSTER = -1
-"""A case's code in `ValueColumns.cluster_codes` when it has no cluster."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,22 +57,13 @@ class ValueColumns:
 
 def value_columns(result: Result) -> ValueColumns:
     """Every metric of `result` as a column over its cases, with the cases' clusters."""
-    ids = [case.id for case in result.cases]
-    values = {
-        metric.metric: np.array(
-            [_number(value) for value in values_by_case(result, metric).values()], np.float64
-        )
-        for metric in result.metrics
-    }
-    labels: dict[str, int] = {}
-    codes = [
-        # An empty label is no cluster, as everywhere else.
-        labels.setdefault(case.cluster, len(labels)) if case.cluster else NO_CLUSTER
-        for case in result.cases
-    ]
-    if not labels:
-        return ValueColumns(ids, values)
-    return ValueColumns(ids, values, np.array(codes, np.intp), list(labels))
+    lists = column_lists(result)
+    values = {name: np.array(numbers, np.float64) for name, numbers in lists.values.items()}
+    if lists.cluster_codes is None:
+        return ValueColumns(lists.ids, values)
+    return ValueColumns(
+        lists.ids, values, np.array(lists.cluster_codes, np.intp), lists.cluster_labels
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +156,3 @@ def values_placed(ids: Sequence[str], numbers: FloatArray, index: dict[str, int]
     column = np.full(len(index), np.nan)
     column[positions[known]] = numbers[known]
     return column
-
-
-def _number(value: Any) -> float:
-    return float("nan") if value is None else float(value)

@@ -23,8 +23,9 @@ module's docstring:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from oloproof_core._names_on_first_use import names_on_first_use
 
 if TYPE_CHECKING:
     from ._bounded_mean import (
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
         few_clusters_warning,
     )
     from ._difference import PairedDifference
+    from ._digest_order import digest_order
     from ._interval import Interval
     from ._missing import mean_interval
     from ._missing_proportion import proportion_interval
@@ -76,6 +78,7 @@ _EXPORTS: dict[str, str] = {
     "cr1_mean_interval": "._cluster",
     "cr1_paired_difference": "._cluster",
     "DIFFERENCE_TUNING": "._bounded_mean",
+    "digest_order": "._digest_order",
     "FEW_CLUSTERS": "._cluster_betting",
     "few_clusters_warning": "._cluster_betting",
     "holm_rejections": "._multiplicity",
@@ -121,6 +124,7 @@ __all__ = [
     "clustered_paired_difference",
     "cr1_mean_interval",
     "cr1_paired_difference",
+    "digest_order",
     "few_clusters_warning",
     "holm_rejections",
     "mcnemar_exact_p_value",
@@ -135,10 +139,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'oloproof_core.stats' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_on_first_use(__name__, _EXPORTS, globals())

@@ -23,11 +23,12 @@ valid when the given order is i.i.d., reproducible for identical input.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Hashable, Sequence
 
 import numpy as np
 import numpy.typing as npt
+
+from ._digest_order import digest_order
 
 __all__ = ["FIXED_SEED", "Keys", "ReadOrder", "key_order", "read_order"]
 
@@ -35,18 +36,9 @@ IndexArray = npt.NDArray[np.intp]
 FIXED_SEED = 20_240_101
 
 
-def key_digest(key: Hashable) -> bytes:
-    return hashlib.sha256(str(key).encode("utf-8")).digest()
-
-
 def key_order(keys: Sequence[Hashable]) -> IndexArray:
-    """Indices that read the entries in the order of their keys' SHA-256 digests.
-
-    Ties (equal keys) keep their given order; callers pass distinct keys.
-    """
-    digests = [key_digest(key) for key in keys]
-    result: IndexArray = np.array(sorted(range(len(digests)), key=digests.__getitem__), np.intp)
-    return result
+    """Indices that read the entries in the order of their keys' SHA-256 digests."""
+    return np.array(digest_order(keys), np.intp)
 
 
 class ReadOrder:

@@ -94,6 +94,22 @@ def test_a_pass_fail_run_loads_neither_scipy_nor_numpy(tmp_path: Path) -> None:
     assert sorted(name for name in loaded if name.split(".")[0] in {"scipy", "numpy"}) == []
 
 
+def test_recording_a_pass_fail_run_loads_no_numpy(tmp_path: Path) -> None:
+    """The store's own process (Django set up, as here) writes the run, its verdicts and
+    its value columns without the comparison's arrays."""
+    code = (
+        "import os, django\n"
+        "os.environ['DJANGO_SETTINGS_MODULE'] = 'evalsite.settings'\n"
+        "django.setup()\n"
+        + _plain_pass_fail_run(tmp_path).replace("record=False", "record=True")
+        + "from metrics.models import RunValueColumns\n"
+        "assert RunValueColumns.objects.filter(run_id=int(result.run_id)).count() == 1\n"
+    )
+    loaded = imported_after(code, env=embedded_store_env(tmp_path))
+    assert "runs.recording" in loaded, "the probe must record in its own process"
+    assert sorted(name for name in loaded if name.split(".")[0] in {"scipy", "numpy"}) == []
+
+
 def test_a_sync_systems_process_loads_none_of_the_parents_side(tmp_path: Path) -> None:
     """It serves cases: the pool, the metering and asyncio are the parent's."""
     watched = ("asyncio", "oloproof_core.execution", "oloproof_core.isolation._pool")

@@ -8,6 +8,7 @@ marked failed.
 
 from __future__ import annotations
 
+import os
 import pickle
 import sys
 import traceback
@@ -22,8 +23,14 @@ if TYPE_CHECKING:
     from oloproof_core import CaseResult, Result, RunOpening
 
 
+STORE_SETTINGS = "evalsite.store_settings"
+"""oloproof's settings with the recording's apps only, unless the run's environment
+names settings of its own (a user's Django project)."""
+
+
 def serve(read_fd: int, write_fd: int) -> int:
     """Open the local store, say so, then answer calls until the run closes the pipe."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", STORE_SETTINGS)
     try:
         served = _Served(_open_local_store())
         from runs.data_folder import dashboard_url, store_location

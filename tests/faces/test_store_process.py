@@ -142,3 +142,34 @@ def test_ctrl_c_stops_the_command_and_its_run_is_failed_on_record(tmp_path: Path
     status, error = run_status_once_settled(project)
     assert status == "failed"
     assert "KeyboardInterrupt" in error
+
+
+def test_the_store_process_sets_up_only_the_recording_apps_and_the_dashboard_adds_the_rest(
+    tmp_path: Path,
+) -> None:
+    """Its settings leave out the admin, sessions and sign-in apps (a smaller set-up on
+    every recorded run); the next process with the full settings migrates them."""
+    project = tmp_path / "fresh"
+    write_project(project, n=20)
+    done = oloproof("run", "oloproof.yaml", cwd=project)
+    assert done.returncode == 0, done.stderr
+    migrated = {app for (app,) in store_rows(project, "SELECT DISTINCT app FROM django_migrations")}
+    assert migrated == {"auth", "contenttypes", "runs", "metrics"}
+
+    shown = python(
+        """
+        import os, django
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
+        django.setup()
+        from axes.models import AccessAttempt
+        from django.contrib.admin.models import LogEntry
+        from django.contrib.sessions.models import Session
+        from runs.database import database_ready, migrations_applied, migrations_on_disk
+        from runs.models import Run
+        database_ready()
+        print(migrations_on_disk() <= migrations_applied(), Run.objects.count(),
+              Session.objects.count(), AccessAttempt.objects.count(), LogEntry.objects.count())
+        """,
+        cwd=project,
+    )
+    assert shown.split() == ["True", "1", "0", "0", "0"]

@@ -111,10 +111,12 @@ def test_recording_a_pass_fail_run_loads_no_numpy(tmp_path: Path) -> None:
 
 
 def test_a_sync_systems_process_loads_none_of_the_parents_side(tmp_path: Path) -> None:
-    """It serves cases: the pool, the metering and asyncio are the parent's."""
+    """It serves cases: the pool, the metering and asyncio are the parent's. Its module
+    may define an evaluator beside the system: the evaluators' model client (asyncio)
+    loads only where a model judge is used."""
     watched = ("asyncio", "oloproof_core.execution", "oloproof_core.isolation._pool")
     (tmp_path / "modules_system.py").write_text(
-        "import sys\nfrom oloproof import system\n\n"
+        "import sys\nfrom oloproof import system\nfrom oloproof.evaluators import evaluator\n\n"
         "@system(name='modules', version='1')\n"
         "def answer(case):\n"
         f"    return {{'loaded': [m for m in {watched!r} if m in sys.modules]}}\n"

@@ -8,6 +8,7 @@ marked failed.
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import sys
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from oloproof._store import _open_local_store
 from oloproof._store_process import SERVED, StoreProcessError, receive, send
-from oloproof_core import OloproofError
+from oloproof_core import OloproofError, fewer_collections
 
 if TYPE_CHECKING:
     from oloproof_core import CaseResult, Result, RunOpening
@@ -31,6 +32,12 @@ names settings of its own (a user's Django project)."""
 def serve(read_fd: int, write_fd: int) -> int:
     """Open the local store, say so, then answer calls until the run closes the pipe."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", STORE_SETTINGS)
+    # The set-up (Django, the models) allocates what this process keeps to its end: the
+    # collector is off while it runs and never scans those objects again (`gc.freeze`).
+    # The calls then run with the engine's rarer collections, since no user code runs
+    # here to leave cycles. With the default thresholds the set-up paid about 140
+    # collections (30 ms) and the first call a full one (15 ms).
+    gc.disable()
     try:
         served = _Served(_open_local_store())
         from runs.data_folder import dashboard_url, store_location
@@ -38,8 +45,16 @@ def serve(read_fd: int, write_fd: int) -> int:
         facts = {"location": store_location(), "dashboard_url": dashboard_url()}
     except Exception as exc:  # the run raises it, as if it had opened the store itself
         return _answer(write_fd, False, _sendable(exc))
+    finally:
+        gc.freeze()
+        gc.enable()
     if _answer(write_fd, True, facts):
         return 0
+    with fewer_collections():
+        return _answer_calls(served, read_fd, write_fd)
+
+
+def _answer_calls(served: _Served, read_fd: int, write_fd: int) -> int:
     while True:
         try:
             method, args = receive(read_fd)

@@ -2,8 +2,8 @@
 process takes to start, and whether another doubling pays.
 
 A growing pool starts one process and adds more, doubling, up to its bound, while the
-cases still waiting would take longer at the current pace than a process takes to
-start: a quick system's run ends before a second interpreter would be ready, and
+cases still waiting would take longer at the current pace than two start-ups of a
+process: a quick system's run ends before a second interpreter would be ready, and
 starting it anyway would only take CPU from the first.
 """
 
@@ -19,6 +19,12 @@ class Pace:
     each time the pool has grown (once its new processes are ready); the pace before the
     last doubling outlives the batches.
     """
+
+    START_UPS = 2.0
+    """The pool doubles only while the cases waiting would take this many start-ups at
+    the pace so far. With one start-up's worth left a doubling ends the run no sooner
+    (the new processes help only once started), and a starting interpreter takes a CPU
+    from the run's own loop and its store meanwhile."""
 
     GAIN = 1.5
     """Beyond one process per CPU, the pool doubles again only if its last doubling
@@ -74,17 +80,20 @@ class Pace:
         return min(ready, limit - slots)
 
     def behind(self, waiting: int, now: float, oldest_in_flight_s: float, ready: int) -> bool:
-        """Whether `waiting` cases would take longer than a start-up at the pace so far.
+        """Whether `waiting` cases would take longer than `START_UPS` start-ups at the pace
+        so far.
 
         The pace is the pool's throughput once it has run for a quarter of a start-up
-        (sooner, a first slow case would stand for them all); until then, and whenever
-        it says more, the case in flight longest stands for it, so a slow system is
-        found slow while its first case still runs.
+        (sooner, a first slow case would stand for them all). A case in flight for a
+        quarter of a start-up already stands for the pace whenever it says more, so a slow
+        system is found slow while its first case still runs; a quicker one's time in
+        flight, a fraction of a millisecond or a scheduling delay, must not decide for
+        thousands of cases.
         """
-        seconds_per_case = oldest_in_flight_s / ready
-        if self._measured(now):
-            seconds_per_case = max(seconds_per_case, (now - self._since) / self._settled)
-        return waiting * seconds_per_case > self.start_up_s
+        seconds_per_case = (now - self._since) / self._settled if self._measured(now) else 0.0
+        if oldest_in_flight_s >= self.start_up_s / 4:
+            seconds_per_case = max(seconds_per_case, oldest_in_flight_s / ready)
+        return waiting * seconds_per_case > self.START_UPS * self.start_up_s
 
     def worth_more(self, now: float, processes: int, cpus: int) -> bool:
         """Whether doubling `processes` may pay: below one per CPU it may; beyond, only

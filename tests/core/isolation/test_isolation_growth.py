@@ -47,15 +47,29 @@ def pace_after(start_up_s: float, settled: int) -> Pace:
     return pace
 
 
-def test_the_pool_doubles_only_while_the_waiting_cases_outlast_a_start_up():
+def test_the_pool_doubles_only_while_the_waiting_cases_outlast_two_start_ups():
     # 0.25 s to start a process; 100 cases done in 0.1 s: 1 ms a case.
     quick = pace_after(0.25, 100)
     assert quick.to_add(0.1, 200, 0.0, ready=1, slots=1, limit=4) == 0  # 0.2 s of work left
-    assert quick.to_add(0.1, 400, 0.0, ready=1, slots=1, limit=4) == 1  # 0.4 s left
+    # One start-up's worth and more, but less than two: a second process would be ready
+    # for the last 0.15 s, its start-up taking a CPU from the first meanwhile.
+    assert quick.to_add(0.1, 400, 0.0, ready=1, slots=1, limit=4) == 0
+    assert quick.to_add(0.1, 600, 0.0, ready=1, slots=1, limit=4) == 1  # 0.6 s left
     # Before a pace is known, a case in flight for 0.3 s already says "slow".
     slow = pace_after(0.25, 0)
     assert slow.to_add(0.01, 3, 0.3, ready=1, slots=1, limit=4) == 1
     assert slow.to_add(0.01, 3, 0.01, ready=1, slots=1, limit=4) == 0
+
+
+def test_a_quick_case_in_flight_does_not_decide_for_the_cases_waiting():
+    # One case back after 0.3 ms, the next in flight for 0.1 ms, 2,000 waiting: 0.2 s at
+    # that rate, but far too few cases and too short a time to be the pool's pace.
+    pace = pace_after(0.1, 1)
+    assert pace.to_add(0.0003, 2000, 0.0001, ready=1, slots=1, limit=4) == 0
+    # A delay of a few milliseconds (the machine was busy) says nothing either...
+    assert pace.to_add(0.004, 2000, 0.003, ready=1, slots=1, limit=4) == 0
+    # ...while a case in flight for a quarter of a start-up does.
+    assert pace.to_add(0.03, 2000, 0.026, ready=1, slots=1, limit=4) == 1
     # As many again, never past the bound, and never beside a slot still starting.
     assert pace_after(0.25, 0).to_add(0.01, 50, 0.3, ready=3, slots=3, limit=4) == 1
     assert pace_after(0.25, 0).to_add(0.01, 50, 0.3, ready=4, slots=4, limit=4) == 0

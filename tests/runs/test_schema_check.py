@@ -78,3 +78,20 @@ def test_the_files_read_for_the_check_are_the_migrations_django_loads() -> None:
     applied = migrations_applied()
     assert applied is not None
     assert migrations_on_disk() <= applied
+
+
+def test_the_recording_apps_migrate_on_their_own() -> None:
+    """The store's process sets Django up with the recording's apps only
+    (`evalsite.store_settings`) and migrates a fresh store with them: no migration of
+    theirs may depend on an app left out."""
+    from evalsite.store_settings import RECORDING_APPS
+
+    labels = {name.rsplit(".", 1)[-1] for name in RECORDING_APPS}
+    graph = MigrationLoader(None, ignore_no_migrations=True).graph
+    needed = {
+        dependency
+        for node in graph.leaf_nodes()
+        if node[0] in labels
+        for dependency in graph.forwards_plan(node)
+    }
+    assert {app for app, _ in needed} <= labels

@@ -41,6 +41,7 @@ SERVED = frozenset(
         "find_baseline",
         "load_run",
         "run_open",
+        "run_open_as",
         "run_cases_add",
         "run_close",
         "run_abandon",
@@ -96,6 +97,7 @@ class StoreProcess:
         )
         self._facts: dict[str, str] | None = None
         self._unanswered = 0
+        self._openings = 0
         # One call at a time on the pipe, whichever thread makes it.
         self._lock = threading.Lock()
         self._owner = os.getpid()
@@ -122,6 +124,7 @@ class StoreProcess:
 
     def _call(self, method: str, *args: Any) -> Any:
         with self._lock:
+            self._opened()  # its answer comes first on the pipe
             self._send(method, args)
             earlier: BaseException | None = None
             while self._unanswered:  # the calls sent ahead answer first, in order
@@ -137,17 +140,17 @@ class StoreProcess:
         return value
 
     def _send_ahead(self, method: str, *args: Any) -> None:
-        """Send a call and go on: its answer is read (and a failure raised) at the next call,
-        so the store writes while the run works on."""
+        """Send a call and go on, even before the store has opened: its answer is read (and
+        a failure raised) at the next call, so the store works while the run goes on."""
         with self._lock:
             self._send(method, args)
             self._unanswered += 1
 
     def _send(self, method: str, args: tuple[Any, ...]) -> None:
-        self._opened()
         try:
             send(self._to_server, (method, args))
         except BrokenPipeError:
+            self._opened()  # the store could not open: that is the reason to give
             code = self._popen.wait()
             raise StoreProcessError(
                 f"the local store's process ended (exit code {code}); its messages are above"
@@ -177,8 +180,13 @@ class StoreProcess:
         return result
 
     def run_open(self, opening: RunOpening) -> str:
-        run_id: str = self._call("run_open", opening)
-        return run_id
+        """Open the run without waiting for it: the store's process knows it by the name
+        returned here (`run_close` returns its id), and a failure to open it is raised at
+        the next call, as any call sent ahead."""
+        self._openings += 1
+        name = f"opening-{self._openings}"
+        self._send_ahead("run_open_as", name, opening)
+        return name
 
     def run_cases_add(self, run_id: str, cases: Sequence[CaseResult], first_position: int) -> None:
         self._send_ahead("run_cases_add", run_id, list(cases), first_position)

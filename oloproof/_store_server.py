@@ -90,6 +90,8 @@ class _Served:
     def __init__(self, store: Any) -> None:
         self._store = store
         self._kept: dict[str, list[CaseResult]] = {}
+        self._names: dict[str, str] = {}
+        """Run ids by the names runs opened ahead were given (`run_open_as`)."""
 
     def __getattr__(self, method: str) -> Any:
         return getattr(self._store, method)
@@ -99,16 +101,23 @@ class _Served:
         self._kept[run_id] = []
         return run_id
 
+    def run_open_as(self, name: str, opening: RunOpening) -> None:
+        """Open a run the caller did not wait for, and know it by `name` from now on."""
+        self._names[name] = self.run_open(opening)
+
     def run_cases_add(self, run_id: str, cases: Sequence[CaseResult], first_position: int) -> None:
+        run_id = self._names.get(run_id, run_id)
         self._store.run_cases_add(run_id, cases, first_position)
         self._kept[run_id].extend(case.without_payload() for case in cases)
 
     def run_close(self, run_id: str, result: Result) -> str:
+        run_id = self._names.get(run_id, run_id)
         result.cases = self._kept.pop(run_id)
         closed: str = self._store.run_close(run_id, result)
         return closed
 
     def run_abandon(self, run_id: str, reason: str) -> None:
+        run_id = self._names.get(run_id, run_id)
         self._kept.pop(run_id, None)
         self._store.run_abandon(run_id, reason)
 

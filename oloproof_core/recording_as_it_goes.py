@@ -31,9 +31,9 @@ ProcessRows = Callable[[Sequence[Row], ProgressCallback | None], list[CaseResult
 class RecordingAsItGoes:
     """A run recorded in a store that records as it goes.
 
-    The run is opened with its first batch, not before: a store that opens beside the
-    run (in a process of its own) is then ready, since judging that batch read its
-    verdict cache, and the first cases never wait for it.
+    The run is opened as its cases start (`open`): a store in a process of its own takes
+    the opening without an answer, so the first cases never wait for it, and has opened
+    the run by the time the first batch is judged.
     """
 
     def __init__(self, store: Store, opening: RunOpening) -> None:
@@ -42,15 +42,17 @@ class RecordingAsItGoes:
         self._run_id: str | None = None
         self._closed = False
 
-    def add(self, cases: Sequence[CaseResult], first_position: int) -> None:
+    def open(self) -> str:
+        """Open the run unless it is open already; the id the store knows it by."""
         if self._run_id is None:
             self._run_id = self._store.run_open(self._opening)
-        self._store.run_cases_add(self._run_id, cases, first_position)
+        return self._run_id
+
+    def add(self, cases: Sequence[CaseResult], first_position: int) -> None:
+        self._store.run_cases_add(self.open(), cases, first_position)
 
     def close(self, result: Result) -> str:
-        if self._run_id is None:  # no batch came: the run is opened to be concluded
-            self._run_id = self._store.run_open(self._opening)
-        run_id = self._store.run_close(self._run_id, result)
+        run_id = self._store.run_close(self.open(), result)
         self._closed = True
         return run_id
 
@@ -79,6 +81,8 @@ def process_in_batches(
     if owned:
         data.rows = []
     kept: list[CaseResult] = []
+    if recording is not None:
+        recording.open()
     for start, end in batch_bounds(total):
         if owned:
             batch, rows[: end - start] = rows[: end - start], []

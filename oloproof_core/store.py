@@ -60,7 +60,9 @@ class RunOpening:
 class RecordsAsItGoes(Protocol):
     """A store that records a run while it goes, so the run need not keep its cases.
 
-    `run_open` creates the run (running) and returns its id; `run_cases_add` records a
+    `run_open` creates the run (running) and returns the id this store knows it by (a
+    store that opens it without waiting may give a name of its own; `run_close` returns
+    the run's id either way); `run_cases_add` records a
     batch of judged cases, in dataset order from `first_position`; `run_close` records
     the conclusion (metrics, gate, provenance) and returns the id of the finished run;
     `run_abandon` marks a run that cannot finish as failed, with the reason.

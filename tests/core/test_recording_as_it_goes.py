@@ -114,6 +114,20 @@ def test_the_batches_carry_every_case_once_in_order_and_the_figures_match() -> N
     assert store.abandoned == []
 
 
+def test_the_run_is_opened_as_its_cases_start_not_after_its_first_batch() -> None:
+    """A long run is on record (and on the dashboard) while its first batch runs."""
+    store = BatchStore()
+    opened_before: list[int] = []
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "system" and not opened_before:
+            opened_before.append(len(store.openings))
+
+    evaluate(store, keep_cases=False, progress=progress)
+    assert opened_before == [1]
+    assert len(store.openings) == 1
+
+
 def test_the_result_keeps_only_what_the_figures_and_the_report_read() -> None:
     result = evaluate(BatchStore(), keep_cases=False)
     case = result.cases[13]

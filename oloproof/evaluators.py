@@ -5,9 +5,9 @@ Each name is the engine's, imported on first use (see `oloproof_core.evaluators`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import oloproof_core.evaluators as _engine
+from oloproof_core import names_on_first_use
 
 if TYPE_CHECKING:
     from oloproof_core.evaluators import (
@@ -34,10 +34,6 @@ __all__ = [
     "evaluator",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module 'oloproof.evaluators' has no attribute {name!r}")
-    value = getattr(_engine, name)
-    globals()[name] = value
-    return value
+__getattr__ = names_on_first_use(
+    __name__, dict.fromkeys(__all__, "oloproof_core.evaluators"), globals()
+)

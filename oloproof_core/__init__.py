@@ -52,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "load_object": "oloproof_core.imports",
     "load_result": "oloproof_core.result_io",
     "load_run_config": "oloproof_core.run_config",
+    "names_on_first_use": "oloproof_core._names_on_first_use",
     "Measurements": "oloproof_core.context",
     "MetricEstimate": "oloproof_core.aggregate",
     "namespace_for": "oloproof_core.imports",
@@ -108,6 +109,9 @@ if TYPE_CHECKING:
     )
     from oloproof_core._json_text import (
         json_encoder as json_encoder,
+    )
+    from oloproof_core._names_on_first_use import (
+        names_on_first_use as names_on_first_use,
     )
     from oloproof_core._process_exit import (
         end_process as end_process,
@@ -365,6 +369,7 @@ __all__ = [
     "load_object",
     "load_result",
     "load_run_config",
+    "names_on_first_use",
     "namespace_for",
     "next_batch",
     "observation",

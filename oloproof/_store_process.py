@@ -40,7 +40,6 @@ SERVED = frozenset(
         "record_run",
         "find_baseline",
         "load_run",
-        "run_open",
         "run_open_as",
         "run_cases_add",
         "run_close",

@@ -33,10 +33,10 @@ def serve(read_fd: int, write_fd: int) -> int:
     """Open the local store, say so, then answer calls until the run closes the pipe."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", STORE_SETTINGS)
     # The set-up (Django, the models) allocates what this process keeps to its end: the
-    # collector is off while it runs and never scans those objects again (`gc.freeze`).
-    # The calls then run with the engine's rarer collections, since no user code runs
-    # here to leave cycles. With the default thresholds the set-up paid about 140
-    # collections (30 ms) and the first call a full one (15 ms).
+    # collector is off while it runs, and the calls run under the engine's rarer
+    # collections, which freeze what the set-up left (no user code runs here to leave
+    # cycles). With the default thresholds the set-up paid about 140 collections
+    # (30 ms) and the first call a full one (15 ms).
     gc.disable()
     try:
         served = _Served(_open_local_store())
@@ -46,7 +46,6 @@ def serve(read_fd: int, write_fd: int) -> int:
     except Exception as exc:  # the run raises it, as if it had opened the store itself
         return _answer(write_fd, False, _sendable(exc))
     finally:
-        gc.freeze()
         gc.enable()
     if _answer(write_fd, True, facts):
         return 0
@@ -84,49 +83,42 @@ def _answer(write_fd: int, ok: bool, value: Any) -> int:
 
 
 class _Served:
-    """The store as this process serves it: a run recorded as it goes has its cases'
-    figures kept here, batch by batch, for its conclusion (which comes without them)."""
+    """The store as this process serves it. The run opens a run without waiting and names
+    it (`StoreProcess.run_open`); a run recorded as it goes has its cases' figures kept
+    here under that name, batch by batch, for its conclusion (which comes without them)."""
 
     def __init__(self, store: Any) -> None:
         self._store = store
-        self._kept: dict[str, list[CaseResult]] = {}
-        self._names: dict[str, str] = {}
-        """Run ids by the names runs opened ahead were given (`run_open_as`)."""
+        self._open: dict[str, tuple[str, list[CaseResult]]] = {}
+        """By the name the run gave it: each open run's id and its cases' figures so far."""
 
     def __getattr__(self, method: str) -> Any:
         return getattr(self._store, method)
 
-    def run_open(self, opening: RunOpening) -> str:
-        run_id: str = self._store.run_open(opening)
-        self._kept[run_id] = []
-        return run_id
-
     def run_open_as(self, name: str, opening: RunOpening) -> None:
-        """Open a run the caller did not wait for, and know it by `name` from now on."""
-        self._names[name] = self.run_open(opening)
+        self._open[name] = (self._store.run_open(opening), [])
 
-    def run_cases_add(self, run_id: str, cases: Sequence[CaseResult], first_position: int) -> None:
-        run_id = self._names.get(run_id, run_id)
+    def run_cases_add(self, name: str, cases: Sequence[CaseResult], first_position: int) -> None:
+        run_id, kept = self._open[name]
         self._store.run_cases_add(run_id, cases, first_position)
-        self._kept[run_id].extend(case.without_payload() for case in cases)
+        kept.extend(case.without_payload() for case in cases)
 
-    def run_close(self, run_id: str, result: Result) -> str:
-        run_id = self._names.get(run_id, run_id)
-        result.cases = self._kept.pop(run_id)
+    def run_close(self, name: str, result: Result) -> str:
+        run_id, result.cases = self._open.pop(name)
         closed: str = self._store.run_close(run_id, result)
         return closed
 
-    def run_abandon(self, run_id: str, reason: str) -> None:
-        run_id = self._names.get(run_id, run_id)
-        self._kept.pop(run_id, None)
-        self._store.run_abandon(run_id, reason)
+    def run_abandon(self, name: str, reason: str) -> None:
+        opened = self._open.pop(name, None)
+        if opened is not None:  # else it never opened, and its failure was the answer
+            self._store.run_abandon(opened[0], reason)
 
     def abandon_open_runs(self) -> None:
         """Runs the run's process opened and never concluded: it ended (killed, or crashed
         past its own clean-up), so they are marked failed rather than left running."""
-        for run_id in list(self._kept):
+        for name in list(self._open):
             self.run_abandon(
-                run_id, "the run's process ended before the run finished (it was stopped or killed)"
+                name, "the run's process ended before the run finished (it was stopped or killed)"
             )
 
 

@@ -160,7 +160,7 @@ def workloads(bench: Bench, datasets: dict[int, Path], skip_100k: bool) -> dict[
             lambda c=config: bench.run(bench.oloproof(c)),
             repeats=1 if n == 100_000 else None,
         )
-        if n < 100_000:  # what the timed runs did: judged every case, none from the cache
+        if n < 100_000:  # what the timed runs did: no verdict from an earlier run
             store = bench.fresh_store()
             bench.run(bench.oloproof(config), store=store)
             figures[f"run {n:,} recorded"]["judging"] = _last_run_judging(store)["label"]

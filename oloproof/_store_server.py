@@ -46,6 +46,7 @@ def serve(read_fd: int, write_fd: int) -> int:
     except Exception as exc:  # the run raises it, as if it had opened the store itself
         return _answer(write_fd, False, _sendable(exc))
     finally:
+        gc.freeze()  # before enabling: the first allocation after would collect it all
         gc.enable()
     if _answer(write_fd, True, facts):
         return 0

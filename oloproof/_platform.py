@@ -12,12 +12,10 @@ Two things make that safe wherever the library is used:
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import os
 import sys
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
@@ -83,10 +81,16 @@ def outside_event_loop(work: Callable[[], T]) -> T:
 
     The thread closes the database connections it opened, so none is left behind.
     """
+    # No event loop can run where asyncio was never imported: a run from the command
+    # line skips loading it.
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return work()
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return work()
+    from concurrent.futures import ThreadPoolExecutor
 
     def isolated() -> T:
         try:

@@ -8,7 +8,6 @@ call itself; nothing the system does can change the figure it records.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import itertools
 import json
@@ -146,6 +145,8 @@ def _run_threads(
 
 
 async def _call_async(system: System, record: CaseResult, timeout: float | None) -> None:
+    import asyncio  # loaded by then: this runs on its event loop
+
     token = enter_case(record, "system")
     started = time.perf_counter()
     try:
@@ -170,6 +171,8 @@ async def _run_async(
     timeout: float | None,
     progress: ProgressCallback | None,
 ) -> None:
+    import asyncio
+
     pending = iter(cases)
     done = 0
     last_report = time.monotonic()
@@ -188,6 +191,8 @@ async def _run_async(
 
 def _run_coroutine(coroutine: Any) -> None:
     """Run on a fresh event loop, in a helper thread when one is already running (notebooks)."""
+    import asyncio  # here: a run of a sync system never loads it
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -8,13 +8,11 @@ evaluator that raises on a case makes that verdict missing, never a failure.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import os
 import threading
 import traceback
 from collections.abc import Coroutine, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -232,6 +230,8 @@ async def _judge_all_async(
     evaluator: Evaluator, pending: Sequence[tuple[CaseResult, str]], concurrency: int
 ) -> list[Verdict]:
     """An async evaluator's cases on one event loop, at most `concurrency` at a time."""
+    import asyncio  # here: a run with no async evaluator never loads it
+
     limit = asyncio.Semaphore(concurrency)
 
     async def judge(case: CaseResult) -> Verdict:
@@ -252,6 +252,9 @@ async def _judge_all_async(
 
 def _run_coroutine(work: Coroutine[Any, Any, list[Verdict]]) -> list[Verdict]:
     """Run `work` to completion, on a thread of its own if this one already runs a loop."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import yaml
 
 from oloproof_core.errors import ConfigError, OloproofError
-from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator, MetricFile
+from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator
 from oloproof_core.imports import load_object, path_within
 from oloproof_core.limits import value_problem
 from oloproof_core.safe_yaml import yaml_compose
@@ -339,6 +339,10 @@ def _evaluator_from_entry(
     if isinstance(entry, str) and entry in BUILTIN_EVALUATORS:
         return BUILTIN_EVALUATORS[entry]()
     if isinstance(entry, str) and entry.endswith(".py") and ":" not in entry:
+        # Here, not at the top: a metric file brings the model client, which a run that
+        # names none does not load.
+        from oloproof_core.evaluators import MetricFile
+
         try:
             return MetricFile(os.path.join(base, entry))
         except OloproofError as exc:

@@ -2,20 +2,38 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from oloproof_core.evaluators._base import Evaluator
-from oloproof_core.evaluators._contains import Contains
-from oloproof_core.evaluators._exact_match import ExactMatch
-from oloproof_core.evaluators._json_schema import JsonSchema
-from oloproof_core.evaluators._regex import Regex
-from oloproof_core.evaluators._rubric_judge import RubricJudge
+if TYPE_CHECKING:
+    from oloproof_core.evaluators._base import Evaluator
 
-BUILTIN_EVALUATORS: dict[str, Callable[..., Evaluator]] = {
-    "ExactMatch": ExactMatch,
-    "Contains": Contains,
-    "Regex": Regex,
-    "JsonSchema": JsonSchema,
-    "RubricJudge": RubricJudge,
+_MODULES = {
+    "ExactMatch": "._exact_match",
+    "Contains": "._contains",
+    "Regex": "._regex",
+    "JsonSchema": "._json_schema",
+    "RubricJudge": "._rubric_judge",
 }
-"""Evaluators a run configuration can name directly."""
+
+
+class _BuiltinEvaluators(Mapping[str, "Callable[..., Evaluator]"]):
+    """Each evaluator's class, imported when a configuration names it: a run that only
+    compares labels does not load `RubricJudge`'s model client (asyncio, sockets, TLS)."""
+
+    def __getitem__(self, name: str) -> Callable[..., Evaluator]:
+        found: Callable[..., Evaluator] = getattr(
+            importlib.import_module(_MODULES[name], __package__), name
+        )
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_MODULES)
+
+    def __len__(self) -> int:
+        return len(_MODULES)
+
+
+BUILTIN_EVALUATORS: Mapping[str, Callable[..., Evaluator]] = _BuiltinEvaluators()
+"""Evaluators a run configuration can name directly, by name."""

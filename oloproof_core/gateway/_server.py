@@ -9,7 +9,6 @@ then `serve`): children are told the address when they start, and the HTTP serve
 
 from __future__ import annotations
 
-import asyncio
 import os
 import select
 import socket
@@ -24,6 +23,8 @@ from oloproof_core.gateway._records import GatewayCall, Ledger, RoleTotals
 from oloproof_core.gateway._routes import Price, Pricing, Route, routes_from_settings
 
 if TYPE_CHECKING:
+    import asyncio
+
     from oloproof_core.gateway._app import Site
 
 _HOST = "127.0.0.1"
@@ -97,7 +98,10 @@ class Gateway:
             began = time.perf_counter()
             sock = self.listen()._sock
             assert sock is not None
-            # Imported here: aiohttp is a tenth of a second no model-free run should pay.
+            # Imported here: aiohttp (and asyncio) is a tenth of a second no model-free run
+            # should pay.
+            import asyncio
+
             from oloproof_core.gateway._app import open_site
 
             routes = self._given_routes
@@ -162,6 +166,8 @@ class Gateway:
         loop, thread, site = self._loop, self._thread, self._site
         if loop is None or thread is None:
             return
+        import asyncio  # loaded by `serve`, which made the loop
+
         if loop.is_running():
             if site is not None:
                 asyncio.run_coroutine_threadsafe(site.close(), loop).result()

@@ -13,19 +13,47 @@ Every call's tokens, cost and latency are recorded on the case in progress, unde
 its role, so a system's cost is measured and a judge's never counts as the system's.
 """
 
-from oloproof_core.models._client import ChatReply, achat, chat, complete, llm, prepare
-from oloproof_core.models._settings import (
-    DEFAULT,
-    FALLBACKS,
-    ROLES,
-    ModelError,
-    ModelSettings,
-    configure,
-    configured_model,
-    model_identity,
-    reset_configuration,
-    settings_for,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oloproof_core._names_on_first_use import names_on_first_use
+
+if TYPE_CHECKING:
+    from oloproof_core.models._client import ChatReply, achat, chat, complete, llm, prepare
+    from oloproof_core.models._settings import (
+        DEFAULT,
+        FALLBACKS,
+        ROLES,
+        ModelError,
+        ModelSettings,
+        configure,
+        configured_model,
+        model_identity,
+        reset_configuration,
+        settings_for,
+    )
+
+# Loaded on first use: the gateway needs only the roles and settings, and a run whose
+# systems and evaluators call no model never loads the client (asyncio, sockets, TLS).
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(["ChatReply", "achat", "chat", "complete", "llm", "prepare"], "._client"),
+    **dict.fromkeys(
+        [
+            "DEFAULT",
+            "FALLBACKS",
+            "ROLES",
+            "ModelError",
+            "ModelSettings",
+            "configure",
+            "configured_model",
+            "model_identity",
+            "reset_configuration",
+            "settings_for",
+        ],
+        "._settings",
+    ),
+}
 
 __all__ = [
     "DEFAULT",
@@ -45,3 +73,5 @@ __all__ = [
     "reset_configuration",
     "settings_for",
 ]
+
+__getattr__ = names_on_first_use(__name__, _EXPORTS, globals())

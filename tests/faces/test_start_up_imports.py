@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.faces.conftest import clean_env, write_project
 from tests.support.embedded import embedded_store_env
 
 HEAVY = (
@@ -165,3 +166,26 @@ def test_handing_work_over_loads_the_app_and_its_tasks(tmp_path: Path) -> None:
         "assert FINALISE_TASK in celery_app().tasks"
     )
     assert "runs.tasks" in imported_after(code, env)
+
+
+def test_the_command_running_a_sync_system_that_calls_no_model_loads_no_asyncio(
+    tmp_path: Path,
+) -> None:
+    """A sync system judged by `ExactMatch` and recorded: the command's own process loads
+    neither asyncio nor the model client. The other built-in evaluators, metric files,
+    async systems and evaluators and the gateway's server load them when they are used."""
+    write_project(tmp_path)
+    code = (
+        f"import os; os.chdir({str(tmp_path)!r})\n"
+        "from oloproof.cli import main\n"
+        "assert main(['run', 'oloproof.yaml']) == 0\n"
+    )
+    loaded = imported_after(code, env=clean_env())
+    assert "oloproof_core.isolation._pool" in loaded, "the probe must run its system in processes"
+    assert "oloproof._store_process" in loaded, "the probe must record through the store"
+    unwanted = sorted(
+        name
+        for name in loaded
+        if name.split(".")[0] == "asyncio" or name.startswith("oloproof_core.models._client")
+    )
+    assert unwanted == []

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import queue
 import struct
 import sys
 import threading
@@ -53,8 +54,16 @@ class StoreProcessError(OloproofError):
 
 
 def send(fd: int, message: Any) -> None:
+    _write_all(fd, encode(message))
+
+
+def encode(message: Any) -> bytes:
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    view = memoryview(_HEADER.pack(len(data)) + data)
+    return _HEADER.pack(len(data)) + data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
 
@@ -63,6 +72,42 @@ def receive(fd: int) -> Any:
     """The next message, or EOFError when the other end closed its pipe."""
     (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size))
     return pickle.loads(_read_exactly(fd, size))
+
+
+class PipeWriter:
+    """Writes messages to a pipe in order, on a thread of its own, so the run goes on
+    while the store is busy: a batch of cases is more than a pipe holds, and the store
+    reads it only once it has written the batch before. `broken` says a write failed
+    (the store's process ended); what was still waiting is dropped."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._waiting: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self.broken = False
+
+    def write(self, data: bytes) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._write_in_turn, name="oloproof-store-writer", daemon=True
+            )
+            self._thread.start()
+        self._waiting.put(data)
+
+    def finish(self, timeout: float) -> None:
+        """Write what is waiting (for at most `timeout` seconds) and end the thread."""
+        if self._thread is not None:
+            self._waiting.put(None)
+            self._thread.join(timeout)
+
+    def _write_in_turn(self) -> None:
+        while (data := self._waiting.get()) is not None:
+            if self.broken:
+                continue
+            try:
+                _write_all(self._fd, data)
+            except OSError:
+                self.broken = True
 
 
 def _read_exactly(fd: int, size: int) -> bytes:
@@ -94,6 +139,7 @@ class StoreProcess:
         self._popen, self._to_server, self._from_server = start_serving_process(
             _SERVER, environment
         )
+        self._writer = PipeWriter(self._to_server)
         self._facts: dict[str, str] | None = None
         self._unanswered = 0
         self._openings = 0
@@ -146,9 +192,11 @@ class StoreProcess:
             self._unanswered += 1
 
     def _send(self, method: str, args: tuple[Any, ...]) -> None:
-        try:
-            send(self._to_server, (method, args))
-        except BrokenPipeError:
+        # Pickled here and now: the cases may change once the call returns.
+        message = encode((method, args))
+        if not self._writer.broken:
+            self._writer.write(message)
+        else:
             self._opened()  # the store could not open: that is the reason to give
             code = self._popen.wait()
             raise StoreProcessError(
@@ -213,6 +261,7 @@ class StoreProcess:
         answered, so it only marks a run left open as failed (a run that never got to
         its conclusion) and exits; one never used is stopped at once. Waiting also
         counts its time with this process's."""
+        self._writer.finish(_CLOSING_SECONDS)
         for fd in (self._to_server, self._from_server):
             with contextlib.suppress(OSError):
                 os.close(fd)

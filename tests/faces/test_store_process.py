@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -173,3 +174,37 @@ def test_the_store_process_sets_up_only_the_recording_apps_and_the_dashboard_add
         cwd=project,
     )
     assert shown.split() == ["True", "1", "0", "0", "0"]
+
+
+def test_a_message_larger_than_a_pipe_holds_is_sent_without_waiting_for_the_reader() -> None:
+    """The run hands the store a batch and goes on: the store reads it only once it has
+    written the batch before, and a batch is more than a pipe holds."""
+    from oloproof._store_process import PipeWriter, encode, receive
+
+    read_fd, write_fd = os.pipe()
+    writer = PipeWriter(write_fd)
+    try:
+        batches = [("run_cases_add", (f"batch {n}", "x" * 300_000)) for n in range(3)]
+        sending = threading.Thread(target=lambda: [writer.write(encode(b)) for b in batches])
+        sending.start()
+        sending.join(30)  # nobody reads yet
+        assert not sending.is_alive(), "writing waited for the reader"
+        assert [receive(read_fd) for _ in batches] == batches  # whole, and in order
+        writer.finish(5)
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
+
+
+def test_a_writer_whose_reader_has_gone_says_it_is_broken() -> None:
+    from oloproof._store_process import PipeWriter, encode
+
+    read_fd, write_fd = os.pipe()
+    os.close(read_fd)
+    writer = PipeWriter(write_fd)
+    try:
+        writer.write(encode(("run_cases_add", ("batch",))))
+        writer.finish(5)
+        assert writer.broken
+    finally:
+        os.close(write_fd)

@@ -211,7 +211,9 @@ class StoreProcess:
         return verdicts
 
     def put_verdicts(self, entries: Sequence[CacheEntry]) -> None:
-        self._call("put_verdicts", list(entries))
+        # Sent ahead: the run's later batches take these verdicts from its own memory,
+        # and a run's next call comes after them on the pipe.
+        self._send_ahead("put_verdicts", list(entries))
 
     def record_run(self, result: Result) -> str | None:
         run_id: str | None = self._call("record_run", result)

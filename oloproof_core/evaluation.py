@@ -25,7 +25,7 @@ from oloproof_core.isolation import (
     pool_shape,
     reference_for,
 )
-from oloproof_core.judging import JudgingTally, check_criteria, judge_cases
+from oloproof_core.judging import JudgingTally, SettledVerdicts, check_criteria, judge_cases
 from oloproof_core.recording_as_it_goes import RecordingAsItGoes, process_in_batches
 from oloproof_core.result import Result
 from oloproof_core.stats._validate import check_confidence
@@ -55,6 +55,7 @@ class RunPlan:
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB
     requested_concurrency: int | None = None
     tallies: dict[str, JudgingTally] = field(default_factory=dict)
+    settled: SettledVerdicts = field(default_factory=SettledVerdicts)
     execution: dict[str, Any] = field(default_factory=dict)
     pool: MeteredPool | None = None
 
@@ -178,7 +179,12 @@ def process_rows(
         cases = [CaseResult.from_row(row) for row in rows]
         _execute(plan, cases, progress)
         tallies = judge_cases(
-            cases, plan.evaluators, store, concurrency=plan.concurrency, progress=progress
+            cases,
+            plan.evaluators,
+            store,
+            concurrency=plan.concurrency,
+            progress=progress,
+            settled=plan.settled,
         )
     for name, tally in tallies.items():
         plan.tallies.setdefault(name, JudgingTally()).add(tally)

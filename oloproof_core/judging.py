@@ -13,7 +13,7 @@ import os
 import threading
 import traceback
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from oloproof_core.case import CaseResult
@@ -49,6 +49,25 @@ class JudgingTally:
         }
 
 
+SETTLED_LIMIT = 10_000
+"""How many verdicts a run keeps by cache key: every distinct output of a classifier and
+more; a run whose every case has its own key stops adding there."""
+
+
+@dataclass(slots=True)
+class SettledVerdicts:
+    """The verdicts a run has settled so far, by cache key (none that is missing). A later
+    batch's case with the same key takes its verdict from here rather than from the
+    store, whose answer would wait behind the batches it is still writing."""
+
+    by_key: dict[str, Verdict] = field(default_factory=dict)
+    limit: int = SETTLED_LIMIT
+
+    def keep(self, key: str, verdict: Verdict) -> None:
+        if len(self.by_key) < self.limit:
+            self.by_key[key] = verdict
+
+
 def check_criteria(evaluators: Sequence[Evaluator]) -> None:
     seen: set[str] = set()
     for evaluator in evaluators:
@@ -72,10 +91,16 @@ def judge_cases(
     *,
     concurrency: int,
     progress: ProgressCallback | None = None,
+    settled: SettledVerdicts | None = None,
 ) -> dict[str, JudgingTally]:
+    """Judge `cases` with each evaluator; `settled`: the run's verdicts from earlier
+    batches, read before the store and added to."""
+    settled = SettledVerdicts() if settled is None else settled
     tallies: dict[str, JudgingTally] = {}
     for evaluator in evaluators:
-        tallies[evaluator.criterion] = _judge_with(evaluator, cases, store, concurrency, progress)
+        tallies[evaluator.criterion] = _judge_with(
+            evaluator, cases, store, concurrency, progress, settled
+        )
     return tallies
 
 
@@ -85,12 +110,16 @@ def _judge_with(
     store: Store,
     concurrency: int,
     progress: ProgressCallback | None,
+    settled: SettledVerdicts,
 ) -> JudgingTally:
     evaluator.refresh()
     tally = JudgingTally()
     criterion = evaluator.criterion
     keyed = [(case, verdict_key(evaluator, case)) for case in cases if case.error is None]
-    cached = store.get_verdicts(list(dict.fromkeys(key for _, key in keyed)))
+    unknown = [key for key in dict.fromkeys(key for _, key in keyed) if key not in settled.by_key]
+    cached = store.get_verdicts(unknown) if unknown else {}
+    for key, verdict in cached.items():
+        settled.keep(key, verdict)
     no_output = Verdict.failed_to_judge("not judged: the system produced no output for this case")
     for case in cases:
         if case.error is not None:
@@ -99,7 +128,9 @@ def _judge_with(
     # Cases that share a key share a verdict: each distinct key is judged once.
     waiting: dict[str, list[CaseResult]] = {}
     for case, key in keyed:
-        hit = cached.get(key)
+        hit = settled.by_key.get(key)
+        if hit is None:
+            hit = cached.get(key)
         if hit is None:
             waiting.setdefault(key, []).append(case)
         else:
@@ -108,6 +139,8 @@ def _judge_with(
     pending = [(sharing[0], key) for key, sharing in waiting.items()]
     fresh = _judge_pending(evaluator, pending, concurrency, progress)
     entries = _share_fresh(evaluator, pending, fresh, waiting, tally)
+    for entry in entries:
+        settled.keep(entry.key, replace(entry.verdict, cached=True))
     if entries:
         store.put_verdicts(entries)
     return tally

@@ -60,6 +60,66 @@ def test_cases_sharing_a_key_are_judged_once_and_cached_once() -> None:
     assert result.metric("label_match").n_observed == 1000
 
 
+class LookupsCounted(InMemoryStore):
+    """The in-memory store, keeping the keys of every verdict lookup it was asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[list[str]] = []
+
+    def get_verdicts(self, keys):
+        self.asked.append(list(keys))
+        return super().get_verdicts(keys)
+
+
+def test_a_run_in_batches_asks_its_store_only_for_keys_it_has_not_settled() -> None:
+    """The store may be writing the batch before when the next one is judged: a key an
+    earlier batch settled is not asked for again, so that batch does not wait for it."""
+    from oloproof_core import recording_as_it_goes, run_evaluation
+
+    calls: list[str] = []
+
+    @evaluator(criterion="label_match", reads=("output", "expected"))
+    def label_match(case):
+        calls.append(case.id)
+        return case.output["label"] == case.expected["label"]
+
+    rows = [
+        {"id": f"c{i}", "input": {"q": f"question {i}"}, "expected": {"label": LABELS[i % 2]}}
+        for i in range(4000)
+    ]
+    assert len(recording_as_it_goes.batch_bounds(len(rows))) >= 3
+    store = LookupsCounted()
+    result = run_evaluation(
+        system=label_bot,
+        dataset=rows,
+        evaluators=[label_match],
+        store=store,
+        isolation="thread",
+        keep_cases=False,
+    )
+
+    assert len(calls) == 2
+    assert [len(keys) for keys in store.asked] == [2]  # the first batch's, then none
+    assert result.provenance["judging"]["label_match"] == {
+        "judged": 2,
+        "cached": 3998,
+        "failed": 0,
+        "skipped": 0,
+    }
+    again = run_evaluation(
+        system=label_bot,
+        dataset=rows,
+        evaluators=[label_match],
+        store=store,
+        isolation="thread",
+        keep_cases=False,
+    )
+    assert len(calls) == 2  # a re-run: both keys from the store, in its first batch
+    assert [len(keys) for keys in store.asked] == [2, 2]
+    assert again.provenance["judging"]["label_match"]["cached"] == 4000
+
+
 def test_a_cached_rerun_makes_no_evaluator_call_and_writes_nothing() -> None:
     calls: list[str] = []
 

@@ -21,6 +21,9 @@ from oloproof_core.store import RecordsAsItGoes, RunOpening, Store
 
 BATCH = 2000
 """Cases a run keeps whole at once when it lets them go."""
+FIRST_BATCH = 750
+"""Cases in a run's first batch: a quick system's first cases start about when the
+store's process has opened, and this many take it a little past that."""
 SMALLEST_LAST_BATCH = 100
 """Below this the last stretch stays whole: splitting it costs a round trip to the store
 (its verdict cache, the batch's pickle) that writing so few cases ahead does not repay."""
@@ -98,14 +101,21 @@ def process_in_batches(
 
 
 def batch_bounds(total: int) -> list[tuple[int, int]]:
-    """Where each batch of `total` cases starts and ends: `BATCH` cases each, and the
-    last stretch cut so that its final quarter is a batch of its own.
+    """Where each batch of `total` cases starts and ends: `FIRST_BATCH` cases, then twice
+    the one before up to `BATCH`, and the last stretch cut so that its final quarter is
+    a batch of its own.
 
-    The store writes a batch while the next one runs, so what is left to write once the
-    cases are done is the last batch: a small one keeps that wait short (a 1,000-case
-    run's store writes 750 cases while the last 250 run).
+    The store writes a batch while the next one runs. A first batch that ends soon after
+    the store has opened keeps it from idling while the run goes on; one that ended
+    before would wait for it (its verdict cache). What is left to write once the cases
+    are done is the last batch, so a small one keeps that wait short (a 1,000-case run's
+    store writes 750 cases while the last 250 run).
     """
-    bounds = [(start, min(start + BATCH, total)) for start in range(0, total, BATCH)]
+    bounds = []
+    start, size = 0, FIRST_BATCH
+    while start < total:
+        bounds.append((start, min(start + size, total)))
+        start, size = start + size, min(2 * size, BATCH)
     if bounds:
         start, end = bounds[-1]
         last = (end - start) // 4

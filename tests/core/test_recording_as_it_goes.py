@@ -17,7 +17,7 @@ import oloproof_core as engine
 from oloproof_core import recording_as_it_goes
 from oloproof_core.evaluators import ExactMatch, evaluator
 
-N = 4_500  # four batches: two full, and the last 500 cut into 375 and 125
+N = 4_500  # four batches: 750, 1,500, 2,000, and the last 250 (too few to cut)
 POLICY = {"version": 1, "rules": [{"metric": "label", "min": 0.5}]}
 
 
@@ -97,7 +97,7 @@ def test_the_batches_carry_every_case_once_in_order_and_the_figures_match() -> N
     store = BatchStore()
     let_go = evaluate(store, keep_cases=False)
 
-    assert [first for first, _ in store.batches] == [0, 2000, 4000, 4375]
+    assert [first for first, _ in store.batches] == [0, 750, 2250, 4250]
     sent = [case for _, batch in store.batches for case in batch]
     assert [case.id for case in sent] == [case.id for case in kept.cases]
     # The store is handed whole cases: outputs, inputs, feedback.
@@ -181,7 +181,7 @@ def test_a_dataset_the_run_loaded_is_let_go_of_batch_by_batch_and_a_callers_is_n
     assert loaded.rows == []
     assert rows_left == []
     # Before each batch, the rows not yet taken (the batch itself is taken out first).
-    assert seen == [3000, 1000, 250, 0]
+    assert seen == [4250, 2750, 750, 187, 0]
 
     callers = engine.load_dataset(rows(5000))
     before = list(callers.rows)
@@ -192,15 +192,20 @@ def test_a_dataset_the_run_loaded_is_let_go_of_batch_by_batch_and_a_callers_is_n
     assert callers.rows == before
 
 
-def test_the_last_stretch_ends_in_a_batch_a_quarter_its_size() -> None:
-    """The store writes a batch while the next one runs: only the last is left to write
-    when the cases are done, so it is small; a stretch too short to repay a second round
-    trip to the store stays whole."""
+def test_batches_grow_from_a_first_small_one_and_end_in_a_quarter_of_the_last_stretch() -> None:
+    """The store writes a batch while the next one runs. The first batch is small, so
+    the store starts writing soon after it opened; the batches then double up to
+    `BATCH`; only the last is left to write when the cases are done, so it is small
+    too. A stretch too short to repay a second round trip to the store stays whole."""
     bounds = recording_as_it_goes.batch_bounds
+    assert recording_as_it_goes.FIRST_BATCH == 750
     assert bounds(0) == []
     assert bounds(399) == [(0, 399)]
     assert bounds(1000) == [(0, 750), (750, 1000)]
-    assert bounds(4150) == [(0, 2000), (2000, 4000), (4000, 4150)]
+    assert bounds(4150) == [(0, 750), (750, 2250), (2250, 3675), (3675, 4150)]
+    assert [end - start for start, end in bounds(10_000)] == [
+        750, 1500, 2000, 2000, 2000, 1313, 437
+    ]  # fmt: skip
     for total in (1, 400, 1999, 2000, 2001, 10_000, 123_457):
         spans = bounds(total)
         assert [start for start, _ in spans] == [0, *(end for _, end in spans[:-1])]

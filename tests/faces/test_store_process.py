@@ -19,9 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from oloproof_core.recording_as_it_goes import BATCH, batch_bounds
 from tests.faces.conftest import clean_env, oloproof, python, write_project
-
-BATCH = 2000
 
 
 def store_rows(project: Path, sql: str) -> list[tuple[Any, ...]]:
@@ -80,8 +79,9 @@ def answer(case):
 def first_batch_recorded(project: Path) -> bool:
     if not (project / ".oloproof" / "oloproof.sqlite3").exists():
         return False
+    (_, first_end), _ = batch_bounds(2 * BATCH + 150)[:2]
     try:
-        return bool(store_rows(project, f"SELECT 1 FROM runs_run WHERE cases_done = {BATCH}"))
+        return bool(store_rows(project, f"SELECT 1 FROM runs_run WHERE cases_done = {first_end}"))
     except sqlite3.OperationalError:  # the store is still being made
         return False
 
@@ -89,7 +89,8 @@ def first_batch_recorded(project: Path) -> bool:
 def hanging_command(project: Path) -> subprocess.Popen[bytes]:
     """`oloproof run` in its own session (as from a terminal), its second batch hanging."""
     write_project(project, n=2 * BATCH + 150)
-    (project / "bot.py").write_text(HANGING_BOT.format(hang=BATCH + 100), encoding="utf-8")
+    _, (second_start, _) = batch_bounds(2 * BATCH + 150)[:2]
+    (project / "bot.py").write_text(HANGING_BOT.format(hang=second_start + 100), encoding="utf-8")
     command = subprocess.Popen(
         [sys.executable, "-m", "oloproof", "run", "oloproof.yaml"],
         cwd=project,

@@ -28,6 +28,18 @@ def sequence_batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
         yield items[start : start + size]
 
 
+def numbered_first_of_each(
+    items: Sequence[T], key: Callable[[T], Hashable], start: int = 0
+) -> Iterable[tuple[int, T]]:
+    """`enumerate(items, start)`, skipping any item whose key an earlier item had. The
+    keys are nearly always distinct (a run's case ids), which one set of them shows at
+    once, without a generator step and a call per item."""
+    numbered = enumerate(items, start)
+    if len(set(map(key, items))) == len(items):
+        return numbered
+    return first_of_each(numbered, key=lambda pair: key(pair[1]))
+
+
 def first_of_each(items: Iterable[T], key: Callable[[T], Hashable]) -> Iterator[T]:
     """The items in order, skipping any whose key an earlier item already had."""
     seen: set[Hashable] = set()

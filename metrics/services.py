@@ -6,13 +6,14 @@ Every write is a bulk write in fixed-size batches; none issues a query per case.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from django.utils import timezone
 
 import oloproof_core as engine
-from metrics.batching import first_of_each
+from metrics.batching import first_of_each, numbered_first_of_each
 from metrics.bulk_rows import rows_insert
 from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate, RunValueColumns
 from metrics.value_columns import value_columns_encode
@@ -119,7 +120,7 @@ def _evaluator_field(item: Mapping[str, Any], name: str) -> Any:
 
 
 def case_verdicts_create(
-    *, run_id: int, cases: Iterable[engine.CaseResult], batch_size: int, new_run: bool = False
+    *, run_id: int, cases: Sequence[engine.CaseResult], batch_size: int, new_run: bool = False
 ) -> int:
     """Record every verdict of every case; a verdict already recorded for the run is kept.
 
@@ -141,7 +142,7 @@ def case_verdicts_create(
                 verdict.cached,
             )
             # A repeated case id keeps its first verdicts.
-            for case in first_of_each(cases, key=lambda case: case.id)
+            for _, case in numbered_first_of_each(cases, key=_CASE_ID)
             for criterion, verdict in case.verdicts.items()
         ),
         ignore_conflicts=not new_run,
@@ -149,6 +150,7 @@ def case_verdicts_create(
     )
 
 
+_CASE_ID = attrgetter("id")
 _CASE_VERDICT_COLUMNS = (
     "run_id",
     "case_id",

@@ -7,6 +7,7 @@ case into the values of one row, which keeps the writer short.
 from __future__ import annotations
 
 from dataclasses import asdict
+from operator import attrgetter
 from typing import Any
 
 import oloproof_core as engine
@@ -36,8 +37,8 @@ def case_outcome(case: engine.CaseResult, pass_fail: frozenset[str]) -> str:
     return outcome
 
 
-def case_id_of(numbered: tuple[int, engine.CaseResult | engine.Row]) -> str:
-    return numbered[1].id
+CASE_ID = attrgetter("id")
+"""A case's (or a dataset row's) id, the key its rows are unique by."""
 
 
 CASE_RESULT_COLUMNS = (

@@ -7,15 +7,15 @@ dataset writes its rows, every later one finds them.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from django.conf import settings
 from django.db import transaction
 
 import oloproof_core as engine
-from metrics.batching import first_of_each
+from metrics.batching import numbered_first_of_each
 from metrics.bulk_rows import rows_insert
-from runs.case_rows import DATASET_CASE_COLUMNS, case_id_of
+from runs.case_rows import CASE_ID, DATASET_CASE_COLUMNS
 from runs.models import Dataset, DatasetCase
 
 
@@ -60,16 +60,14 @@ def dataset_cases_create(
 ) -> None:
     """Write a dataset's rows; a row it holds already is kept. `new_dataset`: the
     dataset was created in this transaction, so no row can collide."""
-    numbered: Iterable[tuple[int, engine.CaseResult | engine.Row]] = enumerate(
-        cases, start=first_position
-    )
+    either: Sequence[engine.CaseResult | engine.Row] = cases
     rows_insert(
         model=DatasetCase,
         columns=DATASET_CASE_COLUMNS,
         rows=(
             (dataset_id, case.id, position, case.input, case.expected, case.split, case.cluster)
             # A repeated id keeps its first row, as before.
-            for position, case in first_of_each(numbered, key=case_id_of)
+            for position, case in numbered_first_of_each(either, CASE_ID, first_position)
         ),
         ignore_conflicts=not new_dataset,
         batch_size=_batch_size(batch_size),

@@ -20,7 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 
 import oloproof_core as engine
-from metrics.batching import first_of_each
+from metrics.batching import numbered_first_of_each
 from metrics.bulk_rows import rows_insert
 from metrics.services import (
     case_verdicts_create,
@@ -28,7 +28,7 @@ from metrics.services import (
     metric_estimates_create,
     run_value_columns_put,
 )
-from runs.case_rows import CASE_RESULT_COLUMNS, case_id_of, case_result_row
+from runs.case_rows import CASE_ID, CASE_RESULT_COLUMNS, case_result_row
 from runs.dataset_recording import (
     dataset_cases_create,
     dataset_get_or_create,
@@ -77,7 +77,7 @@ def case_results_create(
         columns=CASE_RESULT_COLUMNS,
         rows=(
             case_result_row(run_id, first_position + index, case, pass_fail)
-            for index, case in first_of_each(enumerate(cases), key=case_id_of)
+            for index, case in numbered_first_of_each(cases, key=CASE_ID)
         ),
         ignore_conflicts=not (new_run or new_rows),
         batch_size=batch_size_or_default(batch_size),

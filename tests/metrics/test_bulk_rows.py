@@ -24,6 +24,11 @@ VALUES = [
     3,
     0.1,
     None,
+    # Empty but not a container: written as themselves.
+    0,
+    "",
+    False,
+    0.0,
 ]
 
 
@@ -44,3 +49,20 @@ def test_a_circular_value_fails_as_json_dumps_does() -> None:
     looped.append(looped)
     with pytest.raises(ValueError, match="Circular reference"):
         json_text(DjangoJSONEncoder)(looped)
+
+
+@pytest.mark.parametrize(
+    "ids", [["a", "b", "c"], ["a", "b", "a", "c", "b"], [], ["x", "x"]], ids=str
+)
+def test_numbered_first_of_each_keeps_the_first_of_a_repeated_key_and_its_number(
+    ids: list[str],
+) -> None:
+    from metrics.batching import numbered_first_of_each
+
+    seen: set[str] = set()
+    expected = []
+    for number, key in enumerate(ids, start=10):
+        if key not in seen:
+            seen.add(key)
+            expected.append((number, key))
+    assert list(numbered_first_of_each(ids, key=str, start=10)) == expected

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -90,14 +91,18 @@ def test_a_run_in_batches_asks_its_store_only_for_keys_it_has_not_settled() -> N
     ]
     assert len(recording_as_it_goes.batch_bounds(len(rows))) >= 3
     store = LookupsCounted()
-    result = run_evaluation(
-        system=label_bot,
-        dataset=rows,
-        evaluators=[label_match],
-        store=store,
-        isolation="thread",
-        keep_cases=False,
-    )
+
+    def run_in_batches() -> Any:
+        return run_evaluation(
+            system=label_bot,
+            dataset=rows,
+            evaluators=[label_match],
+            store=store,
+            isolation="thread",
+            keep_cases=False,
+        )
+
+    result = run_in_batches()
 
     assert len(calls) == 2
     assert [len(keys) for keys in store.asked] == [2]  # the first batch's, then none
@@ -107,14 +112,7 @@ def test_a_run_in_batches_asks_its_store_only_for_keys_it_has_not_settled() -> N
         "failed": 0,
         "skipped": 0,
     }
-    again = run_evaluation(
-        system=label_bot,
-        dataset=rows,
-        evaluators=[label_match],
-        store=store,
-        isolation="thread",
-        keep_cases=False,
-    )
+    again = run_in_batches()
     assert len(calls) == 2  # a re-run: both keys from the store, in its first batch
     assert [len(keys) for keys in store.asked] == [2, 2]
     assert again.provenance["judging"]["label_match"]["cached"] == 4000

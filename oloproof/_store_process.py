@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 
 _SERVER = "oloproof._store_server"
 _HEADER = struct.Struct("!Q")
+MOST_AHEAD = 8
+"""Calls a run may send ahead before it waits for the store to answer the oldest. Their
+answers come back on a pipe the run reads at its next call, which a run whose verdicts
+all come from its own memory may not make for thousands of batches: unread, they would
+fill that pipe and stall both ends. This also bounds the batches waiting in memory."""
 _CLOSING_SECONDS = 30.0
 """How long a closing run waits for the store's process to mark its unfinished runs."""
 SERVED = frozenset(
@@ -186,10 +191,17 @@ class StoreProcess:
 
     def _send_ahead(self, method: str, *args: Any) -> None:
         """Send a call and go on, even before the store has opened: its answer is read (and
-        a failure raised) at the next call, so the store works while the run goes on."""
+        a failure raised) at the next call, or once `MOST_AHEAD` calls wait for theirs, so
+        the store works while the run goes on."""
         with self._lock:
             self._send(method, args)
             self._unanswered += 1
+            if self._unanswered > MOST_AHEAD:
+                self._opened()  # its answer comes first on the pipe
+                self._unanswered -= 1
+                ok, value = self._reply()
+                if not ok:
+                    raise value
 
     def _send(self, method: str, args: tuple[Any, ...]) -> None:
         # Pickled here and now: the cases may change once the call returns.

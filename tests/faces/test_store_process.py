@@ -209,3 +209,44 @@ def test_a_writer_whose_reader_has_gone_says_it_is_broken() -> None:
         assert writer.broken
     finally:
         os.close(write_fd)
+
+
+def test_a_run_sends_only_so_many_calls_ahead_of_its_store(tmp_path: Path) -> None:
+    """A run whose verdicts all come from its own memory makes no call that reads the
+    answers of the batches it sends ahead: past a few, it waits for the oldest, so the
+    answers' pipe never fills and the batches waiting in memory stay few."""
+    project = tmp_path / "ahead"
+    write_project(project, n=60)
+    shown = python(
+        """
+        import json
+        from datetime import UTC, datetime
+        from oloproof._store_process import MOST_AHEAD, StoreProcess
+        from oloproof_core import CaseResult, load_dataset, plan_run
+        from oloproof_core.conclusion import run_opening
+        from oloproof_core.evaluators import ExactMatch
+        from oloproof_core.verdict import Verdict
+        from bot import answer
+
+        check = ExactMatch(criterion="e", field="label")
+        plan = plan_run(system=answer, evaluators=[check])
+        data = load_dataset("data/cases.jsonl")
+        store = StoreProcess()
+        name = store.run_open(run_opening(plan, data, datetime.now(UTC)))
+        most = 0
+        for position, row in enumerate(data.rows):
+            case = CaseResult.from_row(row)
+            case.output = {"label": "other"}
+            case.verdicts["e"] = Verdict(value=1.0)
+            store.run_cases_add(name, [case], position)
+            most = max(most, store._unanswered)
+        store.run_abandon(name, "the test is done")
+        store.close()
+        print(json.dumps([most, MOST_AHEAD]))
+        """,
+        cwd=project,
+    )
+    most, limit = json.loads(shown)
+    assert most == limit
+    [(status, done)] = store_rows(project, "SELECT status, cases_done FROM runs_run")
+    assert (status, done) == ("failed", 60)

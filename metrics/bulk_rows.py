@@ -72,21 +72,8 @@ def _adapter(field: Any) -> Adapter | None:
 def json_text(encoder: type[json.JSONEncoder] | None) -> Adapter:
     """`json.dumps(value, cls=encoder)`, the text Django's JSONField stores, from an
     encoder built once: `json.dumps` builds one per value, which was a third of a large
-    run's recording (six JSON columns a case, three of them usually empty)."""
-    encode = engine.json_encoder(default=(encoder or json.JSONEncoder)().default)
-
-    def text(value: Any) -> Any:
-        if not value:
-            empty = _EMPTY_JSON.get(type(value))
-            if empty is not None:
-                return empty
-        return encode(value)
-
-    return text
-
-
-_EMPTY_JSON: dict[type, str] = {dict: "{}", list: "[]"}
-"""The text of an empty object and list (no artifacts, model calls or sub-scores)."""
+    run's recording (six JSON columns a case)."""
+    return engine.json_encoder(default=(encoder or json.JSONEncoder)().default)
 
 
 def _adapt(row: Sequence[Any], adapters: Sequence[tuple[int, Adapter]]) -> list[Any]:

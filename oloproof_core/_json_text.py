@@ -12,6 +12,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+_EMPTY: dict[type, str] = {dict: "{}", list: "[]"}
+"""The text of an empty object and list, whatever the separators and key order."""
+
 
 def json_encoder(
     *,
@@ -38,7 +41,6 @@ def json_encoder(
     if make is None:  # no C accelerator: the pure encoder serves
         return python.encode
     quote = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
-    item_separator, key_separator = separators
     # No circularity markers (they cost a dict entry per container): a circular value
     # recurses until RecursionError, and the pure encoder then names the problem.
     chunks = make(
@@ -46,8 +48,8 @@ def json_encoder(
         python.default,
         quote,
         None,
-        key_separator,
-        item_separator,
+        separators[1],  # between a key and its value
+        separators[0],  # between items
         sort_keys,
         False,
         allow_nan,
@@ -56,6 +58,8 @@ def json_encoder(
     def encode(value: Any) -> str:
         if isinstance(value, str):
             return str(quote(value))
+        if not value and type(value) in _EMPTY:  # no artifacts, model calls, sub-scores
+            return _EMPTY[type(value)]
         try:
             return "".join(chunks(value, 0))
         except RecursionError:

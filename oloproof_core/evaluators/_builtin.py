@@ -2,37 +2,32 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from oloproof_core.evaluators._base import Evaluator
 
-_MODULES = {
-    "ExactMatch": "._exact_match",
-    "Contains": "._contains",
-    "Regex": "._regex",
-    "JsonSchema": "._json_schema",
-    "RubricJudge": "._rubric_judge",
-}
+_NAMES = ("ExactMatch", "Contains", "Regex", "JsonSchema", "RubricJudge")
 
 
 class _BuiltinEvaluators(Mapping[str, "Callable[..., Evaluator]"]):
-    """Each evaluator's class, imported when a configuration names it: a run that only
+    """Each evaluator's class, from the package's names on first use: a run that only
     compares labels does not load `RubricJudge`'s model client (asyncio, sockets, TLS)."""
 
     def __getitem__(self, name: str) -> Callable[..., Evaluator]:
-        found: Callable[..., Evaluator] = getattr(
-            importlib.import_module(_MODULES[name], __package__), name
-        )
+        if name not in _NAMES:
+            raise KeyError(name)
+        from oloproof_core import evaluators  # the package: loaded before this module
+
+        found: Callable[..., Evaluator] = getattr(evaluators, name)
         return found
 
     def __iter__(self) -> Iterator[str]:
-        return iter(_MODULES)
+        return iter(_NAMES)
 
     def __len__(self) -> int:
-        return len(_MODULES)
+        return len(_NAMES)
 
 
 BUILTIN_EVALUATORS: Mapping[str, Callable[..., Evaluator]] = _BuiltinEvaluators()

@@ -12,7 +12,7 @@ from oloproof_core import ConfigError
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "plan",
-        help="cases a release policy needs for 80 % power",
+        help="cases a release policy needs for 80 %% power",
         description="For each rule of a release policy, the number of cases with which it "
         "passes with 80 % probability when the truth sits a stated effect beyond its "
         "threshold (docs/policy.md, 'Planning'). Exit codes: 0 planned, 3 bad input, 4 "

@@ -1,7 +1,8 @@
 """Coverage simulations for ``oloproof_core.stats``.
 
-Run: .venv/bin/python -m bench.stats.coverage [--reps 4000] [--quick]
-Prints one table per simulation and writes bench/results/stats_coverage.json.
+Run: .venv/bin/python -m bench.stats.coverage [--reps 4000] [--quick] [--only KEY ...]
+Prints one table per simulation and writes bench/results/stats_coverage.json; with
+``--only`` it runs the named tables and replaces just those in the file.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reps", type=int, default=4000, help="replications per setting")
     parser.add_argument("--quick", action="store_true", help="few reps and sizes (smoke run)")
+    parser.add_argument(
+        "--only", nargs="+", metavar="KEY", help="run these tables only (keys as in the file)"
+    )
     args = parser.parse_args()
     reps = 300 if args.quick else args.reps
     ns = [10, 30, 100] if args.quick else [5, 10, 20, 30, 50, 100, 300, 1000]
@@ -100,7 +104,7 @@ def main() -> None:
         (
             "paired_widths",
             "Paired score differences: width / paired-t width, coverage",
-            lambda: round_two.paired_widths(max(300, reps // 2), [30, 100, 400]),
+            lambda: round_two.paired_widths(max(300, reps // 2), [30, 100, 150, 200, 400]),
         ),
         ("coherence", "Compare row: p-value vs interval", lambda: round_two.coherence()),
         (
@@ -110,7 +114,20 @@ def main() -> None:
         ),
         ("power", "Planned cases for 80 % power", lambda: round_two.power_check(reps)),
     ]
+    if args.only:
+        unknown = sorted(set(args.only) - {key for key, _, _ in runs})
+        if unknown:
+            parser.error(
+                f"no table {', '.join(unknown)}; the tables: {', '.join(k for k, _, _ in runs)}"
+            )
+        runs = [entry for entry in runs if entry[0] in args.only]
     results: dict[str, Any] = {"reps": reps, "confidence": 1 - sims.ALPHA}
+    if args.only and RESULTS.exists():
+        recorded = json.loads(RESULTS.read_text(encoding="utf-8"))
+        if recorded.get("reps") != reps:
+            # One file, one number of replications: its tables stay comparable.
+            parser.error(f"{RESULTS.name} holds --reps {recorded.get('reps')}; pass the same")
+        results = {**recorded, **results}
     for key, title, run in runs:
         start = time.perf_counter()
         rows = run()

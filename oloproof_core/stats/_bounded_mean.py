@@ -53,8 +53,8 @@ every value the range allows, so ``l_i^+(m) <= 1 / m`` whatever the data show
 (about 2 for differences near zero); for two strongly correlated runs the
 variance-optimal bet is about twice that at n = 100, and no valid bet can take
 it. Betting the largest amount allowed at every case gives 1.64 times the
-paired-t width there (correlation 0.9), the engine's bets 1.66 times; by
-n = 400 the optimal bet is within the cap and the ratio is 1.24. Bolder
+paired-t width there (correlation 0.9), the engine's bets 1.66 times; the
+optimal bet shrinks with n, and the ratio is 1.47 at n = 150 and 1.23 at 400. Bolder
 truncations than 0.99 gain under 1 % on such data and lose 5–10 % when a few
 per cent of pairs break completely (bench/README.md, "Paired score
 differences").

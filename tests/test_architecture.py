@@ -275,6 +275,30 @@ def _written_model(node: ast.AST) -> str | None:
             return None
 
 
+def test_the_public_package_asks_the_database_nothing_itself() -> None:
+    """`oloproof/` wires faces to the platform: a question for the database is a selector's
+    or a service's, so the public package holds no ORM query (`X.objects`, `get_user_model`)."""
+    offences = [
+        f"{module.path.relative_to(ROOT)}:{line}: {what}"
+        for module in shipped_modules()
+        if _package(module.name) == "oloproof"
+        for line, what in _orm_uses(module.tree)
+    ]
+    assert not offences, "the public package queries the database itself:\n" + "\n".join(
+        offences
+    )
+
+
+def _orm_uses(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "objects":
+            yield node.lineno, "a model manager (.objects)"
+        elif isinstance(node, ast.Name | ast.alias) and "get_user_model" in (
+            node.id if isinstance(node, ast.Name) else node.name
+        ):
+            yield node.lineno, "get_user_model"
+
+
 def test_the_checks_themselves_see_a_cycle_and_a_write() -> None:
     """The two hand-written detectors, on planted input: a rule that cannot fail proves nothing."""
     graph = grimp.ImportGraph()
@@ -283,3 +307,5 @@ def test_the_checks_themselves_see_a_cycle_and_a_write() -> None:
     assert [cycle for cycle in _cycles(graph) if len(cycle) > 1] == [["a", "b", "c"]]
     tree = ast.parse("Run.objects.filter(pk=1).update(status='x')\nRun.objects.filter(pk=1)\n")
     assert [_written_model(node) for node in ast.walk(tree) if _written_model(node)] == ["Run"]
+    planted = ast.parse("from django.contrib.auth import get_user_model\nUser.objects.exists()\n")
+    assert [line for line, _ in _orm_uses(planted)] == [1, 2]

@@ -106,12 +106,11 @@ def _first_login() -> list[str]:
     printed this once); on a server database, how to make one."""
     from django.conf import settings
 
+    from runs.selectors.accounts import accounts_exist
     from runs.services import account_first_create
 
     if not getattr(settings, "EMBEDDED_DATABASE", False):
-        from django.contrib.auth import get_user_model
-
-        if get_user_model().objects.exists():
+        if accounts_exist():
             return []
         return ["no account yet: make one with `oloproof user create NAME --approver`"]
     made = account_first_create()

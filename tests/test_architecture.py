@@ -284,9 +284,7 @@ def test_the_public_package_asks_the_database_nothing_itself() -> None:
         if _package(module.name) == "oloproof"
         for line, what in _orm_uses(module.tree)
     ]
-    assert not offences, "the public package queries the database itself:\n" + "\n".join(
-        offences
-    )
+    assert not offences, "the public package queries the database itself:\n" + "\n".join(offences)
 
 
 def _orm_uses(tree: ast.AST) -> Iterator[tuple[int, str]]:

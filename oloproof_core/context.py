@@ -66,15 +66,22 @@ class Observation:
     input_tokens: int
     output_tokens: int
     model_calls: tuple[ModelCall, ...]
+    protected: bool = True
+    """False when the system ran where it could reach the clock and the model client
+    (oloproof's own process): the figures are then the system's word, not the platform's."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        figures: dict[str, Any] = {
             "latency_ms": self.latency_ms,
             "cost_usd": self.cost_usd,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "model_calls": len(self.model_calls),
         }
+        # Named only when off, so the cache keys of protected figures stay as they were.
+        if not self.protected:
+            figures["protected"] = False
+        return figures
 
 
 @dataclass(slots=True)
@@ -83,10 +90,12 @@ class Measurements:
 
     latency_ms: float | None = None
     model_calls: list[ModelCall] = field(default_factory=list)
+    protected: bool = True
+    """Whether the platform took these figures where the system could not reach them."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled as its fields (see `CaseResult.__reduce__`).
-        return (Measurements, (self.latency_ms, self.model_calls))
+        return (Measurements, (self.latency_ms, self.model_calls, self.protected))
 
     def cost_for(self, role: str) -> float | None:
         """Summed cost of the calls made in `role`; None if any of them could not be priced."""
@@ -111,6 +120,7 @@ class Measurements:
             input_tokens=sum(call.input_tokens for call in system_calls),
             output_tokens=sum(call.output_tokens for call in system_calls),
             model_calls=system_calls,
+            protected=self.protected,
         )
 
 

@@ -210,6 +210,8 @@ def _execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback 
             timeout=plan.timeout,
             progress=progress,
         )
+        for case in cases:
+            case.measurements.protected = False
         return
     with open_pool(plan, cases=len(cases)):
         assert plan.pool is not None

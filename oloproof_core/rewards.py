@@ -17,7 +17,9 @@ Each part is 1 at zero, exactly 0.5 at its reference and falls towards 0 as the
 figure grows, strictly monotone and without a cliff: twice the reference scores
 1/3, ten times the reference 1/11. The weights are rescaled to sum to 1, so the
 score is in 0..1. A part that could not be measured (no timing, or a model call
-that could not be priced) scores 0, and the feedback says so.
+that could not be priced) scores 0, and the feedback says so; so do speed and cost
+when the system ran in oloproof's own process (`isolation="thread"`, or a system with
+no import reference), where the figures are not the platform's to vouch for.
 """
 
 from __future__ import annotations
@@ -42,6 +44,14 @@ _EXAMPLE = """\
         "speed": {"reference": 2000},
         "cost": {"reference": 0.01},
     }"""
+
+
+UNPROTECTED_NOTE = (
+    "Speed and cost scored 0: the system ran in oloproof's own process, where it can "
+    "reach the clock and the model client, so the platform cannot vouch for either "
+    "figure. Define the system at the top level of a module or script so that it runs "
+    "in a process of its own (docs/isolation.md)."
+)
 
 
 class RewardSpecError(ContractError):
@@ -113,6 +123,8 @@ def reward(spec: Any, accuracy: Any, feedback: Any) -> tuple[float, dict[str, An
     measured = measured_or_none()
     latency = None if measured is None else measured.latency_ms
     cost = None if measured is None else measured.cost_usd
+    # Figures the system could reach earn no credit, whatever they say.
+    unprotected = measured is not None and not measured.protected
     for part, figure, reference, why in (
         (
             "speed",
@@ -130,12 +142,14 @@ def reward(spec: Any, accuracy: Any, feedback: Any) -> tuple[float, dict[str, An
         if reference is None:
             # Weight 0 and no reference: the part does not count, so it scores nothing.
             parts[part] = 0.0
-        elif figure is None:
+        elif figure is None or unprotected:
             parts[part] = 0.0
-            if checked.weights[part] > 0:
+            if checked.weights[part] > 0 and not unprotected:
                 notes.append(why)
         else:
             parts[part] = half_at_reference(figure, reference)
+    if unprotected and (checked.weights["speed"] > 0 or checked.weights["cost"] > 0):
+        notes.append(UNPROTECTED_NOTE)
     total = sum(checked.weights[part] * parts[part] for part in PARTS)
     text = " ".join([feedback, *notes]) if feedback else " ".join(notes)
     return min(1.0, max(0.0, total)), {"feedback": text, "scores": parts}

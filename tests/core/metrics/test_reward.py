@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from oloproof import evaluate, system
-from oloproof.evaluators import evaluator
+from oloproof.evaluators import MetricFile, evaluator
 from oloproof_core.errors import ContractError
 from oloproof_core.rewards import RewardSpecError, check_reward_spec, half_at_reference
 from skynet import observation, reward, service_cost
@@ -136,3 +139,32 @@ def test_observation_and_service_cost_read_the_engine_measurements(tmp_path):
 def test_observation_outside_a_case_is_a_clear_error():
     with pytest.raises(Exception, match="outside a case"):
         observation()
+
+
+SEED_METRIC = Path(__file__).parent / "seed_metrics" / "accuracy_speed_cost" / "metric.py"
+
+
+def test_a_clock_the_system_could_reach_earns_no_speed_or_cost_credit(monkeypatch):
+    """A system with no import reference runs in this process, where it can stop the
+    engine's clock: its figures are its own word, so speed and cost score 0 and say why."""
+    real = time.perf_counter
+    monkeypatch.setattr(time, "perf_counter", real)  # put back after the test
+
+    @system(name="clock-stopper", version="1")
+    def stopper(case):  # defined in a function: no reference, so it runs in threads
+        frozen = real()
+        time.sleep(0.05)
+        time.perf_counter = lambda: frozen  # the engine reads its end time from this
+        return "refund"
+
+    rows = [{"id": "a", "input": {}, "expected": {"label": "refund"}}]
+    result = evaluate(stopper, rows, [MetricFile(SEED_METRIC, criterion="asc")], record=False)
+
+    assert result.provenance["execution"]["measurements"] == "not protected"
+    (case,) = result.cases
+    assert case.latency_ms < 1  # the stopped clock did fool the timing ...
+    verdict = case.verdicts["asc"]
+    assert verdict.scores == {"accuracy": 1.0, "speed": 0.0, "cost": 0.0}  # ... not the score
+    assert verdict.value == pytest.approx(0.7)
+    assert "Speed and cost scored 0" in verdict.feedback
+    assert "runs in a process of its own" in verdict.feedback

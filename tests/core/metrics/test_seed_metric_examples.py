@@ -41,6 +41,21 @@ def label_bot(case):
     return "refund" if "refund" in case["question"].lower() else "other"
 
 
+# At the top of the module, so they run in processes of their own: speed and cost earn
+# credit only where the platform measured them out of the system's reach.
+@system(name="paid-bot", version="1")
+def paid_bot(case):
+    chat([{"role": "user", "content": case["question"]}])
+    time.sleep(0.02)
+    return "refund" if "refund" in case["question"].lower() else "other"
+
+
+@system(name="unpriced-bot", version="1")
+def unpriced_bot(case):
+    chat([{"role": "user", "content": case["question"]}])
+    return "refund"
+
+
 def metric_named(result, name):
     return next(metric for metric in result.metrics if metric.metric == name)
 
@@ -145,12 +160,6 @@ def test_accuracy_speed_and_cost_from_measured_figures(models_on, store):
     configure("system", model="system-model", price_in=2.0, price_out=8.0)
     models_on.respond_with(lambda request: Reply("ok", prompt_tokens=1000, completion_tokens=250))
 
-    @system(name="paid-bot", version="1")
-    def paid_bot(case):
-        chat([{"role": "user", "content": case["question"]}])
-        time.sleep(0.02)
-        return "refund" if "refund" in case["question"].lower() else "other"
-
     result = evaluate(
         paid_bot,
         LABEL_ROWS,
@@ -185,11 +194,6 @@ def test_unpriced_model_calls_make_cost_score_zero_and_the_feedback_says_so(
 ):
     monkeypatch.delenv("OLOPROOF_DEFAULT_PRICE_IN")
     monkeypatch.delenv("OLOPROOF_DEFAULT_PRICE_OUT")
-
-    @system(name="unpriced-bot", version="1")
-    def unpriced_bot(case):
-        chat([{"role": "user", "content": case["question"]}])
-        return "refund"
 
     result = evaluate(
         unpriced_bot,

@@ -4,7 +4,8 @@ One `select.poll` loop: send a case to a process with room and note the time; no
 again the moment the reply is readable — that interval is the latency. A process that
 dies or must be killed (timeout) loses only its own cases and is replaced. Async
 systems hold up to `per_process` cases per event loop, never more, so no case waits in
-a queue inside the child while its clock runs.
+a queue inside the child while its clock runs; when such a process dies with several
+cases in flight, each is run again alone (`_retries`), so only the culprit is lost.
 
 A growing pool (`grow=True`) starts one process and adds more as the work needs them
 (`_pace`).
@@ -36,6 +37,7 @@ from oloproof_core.isolation._process import (
 )
 from oloproof_core.isolation._protocol import ProtocolError, frame
 from oloproof_core.isolation._reference import CAN_FORK, refuse_while_loading, start_method
+from oloproof_core.isolation._retries import Retries, failed_alone
 from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
 from oloproof_core.isolation._slot import InFlight, Slot, last_line, lose, oldest_start, settle
 from oloproof_core.systems import System
@@ -90,6 +92,7 @@ class ProcessPool:
         self._by_out_fd: dict[int, Slot] = {}
         self._seq = itertools.count()
         self._pending: deque[CaseResult] = deque()
+        self._retries = Retries()
         self.restarts = 0
         self._grow = grow
         self._pace = Pace()
@@ -135,6 +138,7 @@ class ProcessPool:
             "cases_per_process": self.per_process,
             "memory_limit_mb": self.memory_limit_mb,
             "restarts": self.restarts,
+            "retried": self._retries.describe(),
             "model_cost": "as reported by the system's process",
             "note": self.note,
         }
@@ -151,12 +155,13 @@ class ProcessPool:
             self._drive(len(cases), progress)
         finally:
             self._pending.clear()
+            self._retries.clear()
 
     def _drive(self, total: int, progress: ProgressCallback | None) -> None:
         for slot in self._slots:
             self._fill(slot)
         last_report = time.monotonic()
-        while self._pending or any(slot.in_flight for slot in self._slots):
+        while self._waiting() or any(slot.in_flight for slot in self._slots):
             if not any(slot.state != "stopped" for slot in self._slots):
                 self._give_up()
                 break
@@ -164,7 +169,8 @@ class ProcessPool:
             self._grow_if_behind(time.perf_counter())
             if progress is not None and time.monotonic() - last_report > _PROGRESS_INTERVAL_S:
                 held = sum(len(slot.in_flight) for slot in self._slots)
-                progress("system", total - len(self._pending) - held, total)
+                waiting = len(self._pending) + len(self._retries)
+                progress("system", total - waiting - held, total)
                 last_report = time.monotonic()
 
     def _pump(self) -> None:
@@ -236,35 +242,50 @@ class ProcessPool:
     def _grow_if_behind(self, now: float) -> None:
         """Add the processes the pace asks for (`Pace.to_add`); cheap checks first."""
         limit, slots = min(self.processes, self._cap), len(self._slots)
-        if not self._grow or not self._pending or slots >= limit or self._starting():
+        if not self._grow or not self._waiting() or slots >= limit or self._starting():
             return
         oldest = oldest_start(self._slots, default=now)
         ready = sum(slot.state == "ready" for slot in self._slots)
         if added := self._pace.to_add(now, len(self._pending), now - oldest, ready, slots, limit):
             self.launch(slots + added)
 
+    def _waiting(self) -> bool:
+        return bool(self._pending or self._retries)
+
     def _starting(self) -> bool:
         return any(slot.state == "starting" for slot in self._slots)
 
     def _fill(self, slot: Slot) -> None:
-        """Send cases to a ready process until it holds `per_process` of them."""
-        while slot.state == "ready" and self._pending and len(slot.in_flight) < self.per_process:
-            record = self._pending.popleft()
-            seq = next(self._seq)
-            try:
-                data = frame([seq, record.id, record.input])
-            except (TypeError, ValueError) as exc:
-                record.error = CaseError(
-                    type="InputNotSerializable",
-                    message=f"the case's input is not JSON data ({exc})",
-                )
-                continue
-            if self._on_start is not None:
-                self._on_start(slot.index, record.id)
-            started = time.perf_counter()
-            slot.in_flight[seq] = InFlight(record, started, self._deadline_from(started))
-            slot.outbox += data
-            self._flush(slot)
+        """Send cases to a ready process until it holds `per_process` of them; a case run
+        again alone waits for an empty process and keeps it to itself."""
+        while slot.state == "ready" and len(slot.in_flight) < self.per_process:
+            if any(flight.alone for flight in slot.in_flight.values()):
+                return
+            if self._retries:
+                if slot.in_flight:
+                    return
+                self._send(slot, self._retries.take(), alone=True)
+                return
+            if not self._pending:
+                return
+            self._send(slot, self._pending.popleft(), alone=False)
+
+    def _send(self, slot: Slot, record: CaseResult, *, alone: bool) -> None:
+        seq = next(self._seq)
+        try:
+            data = frame([seq, record.id, record.input])
+        except (TypeError, ValueError) as exc:
+            record.error = CaseError(
+                type="InputNotSerializable",
+                message=f"the case's input is not JSON data ({exc})",
+            )
+            return
+        if self._on_start is not None:
+            self._on_start(slot.index, record.id)
+        started = time.perf_counter()
+        slot.in_flight[seq] = InFlight(record, started, self._deadline_from(started), alone)
+        slot.outbox += data
+        self._flush(slot)
 
     def _flush(self, slot: Slot) -> None:
         assert slot.child is not None
@@ -306,13 +327,16 @@ class ProcessPool:
         assert self.timeout is not None
         flights = list(slot.in_flight.values())
         self._stop(slot, patient=False)
+        overdue = [flight for flight in flights if flight.deadline <= now]
         for flight in flights:
-            if flight.deadline <= now:
+            if flight.deadline > now:  # sent after the loop stopped: not a suspect
+                self._pending.appendleft(flight.record)
+            elif len(overdue) > 1:  # which of them blocked the loop is not known
+                self._retries.add(flight.record)
+            else:
                 timed_out(flight.record, self.timeout)
                 flight.record.measurements.latency_ms = (now - flight.started) * 1000.0
-                self._ended(slot, flight)
-            else:  # an innocent bystander in the same event loop: it runs again elsewhere
-                self._pending.appendleft(flight.record)
+            self._ended(slot, flight)
         self._replace(slot)
 
     def _lost(self, slot: Slot, now: float, reason: str | None = None) -> None:
@@ -324,10 +348,12 @@ class ProcessPool:
         code = self._stop(slot)
         if reason is None:
             reason = f"the system's process {exit_reason(code)} while running this case"
-        if len(flights) > 1:
-            reason += f" (one of {len(flights)} cases in flight in that process)"
         for flight in flights:
-            lose(flight.record, (now - flight.started) * 1000.0, reason)
+            if len(flights) > 1:  # any one of them may have done it: each runs again alone
+                self._retries.add(flight.record)
+            else:
+                why = failed_alone(reason) if flight.alone else reason
+                lose(flight.record, (now - flight.started) * 1000.0, why)
             self._ended(slot, flight)
         self._replace(slot)
 
@@ -361,6 +387,8 @@ class ProcessPool:
         reason = "the system's process could not be restarted: " + last_line(failure)
         while self._pending:
             lose(self._pending.popleft(), 0.0, reason)
+        while self._retries:
+            lose(self._retries.take(), 0.0, reason)
 
     def _occupy(self, slot: Slot) -> None:
         environment = child_environment(env_for_slot(self._child_env, slot.index))
@@ -373,7 +401,7 @@ class ProcessPool:
 
     def _replace(self, slot: Slot) -> None:
         self.restarts += 1
-        if self._pending:
+        if self._waiting():
             self._occupy(slot)
 
     def _stop(self, slot: Slot, *, patient: bool = True) -> int:

@@ -22,14 +22,18 @@ SlotState = Literal["starting", "ready", "stopped"]
 
 
 class InFlight:
-    """A case sent to a process: when it was sent, and when it must have come back."""
+    """A case sent to a process: when it was sent, when it must have come back, and
+    whether it runs alone there (run again after its process died with others)."""
 
-    __slots__ = ("deadline", "record", "started")
+    __slots__ = ("alone", "deadline", "record", "started")
 
-    def __init__(self, record: CaseResult, started: float, deadline: float) -> None:
+    def __init__(
+        self, record: CaseResult, started: float, deadline: float, alone: bool = False
+    ) -> None:
         self.record = record
         self.started = started
         self.deadline = deadline
+        self.alone = alone
 
 
 class Slot:

@@ -140,3 +140,35 @@ def quick_pid(case):
 def slow_pid(case):
     time.sleep(0.3)
     return {"n": case["n"], "pid": os.getpid()}
+
+
+@system(name="async-blocker-forever", version="1")
+async def async_blocks_forever_on_three(case):
+    await asyncio.sleep(0.02)  # every case is in flight before case 3 blocks the loop
+    if case["n"] == 3:
+        time.sleep(10**6)
+    return {"n": case["n"]}
+
+
+@system(name="async-exiter", version="1")
+async def async_exits_on_three(case):
+    await asyncio.sleep(0.02)
+    if case["n"] == 3:
+        os._exit(3)
+    return {"n": case["n"]}
+
+
+@system(name="async-segfault", version="1")
+async def async_segfaults_on_three(case):
+    await asyncio.sleep(0.02)
+    if case["n"] == 3:
+        ctypes.string_at(0)
+    return {"n": case["n"]}
+
+
+@system(name="async-killed", version="1")
+async def async_killed_on_three(case):
+    await asyncio.sleep(0.02)
+    if case["n"] == 3:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer does
+    return {"n": case["n"]}

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
 import pytest
 
 from oloproof import evaluate
+from oloproof.cli import main
 from oloproof.evaluators import evaluator
+from oloproof_core.result_io import load_result
 from tests.core.isolation import systems
 
 ROWS = [{"id": f"c{i}", "input": {"n": i}, "expected": {"n": i}} for i in range(8)]
@@ -105,3 +108,71 @@ def _children_of_this_process() -> list[int]:
         if fields[1] == me and fields[0] != "Z":
             children.append(int(entry))
     return children
+
+
+def test_an_async_case_that_blocks_the_loop_loses_only_itself():
+    # Eight cases share the event loop; the one that blocks it takes none of the others.
+    result = run(systems.async_blocks_forever_on_three, timeout=0.5)
+
+    assert_only_losses(result, {"c3"})
+    assert only_case(result, "c3").error.type == "TimeoutError"
+    retried = result.provenance["execution"]["retried"]
+    assert "c3" in retried["ids"]
+    assert retried["cases"] == len(retried["ids"]) >= 2
+
+
+@pytest.mark.parametrize(
+    ("target", "words"),
+    [
+        (systems.async_exits_on_three, "exited with status 3"),
+        (systems.async_segfaults_on_three, "signal 11 (SIGSEGV)"),
+        (systems.async_killed_on_three, "signal 9 (SIGKILL"),
+    ],
+)
+def test_an_async_process_that_dies_loses_only_the_case_that_killed_it(target, words):
+    result = run(target)
+
+    assert_only_losses(result, {"c3"})
+    error = only_case(result, "c3").error
+    assert error.type == "SystemProcessDied"
+    assert words in error.message
+    assert "run again alone" in error.message
+    # The cases still in flight when the process died: c3 and those not yet answered.
+    retried = result.provenance["execution"]["retried"]
+    assert "c3" in retried["ids"]
+    assert retried["cases"] == len(retried["ids"]) >= 2
+
+
+def test_a_run_where_no_process_died_says_no_case_was_retried():
+    result = run(systems.async_sleep)
+
+    assert_only_losses(result, set())
+    assert result.provenance["execution"]["retried"] is None
+
+
+def test_the_command_loses_only_the_case_that_blocks_the_loop(tmp_path, monkeypatch, capsys):
+    (tmp_path / "blocker.py").write_text(
+        "import asyncio, time\n"
+        "from oloproof import system\n\n"
+        "@system(name='blocker', version='1')\n"
+        "async def answer(case):\n"
+        "    await asyncio.sleep(0.02)\n"
+        "    if case['n'] == 3:\n"
+        "        time.sleep(10**6)\n"
+        "    return {'n': case['n']}\n"
+    )
+    (tmp_path / "cases.jsonl").write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    (tmp_path / "oloproof.yaml").write_text(
+        "system: blocker:answer\ndataset: cases.jsonl\ntimeout: 0.5\n"
+        "evaluators:\n  - ExactMatch: {criterion: same_n, field: n}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    code = main(["run", "oloproof.yaml", "--json", "result.json", "--no-progress"])
+
+    assert code == 0, capsys.readouterr()
+    result = load_result("result.json")
+    metric = result.metric("same_n")
+    assert (metric.n_observed, metric.n_missing) == (7, 1)
+    assert only_case(result, "c3").error.type == "TimeoutError"

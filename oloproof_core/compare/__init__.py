@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         export_lines,
         results_content,
     )
+    from oloproof_core.compare._outputs import outputs_changed
 
 _EXPORTS: dict[str, str] = {
     "CASE_FILTERS": "._cases",
@@ -63,6 +64,7 @@ _EXPORTS: dict[str, str] = {
     "EXPORT_FORMATS": "._export",
     "export_lines": "._export",
     "results_content": "._export",
+    "outputs_changed": "._outputs",
 }
 
 __all__ = [
@@ -86,6 +88,7 @@ __all__ = [
     "compare_runs",
     "export_format",
     "export_lines",
+    "outputs_changed",
     "paired_columns",
     "results_content",
     "value_columns",

@@ -1,15 +1,15 @@
 """A comparison case by case: each case's value per metric on both sides and the change.
 
-`CaseChanges` filters (regressed, improved, changed, missing on either side) and
-orders (by change) the union of the two runs' cases with whole-array operations,
-and builds row objects only for the slice asked for, so a page of a 100,000-case
-comparison costs a few milliseconds. `PairCounts` says in words what a metric's
-difference and p-value are over.
+`CaseChanges` filters (regressed, improved, changed, missing on either side, output
+changed) and orders (by change) the union of the two runs' cases with whole-array
+operations, and builds row objects only for the slice asked for, so a page of a
+100,000-case comparison costs a few milliseconds. `PairCounts` says in words what a
+metric's difference and p-value are over.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
@@ -21,8 +21,10 @@ from oloproof_core.errors import ConfigError
 if TYPE_CHECKING:
     from oloproof_core.compare._comparison import Comparison, MetricComparison
 
-CASE_FILTERS = ("all", "changed", "regressed", "improved", "missing")
-"""`missing`: a case absent from a run, or without a value there, on a shown metric."""
+CASE_FILTERS = ("all", "changed", "regressed", "improved", "missing", "output_changed")
+"""`changed`: a shown metric's value changed; `missing`: a case absent from a run, or
+without a value there, on a shown metric; `output_changed`: a case in both runs whose
+output or error differs, whatever its values (`CaseChanges`'s `output_changed`)."""
 CASE_ORDERS = ("case", "change", "-change")
 """`change`: largest drop first; `-change`: largest gain first; `case`: the runs' order."""
 
@@ -74,6 +76,9 @@ class CaseChanges(Sequence[CaseChange]):
 
     `metric` narrows the filter and the order to one metric (every compared
     metric when None); each row still carries every metric's values.
+    `output_changed` names the cases whose output or error differs between the
+    runs (`outputs_changed`, or the store's own reading); the comparison holds
+    values only, so without it the `output_changed` filter is not offered.
     """
 
     def __init__(
@@ -83,6 +88,7 @@ class CaseChanges(Sequence[CaseChange]):
         show: str = "all",
         metric: str | None = None,
         order: str = "case",
+        output_changed: Collection[str] | None = None,
     ) -> None:
         _check_choice("show", show, CASE_FILTERS)
         _check_choice("order", order, CASE_ORDERS)
@@ -103,6 +109,13 @@ class CaseChanges(Sequence[CaseChange]):
             "improved": up,
             "missing": missing,
         }
+        if output_changed is not None:
+            self._masks["output_changed"] = _named(self._ids, output_changed)
+        elif show == "output_changed":
+            raise ConfigError(
+                "show='output_changed' needs the cases whose outputs differ: pass "
+                "output_changed=outputs_changed(baseline, candidate)"
+            )
         # Small integer codes (see _STATUSES): string arrays of 100,000 cost ten times more.
         self._status = np.where(
             down & up, 3, np.where(down, 1, np.where(up, 2, np.where(missing, 4, 0)))
@@ -172,6 +185,12 @@ _STATUSES = ("unchanged", "regressed", "improved", "mixed", "missing")
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+def _named(ids: np.ndarray[Any, Any], chosen: Collection[str]) -> np.ndarray[Any, Any]:
+    """True at the cases whose id is among `chosen`."""
+    wanted = chosen if isinstance(chosen, set | frozenset) else frozenset(chosen)
+    return np.fromiter((case_id in wanted for case_id in ids.tolist()), bool, count=len(ids))
 
 
 def _matrices(comparison: Comparison) -> tuple[np.ndarray[Any, Any], FloatArray, FloatArray]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -199,13 +199,22 @@ class Comparison:
         }
 
     def cases(
-        self, *, show: str = "all", metric: str | None = None, order: str = "case"
+        self,
+        *,
+        show: str = "all",
+        metric: str | None = None,
+        order: str = "case",
+        output_changed: Collection[str] | None = None,
     ) -> CaseChanges:
         """The cases one by one, filtered (`show`: all, changed, regressed, improved,
-        missing) and ordered (`order`: case, change — largest drop first — or -change)."""
+        missing, output_changed) and ordered (`order`: case, change — largest drop first —
+        or -change). `output_changed`: the ids of the cases whose output differs
+        (`outputs_changed(baseline, candidate)`), which the `output_changed` filter needs."""
         from oloproof_core.compare._cases import CaseChanges
 
-        return CaseChanges(self, show=show, metric=metric, order=order)
+        return CaseChanges(
+            self, show=show, metric=metric, order=order, output_changed=output_changed
+        )
 
     def export(
         self,

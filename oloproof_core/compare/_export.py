@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from oloproof_core.compare._cases import CaseChange, CaseChanges
+from oloproof_core.compare._outputs import outputs_changed
 from oloproof_core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -117,7 +118,8 @@ def comparison_export(
 ) -> int:
     """Write the comparison case by case to `destination`; returns the number of rows."""
     chosen = export_format(destination, format)
-    changes = CaseChanges(comparison, show=show, metric=metric, order=order)
+    changed = outputs_changed(baseline, candidate) if show == "output_changed" else None
+    changes = CaseChanges(comparison, show=show, metric=metric, order=order, output_changed=changed)
     lines = export_lines(changes, results_content(baseline, candidate), format=chosen)
     with open(destination, "w", encoding="utf-8", newline="") as handle:
         handle.writelines(lines)

@@ -27,7 +27,7 @@ router = Router(tags=["runs"])
 class ComparedCasesQuery(Schema):
     baseline: int
     candidate: int
-    show: Literal["all", "changed", "regressed", "improved", "missing"] = "all"
+    show: Literal["all", "changed", "regressed", "improved", "missing", "output_changed"] = "all"
     metric: str | None = None
     order: Literal["case", "change", "-change"] = "case"
     fdr: bool = True

@@ -2,8 +2,9 @@
 
 The cached comparison already holds every case's value per metric on both sides,
 so filtering and ordering 100,000 cases is array work in the engine
-(`Comparison.cases`); only the shown page (or one export chunk) has its content
-read, in three bulk queries: the dataset rows and both runs' outputs.
+(`Comparison.cases`); which cases' outputs differ is one query the database answers
+(`runs_outputs_changed`, cached too). Only the shown page (or one export chunk) has
+its content read, in three bulk queries: the dataset rows and both runs' outputs.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from runs.access import Actor, runs_visible
 from runs.errors import InvalidRequestError, NotFoundError
 from runs.models import CaseResult, DatasetCase, Run
 from runs.selectors.comparison import runs_compare
+from runs.selectors.comparison_outputs import runs_outputs_changed
 
 _PATH_SAFE = "/~:@!$&'()*+,;="
 """What `reverse` leaves unquoted in a path, so these links match the resolver's own."""
@@ -66,11 +68,17 @@ class ComparedCase:
 
 
 def comparison_cases(*, user: Actor, baseline: Run, candidate: Run, view: CaseView) -> CaseChanges:
-    """The compared cases `view` selects; a filter, metric or order not offered is a 400."""
+    """The compared cases `view` selects; a filter, metric or order not offered is a 400.
+
+    The filters' counts include `output_changed`: the cases whose recorded output or
+    error differs, whether or not a metric's value moved."""
     _require_visible(user, baseline, candidate)
     comparison = runs_compare(baseline=baseline, candidate=candidate, fdr=view.fdr)
+    changed = runs_outputs_changed(baseline=baseline, candidate=candidate)
     try:
-        return comparison.cases(show=view.show, metric=view.metric, order=view.order)
+        return comparison.cases(
+            show=view.show, metric=view.metric, order=view.order, output_changed=changed
+        )
     except engine.OloproofError as exc:
         raise InvalidRequestError(str(exc)) from None
 

@@ -28,6 +28,7 @@ GRID_FILTERS = (
     ("regressed", "Regressed"),
     ("improved", "Improved"),
     ("missing", "Missing on either side"),
+    ("output_changed", "Output differs"),
 )
 GRID_ORDERS = (
     ("case", "the runs' order"),

@@ -57,6 +57,8 @@ def test_the_grid_filters_and_orders_the_cases(client: Client, pair: tuple[Run, 
     assert shown_cases(grid(client, pair, show="regressed")) == REGRESSED
     assert shown_cases(grid(client, pair, show="changed")) == REGRESSED
     assert shown_cases(grid(client, pair, show="missing")) == MISSING
+    # A failed case has another output (none) and an error: its output differs too.
+    assert shown_cases(grid(client, pair, show="output_changed")) == sorted(REGRESSED + MISSING)
     improved = grid(client, pair, show="improved")
     assert shown_cases(improved) == []
     assert "No case matches this filter." in improved.content.decode()
@@ -106,7 +108,7 @@ def test_q_values_follow_the_multiplicity_choice(client: Client, pair: tuple[Run
 def test_a_filter_not_offered_is_a_clear_400(client: Client, pair: tuple[Run, Run]) -> None:
     response = grid(client, pair, show="worse")
     assert response.status_code == 400
-    assert "show must be one of all, changed, regressed, improved, missing" in (
+    assert "show must be one of all, changed, regressed, improved, missing, output_changed" in (
         response.content.decode()
     )
     response = grid(client, pair, metric="tone")

@@ -86,6 +86,14 @@ def test_the_run_page_compares_with_the_previous_release(teammate) -> None:
     assert "-0.500" in table
     assert "no clear difference" in table
     assert f"/compare/?baseline={first.pk}&candidate={second.pk}" in page
+    # The block leads to the grid's cases whose output differs, both outputs side by side.
+    grid = f"/compare/?baseline={first.pk}&candidate={second.pk}&show=output_changed#grid"
+    assert grid in page
+    client = Client()
+    client.force_login(teammate)
+    shown = client.get(grid.split("#")[0]).content.decode()
+    assert shown.count("<tr data-case=") == 10
+    assert shown.count('class="text-cell candidate-output diff"') == 10
     # The first release looks back at nothing, and the later one does not count.
     assert "Against the previous release" not in page_of(teammate, first)
 

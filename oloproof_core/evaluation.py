@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oloproof_core._gc import fewer_collections
 from oloproof_core.case import CaseResult
@@ -32,6 +32,9 @@ from oloproof_core.stats._validate import check_confidence
 from oloproof_core.store import Store, records_as_it_goes
 from oloproof_core.systems import System, as_system
 
+if TYPE_CHECKING:
+    from oloproof_core.isolation._lease import PoolLease
+
 DatasetSource = str | os.PathLike[str] | Sequence[Mapping[str, Any]] | Dataset
 
 
@@ -42,7 +45,9 @@ class RunPlan:
     The in-process path and the distributed path (chunks on Celery workers, then a
     finalising step) share it, so both run, judge, aggregate and gate the same way.
     `requested_concurrency` is what the caller asked for (None: the defaults, which
-    differ between threads and processes).
+    differ between threads and processes). `pool` is the run's own (`open_pool`), or
+    a lease on processes it shares with other releases of its system (`PoolLease`:
+    an optimization's candidates).
     """
 
     release: System
@@ -57,7 +62,7 @@ class RunPlan:
     tallies: dict[str, JudgingTally] = field(default_factory=dict)
     settled: SettledVerdicts = field(default_factory=SettledVerdicts)
     execution: dict[str, Any] = field(default_factory=dict)
-    pool: MeteredPool | None = None
+    pool: MeteredPool | PoolLease | None = None
 
 
 def plan_run(

@@ -107,12 +107,25 @@ class MeteredPool:
         """Start the processes and return at once (see `ProcessPool.launch`)."""
         self.pool.launch(processes)
 
-    def run(self, cases: Sequence[CaseResult], progress: ProgressCallback | None = None) -> None:
-        self.pool.run(cases, progress)
+    def run(
+        self,
+        cases: Sequence[CaseResult],
+        progress: ProgressCallback | None = None,
+        *,
+        release: System | None = None,
+    ) -> list[ModelCall]:
+        """Run the cases (as `release`, another release of the pool's system, if given)
+        and file each one's metered calls; returns the calls made meanwhile for no case."""
+        # Calls that came in since the last cases (a thread an earlier case left running)
+        # are the pool's, not these cases' run's: they go to the pool's tally first.
+        self._unattributed.extend(metered_call(call) for call in self.gateway.take_unattributed())
+        self.pool.run(cases, progress, release=release)
         for case in cases:
             calls = self.gateway.take_calls(case.id)
             case.measurements.model_calls.extend(metered_call(call) for call in calls)
-        self._unattributed.extend(metered_call(call) for call in self.gateway.take_unattributed())
+        meanwhile = [metered_call(call) for call in self.gateway.take_unattributed()]
+        self._unattributed.extend(meanwhile)
+        return meanwhile
 
     def describe(self) -> dict[str, Any]:
         described = self.pool.describe()

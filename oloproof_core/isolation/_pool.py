@@ -24,6 +24,7 @@ from typing import Any
 
 from oloproof_core.case import CaseError, CaseResult
 from oloproof_core.execution import ProgressCallback, timed_out
+from oloproof_core.isolation._bindings import Binding, BoundInProcesses, binding_for, case_message
 from oloproof_core.isolation._env import ChildEnv, child_environment, env_for_slot
 from oloproof_core.isolation._errors import IsolationError
 from oloproof_core.isolation._hooks import CaseHook, ReadyHook
@@ -97,6 +98,8 @@ class ProcessPool:
         self._grow = grow
         self._pace = Pace()
         self._cap = processes
+        self._bound = BoundInProcesses()
+        self._binding: Binding | None = None
 
     def start(self, processes: int | None = None) -> None:
         """Start and warm the processes (at most `processes`); returns once they are ready."""
@@ -143,10 +146,18 @@ class ProcessPool:
             "note": self.note,
         }
 
-    def run(self, cases: Sequence[CaseResult], progress: ProgressCallback | None = None) -> None:
-        """Fill every case's output (or error) and latency, in place."""
+    def run(
+        self,
+        cases: Sequence[CaseResult],
+        progress: ProgressCallback | None = None,
+        *,
+        release: System | None = None,
+    ) -> None:
+        """Fill every case's output (or error) and latency, in place; as `release`, another
+        release of the pool's system, if given (`_bindings`)."""
         if not cases:
             return
+        self._binding = binding_for(self.system, release)
         self._cap = math.ceil(len(cases) / self.per_process)
         self.start(1 if self._grow else self._cap)
         self._pace.begin(time.perf_counter())
@@ -155,6 +166,7 @@ class ProcessPool:
             self._drive(len(cases), progress)
         finally:
             self._pending.clear()
+            self._binding = None
             self._retries.clear()
 
     def _drive(self, total: int, progress: ProgressCallback | None) -> None:
@@ -225,6 +237,10 @@ class ProcessPool:
                 failure = message.get("failed") if isinstance(message, dict) else None
                 self._warmup_failed(slot, str(failure or message))
             return
+        if isinstance(message, dict):  # it bound the release of the cases to come
+            self._bound.answered(slot.index, message)
+            self._fill(slot)
+            return
         if not isinstance(message, list) or len(message) != 5:
             raise ProtocolError(f"unexpected message {str(message)[:200]!r}")
         flight = slot.in_flight.pop(message[0])
@@ -258,6 +274,8 @@ class ProcessPool:
     def _fill(self, slot: Slot) -> None:
         """Send cases to a ready process until it holds `per_process` of them; a case run
         again alone waits for an empty process and keeps it to itself."""
+        if slot.state == "ready" and not self._bound.holds(slot, self._binding, self._flush):
+            return
         while slot.state == "ready" and len(slot.in_flight) < self.per_process:
             if any(flight.alone for flight in slot.in_flight.values()):
                 return
@@ -273,7 +291,7 @@ class ProcessPool:
     def _send(self, slot: Slot, record: CaseResult, *, alone: bool) -> None:
         seq = next(self._seq)
         try:
-            data = frame([seq, record.id, record.input])
+            data = frame(case_message(seq, record.id, record.input, self._binding))
         except (TypeError, ValueError) as exc:
             record.error = CaseError(
                 type="InputNotSerializable",
@@ -312,7 +330,8 @@ class ProcessPool:
         return started + self.timeout + (_ASYNC_GRACE_S if self.system.is_async else 0.0)
 
     def _next_deadline(self) -> float:
-        return min((slot.next_deadline(self.timeout) for slot in self._slots), default=math.inf)
+        deadline = min((slot.next_deadline(self.timeout) for slot in self._slots), default=math.inf)
+        return min(deadline, self._bound.next_deadline()) if self._bound.binding else deadline
 
     def _expire(self, now: float) -> None:
         for slot in self._slots:
@@ -322,6 +341,9 @@ class ProcessPool:
                 flight.deadline <= now for flight in slot.in_flight.values()
             ):
                 self._timed_out(slot, now)
+        if self._bound.binding:
+            for index in self._bound.overdue(now):  # stuck: replaced like one that never warms
+                self._lost(self._slots[index], now, "it did not bind a release's texts in time")
 
     def _timed_out(self, slot: Slot, now: float) -> None:
         assert self.timeout is not None
@@ -421,6 +443,7 @@ class ProcessPool:
 
     def _vacate(self, slot: Slot) -> ChildProcess | None:
         child = slot.vacate()
+        self._bound.forget(slot.index)
         if child is not None:
             for fd, table in ((child.from_child, self._by_fd), (child.to_child, self._by_out_fd)):
                 if table.pop(fd, None) is not None:

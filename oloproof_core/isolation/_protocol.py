@@ -7,10 +7,11 @@ and that many bytes of UTF-8 JSON; one raw `os.read` may deliver several frames 
 part of one, which `FrameReader` reassembles.
 
 Messages, parent to child: the setup mapping, then one `[seq, case_id, input]` list
-per case; closing the pipe asks the child to stop. Child to parent: `{"ready": ...}`
-or `{"failed": traceback}` once warm, then one `[seq, status, payload, artifacts,
-model_calls]` list per case, `status` being "ok" (payload: the output) or "error"
-(payload: `[type, message, traceback]`).
+per case (with a fourth element, a release's key, after a `{"bind": ...}` message:
+see `_bindings`); closing the pipe asks the child to stop. Child to parent:
+`{"ready": ...}` or `{"failed": traceback}` once warm, `{"bound": key}` after a bind,
+then one `[seq, status, payload, artifacts, model_calls]` list per case, `status`
+being "ok" (payload: the output) or "error" (payload: `[type, message, traceback]`).
 """
 
 from __future__ import annotations

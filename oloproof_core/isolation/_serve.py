@@ -12,10 +12,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import traceback
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from oloproof_core.case import CaseResult, not_json_error
 from oloproof_core.context import enter_case, leave_case
+from oloproof_core.isolation._bindings import BoundReleases
 from oloproof_core.isolation._protocol import FrameReader, frame
 from oloproof_core.systems import System
 
@@ -28,12 +30,17 @@ _READ_SIZE = 1 << 16
 def serve_sync(system: System, read_fd: int, write_fd: int, memory_limit_mb: int | None) -> None:
     """One case at a time until the parent closes the pipe."""
     reader = FrameReader()
+    releases = BoundReleases(system)
     while data := os.read(read_fd, _READ_SIZE):
-        for seq, case_id, case_input in reader.feed(data):
+        for message in reader.feed(data):
+            if isinstance(message, dict):  # between cases: bind another release's texts
+                _write_all(write_fd, releases.bind(message))
+                continue
+            seq, case_id, case_input, fn = releases.case(message)
             record = CaseResult(id=case_id, input=case_input, expected=None)
             token = enter_case(record, "system")
             try:
-                reply = _reply(seq, record, system.fn(case_input))
+                reply = _reply(seq, record, fn(case_input))
             except Exception as exc:
                 reply = _error_reply(seq, record, exc, memory_limit_mb)
             finally:
@@ -59,12 +66,13 @@ async def _serve_async(
     reader = FrameReader()
     closed = loop.create_future()
     tasks: set[asyncio.Task[None]] = set()
+    releases = BoundReleases(system)
 
-    async def run(seq: int, case_id: str, case_input: Any) -> None:
+    async def run(seq: int, case_id: str, case_input: Any, fn: Callable[[Any], Any]) -> None:
         record = CaseResult(id=case_id, input=case_input, expected=None)
         token = enter_case(record, "system")
         try:
-            output = await asyncio.wait_for(system.fn(case_input), timeout)
+            output = await asyncio.wait_for(fn(case_input), timeout)
         except TimeoutError:
             reply = frame([seq, "timeout", None, {}, []])
         except Exception as exc:
@@ -81,8 +89,11 @@ async def _serve_async(
             loop.remove_reader(read_fd)
             closed.set_result(None)
             return
-        for seq, case_id, case_input in reader.feed(data):
-            task = loop.create_task(run(seq, case_id, case_input))
+        for message in reader.feed(data):
+            if isinstance(message, dict):  # no case of this process is in flight then
+                _write_all(write_fd, releases.bind(message))
+                continue
+            task = loop.create_task(run(*releases.case(message)))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
 

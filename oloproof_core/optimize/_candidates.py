@@ -6,7 +6,8 @@ the same release version `<base>+opt<optimization>.<n>`, and are evaluated once.
 Evaluations go through the engine's run functions (`plan_run`, `process_rows`),
 so a candidate is run the way any release is (measured time and cost, the
 verdict cache, the isolation the run plan asks for) and recorded in the ledger
-as soon as it is judged; a resumed optimization reads them back instead.
+as soon as it is judged; a resumed optimization reads them back instead. Their
+system processes are the optimization's (`CandidatePool`), started once.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from oloproof_core.evaluation import plan_run, process_rows
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.optimize._budget import Meter
 from oloproof_core.optimize._ledger import EvaluationRecord, Ledger
+from oloproof_core.optimize._shared_pool import CandidatePool
 from oloproof_core.store import Store
 from oloproof_core.systems import System
 from oloproof_core.verdict import Verdict
@@ -76,11 +78,13 @@ class Evaluations:
         open_rows: Mapping[str, Sequence[Row]],
         concurrency: int | None,
         timeout: float | None,
+        pool: CandidatePool | None = None,
     ) -> None:
         self.make_release, self.base_version = make_release, base_version
         self.evaluators, self.objective = list(evaluators), objective
         self.store, self.ledger, self.optimization_id = store, ledger, optimization_id
         self.meter, self.concurrency, self.timeout = meter, concurrency, timeout
+        self.pool = pool
         self._split_of = {row.id: split for split, rows in open_rows.items() for row in rows}
         self._rows = {row.id: row for rows in open_rows.values() for row in rows}
         self._indices: dict[str, int] = {}
@@ -134,6 +138,8 @@ class Evaluations:
                 concurrency=self.concurrency,
                 timeout=self.timeout,
             )
+            if self.pool is not None:
+                plan = self.pool.lend(plan)
             cases = process_rows(plan, pending, self.store)
             self.meter.charge_costs(cases)
             self.counts.run += len(cases)

@@ -21,6 +21,7 @@ from oloproof_core.evaluation import plan_run, process_rows
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.optimize._artifact import Artifact
 from oloproof_core.optimize._ledger import CandidateRecord
+from oloproof_core.optimize._shared_pool import CandidatePool
 from oloproof_core.result import Result
 from oloproof_core.store import Store
 
@@ -38,8 +39,10 @@ def held_out_run(
     concurrency: int | None = None,
     timeout: float | None = None,
     confidence: float = 0.95,
+    pool: CandidatePool | None = None,
 ) -> Result:
-    """Run one candidate on the test split, recorded as its release's run."""
+    """Run one candidate on the test split, recorded as its release's run (in the
+    optimization's processes, when `pool` is given)."""
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
         system=artifact.make_release(candidate.texts, candidate.version),
@@ -49,6 +52,8 @@ def held_out_run(
         timeout=timeout,
         confidence=confidence,
     )
+    if pool is not None:
+        plan = pool.lend(plan)
     cases = process_rows(plan, test.rows, store)
     result = conclude_run(
         plan,

@@ -25,8 +25,9 @@ from oloproof_core.optimize._candidates import Evaluations
 from oloproof_core.optimize._ledger import CandidateRecord, Ledger
 from oloproof_core.optimize._prove import held_out_run, proof_summary
 from oloproof_core.optimize._reflection import Reflector
-from oloproof_core.optimize._registry import engine_named
+from oloproof_core.optimize._registry import Engine, engine_named
 from oloproof_core.optimize._search import CandidateRecorder, Search, best_candidate
+from oloproof_core.optimize._shared_pool import CandidatePool
 from oloproof_core.optimize._splits import Splits, split_rows
 from oloproof_core.store import Store
 
@@ -100,10 +101,39 @@ def run_optimization(
     )
     if optimization_id is None:
         optimization_id = ledger.optimization_begin(config=dict(spec.config))
-    search = _search_for(
-        spec, store, ledger, optimization_id, data, splits, artifact, objective, settings, notify
-    )
     _check_budget_fits(spec.budget, splits)
+    largest = max(len(splits.train), len(splits.val), len(splits.test))
+    # One pool of system processes for every evaluation, the proof's included.
+    with CandidatePool(cases=largest) as pool:
+        search = _search_for(
+            spec,
+            store,
+            ledger,
+            optimization_id,
+            data,
+            splits,
+            artifact,
+            objective,
+            settings,
+            notify,
+            pool,
+        )
+        return _search_and_prove(spec, store, ledger, search, data, engine, splits, pool, notify)
+
+
+def _search_and_prove(
+    spec: OptimizationSpec,
+    store: Store,
+    ledger: Ledger,
+    search: Search,
+    data: Dataset,
+    engine: Engine,
+    splits: Splits,
+    pool: CandidatePool,
+    notify: Progress,
+) -> OptimizationResult:
+    optimization_id, settings = search.evaluations.optimization_id, search.settings
+    artifact, objective = search.artifact, search.evaluations.objective
     _progress(ledger, optimization_id, search, "running", engine.name, splits)
     notify(
         "started",
@@ -120,7 +150,7 @@ def run_optimization(
         # Stopped before the seed was scored (a dollar or time limit): score it anyway,
         # outside the budget, since the proof on test needs it.
         search.recorder.record(artifact.seed_texts, parents=(), origin="seed", charge=False)
-    return _prove(spec, store, ledger, search, data, engine.name, objective, notify)
+    return _prove(spec, store, ledger, search, data, engine.name, objective, notify, pool)
 
 
 def _search_for(
@@ -134,10 +164,11 @@ def _search_for(
     objective: str,
     settings: dict[str, Any],
     notify: Progress,
+    pool: CandidatePool,
 ) -> Search:
     meter = Meter(spec.budget, _resumed_usage(ledger, optimization_id))
     evaluations = _evaluations_for(
-        spec, store, ledger, optimization_id, splits, artifact, objective, meter
+        spec, store, ledger, optimization_id, splits, artifact, objective, meter, pool
     )
     reflector = Reflector(ledger=ledger, optimization_id=optimization_id, meter=meter)
 
@@ -178,6 +209,7 @@ def _evaluations_for(
     artifact: Artifact,
     objective: str,
     meter: Meter,
+    pool: CandidatePool,
 ) -> Evaluations:
     return Evaluations(
         make_release=artifact.make_release,
@@ -191,6 +223,7 @@ def _evaluations_for(
         open_rows={"train": splits.train, "val": splits.val},  # never test
         concurrency=spec.concurrency,
         timeout=spec.timeout,
+        pool=pool,
     )
 
 
@@ -260,6 +293,7 @@ def _prove(
     engine: str,
     objective: str,
     notify: Progress,
+    pool: CandidatePool,
 ) -> OptimizationResult:
     optimization_id = search.evaluations.optimization_id
     candidates = search.recorder.recorded()
@@ -276,6 +310,7 @@ def _prove(
         "concurrency": spec.concurrency,
         "timeout": spec.timeout,
         "confidence": spec.confidence,
+        "pool": pool,
     }
     seed_test = held_out_run(candidate=seed, **common)
     winner_test = (

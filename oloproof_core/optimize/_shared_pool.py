@@ -1,0 +1,67 @@
+"""One pool of system processes, and one metering gateway, for a whole optimization.
+
+Every candidate is the seed's function reading other texts, so the processes that ran
+one candidate can run the next. Starting a pool per evaluation paid, each time, a
+fresh interpreter, the system's imports (its model client among them), its warm-up
+and a gateway; an optimization makes dozens of evaluations. The first evaluation that
+runs in processes opens the pool; every later one, the proof on test included, leases
+it (`PoolLease`): its cases run with its candidate's texts, bound in each process once,
+and it stays a run of its own (its release and version, its judging, its provenance).
+
+A release that is not the pool's function with other texts (a DSPy program's copy)
+gets no lease and runs as any run does.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import replace
+
+from oloproof_core.evaluation import RunPlan, open_pool
+from oloproof_core.isolation import MeteredPool
+from oloproof_core.isolation._lease import PoolLease
+
+
+class CandidatePool:
+    """Lends one pool to the run plans of an optimization's evaluations; see the module."""
+
+    def __init__(self, *, cases: int) -> None:
+        self._cases = cases
+        self._stack = ExitStack()
+        self._pool: MeteredPool | None = None
+
+    def lend(self, plan: RunPlan) -> RunPlan:
+        """`plan`, holding a lease on the pool when its release can share it."""
+        if plan.pool is not None:
+            return plan
+        if self._pool is None:
+            # A plan of its own opens the pool, so no evaluation's plan is the pool's.
+            opening = replace(plan, pool=None)
+            self._stack.enter_context(open_pool(opening, cases=self._cases))
+            if not isinstance(opening.pool, MeteredPool):  # it runs in threads
+                return plan
+            self._pool = opening.pool
+        if _shares(self._pool, plan):
+            plan.pool = PoolLease(self._pool, plan.release)
+        return plan
+
+    def close(self) -> None:
+        """Stop the processes and the gateway."""
+        self._pool = None
+        self._stack.close()
+
+    def __enter__(self) -> CandidatePool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _shares(pool: MeteredPool, plan: RunPlan) -> bool:
+    """Whether the plan's release is the pool's function, run the same way."""
+    processes = pool.pool
+    return (
+        plan.release.inner is processes.system.inner
+        and plan.timeout == processes.timeout
+        and plan.memory_limit_mb == processes.memory_limit_mb
+    )

@@ -30,6 +30,7 @@ def evaluate(
     progress: ProgressCallback | None = None,
     isolation: str = "process",
     memory_limit_mb: int | None = None,
+    sandbox: str | None = None,
     until_decided: bool = False,
     batch: int | None = None,
     keep_cases: bool = True,
@@ -38,12 +39,13 @@ def evaluate(
 
     `system` gets each row's `input`, never its `expected`; a case it raises on is missing,
     not wrong (check `metric.n_missing`). `policy` gates the run (`result.gate`); `baseline`:
-    a Result, a result file or a run id. More: README, docs/isolation.md, docs/policy.md.
+    a Result, a result file or a run id; `sandbox`: auto, required or off (docs/isolation.md).
     """
     import oloproof_core as engine  # not at the top: a system's process imports evaluate
 
     chosen = _store_for(store, baseline)
-    extra = {"batch": batch} if until_decided else {"keep_cases": keep_cases}
+    extra: dict[str, Any] = {"batch": batch} if until_decided else {"keep_cases": keep_cases}
+    extra.update(isolation=isolation, memory_limit_mb=memory_limit_mb, sandbox=sandbox)
     # By name: only a run that stops when decided loads its runner, and NumPy with it.
     result = (engine.run_until_decided if until_decided else engine.run_evaluation)(
         system=system,
@@ -58,8 +60,6 @@ def evaluate(
         confidence=confidence,
         progress=progress,
         record=record,
-        isolation=isolation,
-        memory_limit_mb=memory_limit_mb,
         origin=run_origin() if record else None,
         **extra,
     )

@@ -134,8 +134,15 @@ def local_store_process() -> StoreProcess:
     global _store_process
     with _lock:
         if _store_process is None:
+            from evalsite.project import data_dir
             from oloproof._store_process import StoreProcess
+            from oloproof_core import keep_from_systems
 
+            # The store's process finds the same folder (same environment and folder). Made
+            # now, so that it exists to be hidden when the system's sandbox is made.
+            folder = data_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            keep_from_systems(folder)
             _store_process = StoreProcess()
             atexit.register(_store_process.close)
         return _store_process

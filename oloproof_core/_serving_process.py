@@ -17,7 +17,9 @@ from typing import Any
 
 
 def start_serving_process(
-    module: str, environment: Mapping[str, str]
+    module: str,
+    environment: Mapping[str, str],
+    wrap: Callable[[list[str]], list[str]] | None = None,
 ) -> tuple[subprocess.Popen[bytes], int, int]:
     """Start `module` serving; return it with this process's pipe ends to it and from it.
 
@@ -25,13 +27,15 @@ def start_serving_process(
     JSON document, `--json -`). It has a process group of its own from the start: a
     terminal's Ctrl-C is this process's to handle, and would otherwise interrupt a child
     still importing, traceback and all; each such process ends with this one otherwise
-    (the pipe closes, or it asks to die with its parent).
+    (the pipe closes, or it asks to die with its parent). `wrap` turns the command into
+    the one to run (a sandbox's).
     """
     its_read, to_it = os.pipe()
     from_it, its_write = os.pipe()
     try:
+        command = [sys.executable, "-m", module, str(its_read), str(its_write)]
         popen = subprocess.Popen(
-            [sys.executable, "-m", module, str(its_read), str(its_write)],
+            command if wrap is None else wrap(command),
             pass_fds=(its_read, its_write),
             env=dict(environment),
             stdin=subprocess.DEVNULL,

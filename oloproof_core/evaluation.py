@@ -21,6 +21,7 @@ from oloproof_core.execution import DEFAULT_CONCURRENCY, ProgressCallback, run_s
 from oloproof_core.isolation import (
     DEFAULT_MEMORY_LIMIT_MB,
     ISOLATION_MODES,
+    SANDBOX_MODES,
     MeteredPool,
     pool_shape,
     reference_for,
@@ -59,6 +60,9 @@ class RunPlan:
     isolation: str = "process"
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB
     requested_concurrency: int | None = None
+    sandbox: str = "auto"
+    hidden_paths: tuple[str, ...] = ()
+    """What the sandbox hides from the system beside the store: the dataset's file."""
     tallies: dict[str, JudgingTally] = field(default_factory=dict)
     settled: SettledVerdicts = field(default_factory=SettledVerdicts)
     execution: dict[str, Any] = field(default_factory=dict)
@@ -75,6 +79,7 @@ def plan_run(
     confidence: float = 0.95,
     isolation: str = "process",
     memory_limit_mb: int | None = None,
+    sandbox: str | None = None,
 ) -> RunPlan:
     evaluators = list(evaluators)
     if not evaluators:
@@ -88,6 +93,7 @@ def plan_run(
     if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
         raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
     _check_isolation(isolation, memory_limit_mb)
+    sandbox = _sandbox_mode(sandbox)
     loaded = _load_policy(policy) if policy is not None else None
     if loaded is not None:
         # Rules that could never pass are refused before a single case runs.
@@ -102,7 +108,29 @@ def plan_run(
         isolation=isolation,
         memory_limit_mb=memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
         requested_concurrency=None if concurrency is None else int(concurrency),
+        sandbox=sandbox,
     )
+
+
+def _sandbox_mode(sandbox: str | None) -> str:
+    """The mode asked for, else the operator's `OLOPROOF_SANDBOX`, else "auto"."""
+    chosen = sandbox if sandbox is not None else os.environ.get("OLOPROOF_SANDBOX") or "auto"
+    if chosen not in SANDBOX_MODES:
+        origin = "sandbox" if sandbox is not None else "OLOPROOF_SANDBOX"
+        raise ConfigError(
+            f"{origin} must be auto (a sandbox where one can be made), required (refuse to "
+            f"run without one) or off (trusted code), got {chosen!r}"
+        )
+    return chosen
+
+
+def load_for_plan(plan: RunPlan, dataset: DatasetSource, split: str | None) -> Dataset:
+    """Load the run's dataset; a file's answers are no business of the system, so the
+    sandbox hides it."""
+    data = load_dataset(dataset, split=split)
+    if isinstance(dataset, (str, os.PathLike)):
+        plan.hidden_paths = (*plan.hidden_paths, os.fspath(dataset))
+    return data
 
 
 def _check_isolation(isolation: str, memory_limit_mb: int | None) -> None:
@@ -153,6 +181,8 @@ def open_pool(plan: RunPlan, *, cases: int | None = None) -> Iterator[RunPlan]:
         # Without a concurrency asked for, the processes are started as the work needs
         # them; an asked-for number is started at once.
         grow=plan.requested_concurrency is None,
+        sandbox=plan.sandbox,
+        hidden=plan.hidden_paths,
     )
     try:
         plan.pool.launch()
@@ -282,6 +312,7 @@ def run_evaluation(
     record: bool = True,
     isolation: str = "process",
     memory_limit_mb: int | None = None,
+    sandbox: str | None = None,
     keep_cases: bool = True,
     origin: Mapping[str, Any] | None = None,
 ) -> Result:
@@ -300,6 +331,7 @@ def run_evaluation(
         confidence=confidence,
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
+        sandbox=sandbox,
     )
     return _run_planned(
         plan,
@@ -329,7 +361,7 @@ def _run_planned(
     started: tuple[datetime, float],
 ) -> Result:
     with fewer_collections():
-        data = load_dataset(dataset, split=split)
+        data = load_for_plan(plan, dataset, split)
     streams = record and not keep_cases and records_as_it_goes(store)
     recording = RecordingAsItGoes(store, run_opening(plan, data, started[0])) if streams else None
     try:

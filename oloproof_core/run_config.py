@@ -11,7 +11,7 @@ import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 
@@ -19,65 +19,13 @@ from oloproof_core.errors import ConfigError, OloproofError
 from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator
 from oloproof_core.imports import load_object, path_within
 from oloproof_core.limits import value_problem
-from oloproof_core.safe_yaml import yaml_compose
-
-
-@dataclass(frozen=True, slots=True)
-class RunConfigField:
-    """One key of a run config: what it means and what shape its value takes.
-
-    The one statement of the run-config schema: the command line, the REST API, the
-    dashboard's New-run form and the workers all read and check configs through it.
-    """
-
-    name: str
-    meaning: str
-    kind: Literal[
-        "import",
-        "path",
-        "evaluators",
-        "string",
-        "positive_int",
-        "positive_number",
-        "confidence",
-        "isolation",
-        "mapping",
-    ]
-    required: bool = False
-
-
-RUN_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
-    RunConfigField(
-        "system",
-        "import path of the system, e.g. support_bot:answer or bot.py:answer",
-        "import",
-        required=True,
-    ),
-    RunConfigField("dataset", "path to a .jsonl, .json or .csv dataset", "path", required=True),
-    RunConfigField("evaluators", "list of evaluators", "evaluators", required=True),
-    RunConfigField("split", "only the rows of this split", "string"),
-    RunConfigField("policy", "path to a release policy (release.yaml)", "path"),
-    RunConfigField("baseline", "the baseline run for paired rules (a result JSON file)", "path"),
-    RunConfigField("concurrency", "how many cases run at once (positive integer)", "positive_int"),
-    RunConfigField("timeout", "per-case timeout in seconds (positive number)", "positive_number"),
-    RunConfigField(
-        "confidence", "confidence level of the intervals, between 0 and 1", "confidence"
-    ),
-    RunConfigField(
-        "isolation",
-        "where the system runs: process (the default: processes of "
-        "its own, measurements protected) or thread (in oloproof's process, for "
-        "trusted code)",
-        "isolation",
-    ),
-    RunConfigField(
-        "memory_limit_mb",
-        "memory cap of each of the system's processes in MiB (positive integer, default 4096)",
-        "positive_int",
-    ),
+from oloproof_core.run_config_fields import (
+    KEYS,
+    REQUIRED,
+    RUN_CONFIG_FIELDS,
+    sandbox_setting,
 )
-KEYS: dict[str, str] = {item.name: item.meaning for item in RUN_CONFIG_FIELDS}
-REQUIRED = tuple(item.name for item in RUN_CONFIG_FIELDS if item.required)
+from oloproof_core.safe_yaml import yaml_compose
 
 
 @dataclass(slots=True)
@@ -94,6 +42,7 @@ class RunConfig:
     confidence: float = 0.95
     isolation: str = "process"
     memory_limit_mb: int | None = None
+    sandbox: str | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
 
@@ -198,6 +147,7 @@ def run_config_resolved(
         confidence=float(data.get("confidence", 0.95)),
         isolation=data.get("isolation", "process"),
         memory_limit_mb=data.get("memory_limit_mb"),
+        sandbox=sandbox_setting(data.get("sandbox")),
         raw=dict(data),
     )
 
@@ -303,8 +253,17 @@ def _isolation(data: Mapping[str, Any], key: str, where: _Locator) -> None:
         )
 
 
+def _sandbox(data: Mapping[str, Any], key: str, where: _Locator) -> None:
+    if sandbox_setting(data[key]) not in ("auto", "required", "off"):
+        raise ConfigError(
+            f"{where(key)}: 'sandbox' must be auto, required or off ({KEYS[key]}), "
+            f"got {data[key]!r}"
+        )
+
+
 _CHECKS: dict[str, Callable[[Mapping[str, Any], str, _Locator], None]] = {
     "isolation": _isolation,
+    "sandbox": _sandbox,
     "import": _string,
     "path": _string,
     "string": _string,

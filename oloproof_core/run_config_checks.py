@@ -30,6 +30,7 @@ from oloproof_core.run_config import (
     check_run_config,
     run_config_resolved,
 )
+from oloproof_core.run_config_fields import sandbox_setting
 
 _T = TypeVar("_T")
 _DATASET_SUFFIXES = (".jsonl", ".json", ".csv")
@@ -186,6 +187,7 @@ def _plan(
             confidence=float(data.get("confidence", 0.95)),
             isolation=data.get("isolation", "process"),
             memory_limit_mb=data.get("memory_limit_mb"),
+            sandbox=sandbox_setting(data.get("sandbox")),
         )
     except PolicyError as exc:
         problems.append(ConfigProblem("policy", f"{where('policy')}: {exc}"))

@@ -25,11 +25,12 @@ from typing import Any
 
 from oloproof_core.case import CaseResult
 from oloproof_core.conclusion import conclude_run
-from oloproof_core.dataset import Dataset, Row, load_dataset
+from oloproof_core.dataset import Dataset, Row
 from oloproof_core.errors import ConfigError
 from oloproof_core.evaluation import (
     DatasetSource,
     RunPlan,
+    load_for_plan,
     open_pool,
     plan_run,
     process_rows,
@@ -138,6 +139,7 @@ def run_until_decided(
     record: bool = True,
     isolation: str = "process",
     memory_limit_mb: int | None = None,
+    sandbox: str | None = None,
     origin: Mapping[str, Any] | None = None,
 ) -> Result:
     """Add cases in batches until the gate decides or the cases run out (module docstring).
@@ -155,13 +157,14 @@ def run_until_decided(
         confidence=confidence,
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
+        sandbox=sandbox,
     )
     if plan.policy is None:
         raise ConfigError("--until-decided needs a policy: there is no gate to decide")
     size = batch or plan.policy.spec.batch or DEFAULT_BATCH
     if size < 1:
         raise ConfigError(f"batch must be at least 1, got {size}")
-    data = load_dataset(dataset, split=split)
+    data = load_for_plan(plan, dataset, split)
     if not plan.policy.sequential:
         plan.policy = plan.policy.as_sequential(size)
     # One pool of system processes for every batch, started once.

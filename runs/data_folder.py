@@ -80,3 +80,15 @@ def store_location() -> str:
     host = database.get("HOST") or "localhost"
     port = f":{database['PORT']}" if database.get("PORT") else ""
     return f"database {database.get('NAME')} on {host}{port} (DATABASE_URL)"
+
+
+def keep_store_from_systems() -> None:
+    """Hide the data folder and the SQLite file from every system this process runs in a
+    sandbox: a system that could open them could read the answers or forge its figures."""
+    from oloproof_core import keep_from_systems
+
+    paths = [Path(settings.DATA_DIR)]
+    database = settings.DATABASES["default"]
+    if database["ENGINE"].endswith("sqlite3") and str(database["NAME"]) != ":memory:":
+        paths.append(Path(database["NAME"]))
+    keep_from_systems(*paths)

@@ -185,6 +185,14 @@ _FORM_FIELD_KINDS: dict[str, Any] = {
     "isolation": lambda: forms.ChoiceField(
         choices=[("", "process (default)"), ("process", "process"), ("thread", "thread")]
     ),
+    "sandbox": lambda: forms.ChoiceField(
+        choices=[
+            ("", "auto (default)"),
+            ("auto", "auto"),
+            ("required", "required"),
+            ("off", "off"),
+        ]
+    ),
     "confidence": lambda: forms.FloatField(widget=forms.NumberInput(attrs={"step": "any"})),
 }
 _EVALUATOR_HELP = (

@@ -90,10 +90,13 @@ def run_plan_load(
             confidence=config.confidence,
             isolation=config.isolation,
             memory_limit_mb=config.memory_limit_mb,
+            sandbox=config.sandbox,
         )
     except Exception as exc:
         base_dir = str(run.config.get("base_dir", ""))
         raise RunCodeError(load_failure(run, exc, base_dir)) from exc
+    if config.dataset:  # the answers' file may lie beside the code: the sandbox hides it
+        plan.hidden_paths = (*plan.hidden_paths, config.dataset)
     return plan, config
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs and starts what the test suite talks to: PostgreSQL, Redis and Chromium.
+# Installs and starts what the test suite talks to: PostgreSQL, Redis and Chromium, and
+# bubblewrap, which makes the sandbox every system's process runs in.
 # Each step is skipped when the thing is already there.
 set -euo pipefail
 
@@ -7,6 +8,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v pg_ctlcluster >/dev/null 2>&1 || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then

@@ -128,6 +128,7 @@ def _evaluate(args: argparse.Namespace) -> Result:
         record=args.record,
         isolation=config.isolation,
         memory_limit_mb=config.memory_limit_mb,
+        sandbox=config.sandbox,
         until_decided=args.until_decided,
         batch=args.batch,
         # The command shows figures, not cases: unless a result file asks for them,

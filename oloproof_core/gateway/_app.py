@@ -31,13 +31,13 @@ class Site:
 
 
 async def open_site(
-    sock: socket.socket,
+    socks: list[socket.socket],
     keys: KeyRing,
     ledger: Ledger,
     routes: dict[str, Route],
     pricing: Pricing,
 ) -> Site:
-    """Serve the OpenAI-compatible routes on `sock` (bound and listening) from this loop."""
+    """Serve the OpenAI-compatible routes on `socks` (bound and listening) from this loop."""
     forwarder = Forwarder(keys, ledger, routes, pricing)
     await forwarder.open()
     app = web.Application(client_max_size=_MAX_BODY)
@@ -47,5 +47,6 @@ async def open_site(
     # No access log: it would cost more than the forwarding on every call.
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
-    await web.SockSite(runner, sock).start()
+    for sock in socks:
+        await web.SockSite(runner, sock).start()
     return Site(forwarder, runner)

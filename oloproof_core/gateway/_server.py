@@ -4,14 +4,19 @@ It serves from its own event loop in a background thread, so the engine's ordina
 synchronous code can start it, hand out keys, bind cases and read the ledger while
 children call it over HTTP. It can take its port first and serve later (`listen`,
 then `serve`): children are told the address when they start, and the HTTP server
-(aiohttp) is loaded only for systems that reach a model.
+(aiohttp) is loaded only for systems that reach a model. Sandboxed children, which
+have no network, reach the same server through a Unix socket (`listen_unix`) bound
+into their sandbox.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Mapping
@@ -57,6 +62,8 @@ class Gateway:
         self._keys = KeyRing()
         self._ledger = Ledger()
         self._sock: socket.socket | None = None
+        self._unix: socket.socket | None = None
+        self._unix_path: str | None = None
         self._port: int | None = None
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -86,6 +93,25 @@ class Gateway:
             self._sock, self._port = sock, sock.getsockname()[1]
         return self
 
+    def listen_unix(self) -> str:
+        """Also take a Unix socket (call before `serve`); returns its path.
+
+        It lies alone in a private folder, open to every user: a sandbox's process may
+        run as another user, and can only connect, not replace it (its bind is read-only).
+        """
+        if self._unix_path is None:
+            if self._thread is not None:
+                raise RuntimeError("listen_unix() must come before serve()")
+            folder = tempfile.mkdtemp(prefix="oloproof-gateway-")
+            os.chmod(folder, 0o755)
+            path = os.path.join(folder, "gateway.sock")
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.bind(path)
+            os.chmod(path, 0o666)
+            sock.listen(_BACKLOG)
+            self._unix, self._unix_path = sock, path
+        return self._unix_path
+
     def start(self) -> Gateway:
         """Listen and serve; returns once requests are accepted."""
         return self.listen().serve()
@@ -110,7 +136,8 @@ class Gateway:
             thread = threading.Thread(target=loop.run_forever, name="oloproof-gateway", daemon=True)
             thread.start()
             self._loop, self._thread = loop, thread
-            opening = open_site(sock, self._keys, self._ledger, routes, self._pricing)
+            socks = [sock] if self._unix is None else [sock, self._unix]
+            opening = open_site(socks, self._keys, self._ledger, routes, self._pricing)
             try:
                 self._site = asyncio.run_coroutine_threadsafe(opening, loop).result()
             except BaseException:
@@ -129,19 +156,18 @@ class Gateway:
         sock = self.listen()._sock
         assert sock is not None
         self._wake = os.pipe()
-        listening, wake = sock.fileno(), self._wake[0]
+        listening = [sock.fileno()] + ([] if self._unix is None else [self._unix.fileno()])
+        wake = self._wake[0]
 
         def watch() -> None:
-            readable, _, _ = select.select([listening, wake], [], [])
-            if listening in readable and self._thread is None:
+            readable, _, _ = select.select([*listening, wake], [], [])
+            if wake not in readable and self._thread is None:
                 try:
                     self.serve(reason="by a model call")
                 except Exception as exc:  # no thread traceback: the run's provenance says it
                     self.failure = f"{type(exc).__name__}: {exc}"
                     with self._lock:  # the waiting calls fail now rather than time out
-                        if self._sock is not None:
-                            self._sock.close()
-                            self._sock = None
+                        self._close_sockets()
 
         self._watcher = threading.Thread(target=watch, name="oloproof-gateway-watch", daemon=True)
         self._watcher.start()
@@ -158,9 +184,19 @@ class Gateway:
             self._wake = None
         with self._lock:
             self._stop_serving()
-            if self._sock is not None:
-                self._sock.close()
-                self._sock = None
+            self._close_sockets()
+
+    def _close_sockets(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._unix is not None:
+            self._unix.close()
+            self._unix = None
+        if self._unix_path is not None:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(os.path.dirname(self._unix_path))
+            self._unix_path = None
 
     def _stop_serving(self) -> None:
         loop, thread, site = self._loop, self._thread, self._site

@@ -23,6 +23,13 @@ if TYPE_CHECKING:
     )
     from oloproof_core.isolation._pool import MAX_WARMUP_FAILURES, WARMUP_TIMEOUT_S, ProcessPool
     from oloproof_core.isolation._reference import SystemReference, reference_for
+    from oloproof_core.isolation._sandbox_choice import (
+        SANDBOX_MODES,
+        SandboxSupport,
+        UnprotectedRunWarning,
+        keep_from_systems,
+        sandbox_support,
+    )
     from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB, pool_shape
 
 # Loaded on first use: a system's own process imports `_child` from this package and
@@ -41,6 +48,11 @@ _EXPORTS: dict[str, str] = {
     "ProcessPool": "._pool",
     "SystemReference": "._reference",
     "reference_for": "._reference",
+    "SANDBOX_MODES": "._sandbox_choice",
+    "SandboxSupport": "._sandbox_choice",
+    "UnprotectedRunWarning": "._sandbox_choice",
+    "keep_from_systems": "._sandbox_choice",
+    "sandbox_support": "._sandbox_choice",
     "DEFAULT_MEMORY_LIMIT_MB": "._sizing",
     "pool_shape": "._sizing",
 }
@@ -53,18 +65,23 @@ __all__ = [
     "GATEWAY_URL_VARIABLE",
     "ISOLATION_MODES",
     "MAX_WARMUP_FAILURES",
+    "SANDBOX_MODES",
     "WARMUP_TIMEOUT_S",
     "CaseHook",
     "ChildEnv",
     "IsolationError",
     "MeteredPool",
     "ProcessPool",
+    "SandboxSupport",
     "SystemReference",
+    "UnprotectedRunWarning",
     "child_environment",
     "is_secret_name",
+    "keep_from_systems",
     "metered_call",
     "pool_shape",
     "reference_for",
+    "sandbox_support",
 ]
 
 

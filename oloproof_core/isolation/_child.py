@@ -30,6 +30,9 @@ def main(argv: list[str]) -> int:
     if setup is None:
         return 0
     try:
+        from oloproof_core.isolation._relay import relay_gateway
+
+        relay_gateway()
         _apply_setup(setup)
         from oloproof_core.isolation._reference import SystemReference, load_reference
 

@@ -11,13 +11,16 @@ so the run's total stays exact.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from oloproof_core.case import CaseResult
 from oloproof_core.context import ModelCall
 from oloproof_core.execution import ProgressCallback
 from oloproof_core.isolation._pool import ProcessPool
+from oloproof_core.isolation._relay import SOCKET_VARIABLE
+from oloproof_core.isolation._sandbox import GATEWAY_SOCKET
+from oloproof_core.isolation._sandbox_choice import SandboxChoice
 from oloproof_core.systems import System
 from oloproof_core.usage import usage_by_role, usage_to_dict
 
@@ -40,6 +43,8 @@ class MeteredPool:
         timeout: float | None = None,
         memory_limit_mb: int | None = None,
         grow: bool = False,
+        sandbox: str = "auto",
+        hidden: Iterable[str] = (),
     ) -> None:
         # Imported here: a system's own process imports this package, never the server.
         from oloproof_core.gateway import Gateway
@@ -47,6 +52,13 @@ class MeteredPool:
         # The port now, so that every process is told where its models are; the server
         # only for processes that load a model client (`_ready`), or on a first call.
         self.gateway = Gateway().listen()
+        try:
+            self._sandbox = SandboxChoice.choose(
+                sandbox, hidden=hidden, gateway_socket=self.gateway.listen_unix
+            )
+        except BaseException:
+            self.gateway.stop()
+            raise
         self.gateway.serve_when_called()
         # Several cases share an async process: its calls name their case in a header,
         # honoured only for cases bound to that process's key.
@@ -66,6 +78,7 @@ class MeteredPool:
                 on_ready=self._ready,
                 reported_calls=False,
                 grow=grow,
+                sandbox=self._sandbox,
             )
         except BaseException:
             self.gateway.stop()
@@ -81,12 +94,15 @@ class MeteredPool:
     def _environment(self, slot: int) -> dict[str, str]:
         key = self._key(slot)
         url = self.gateway.base_url
-        return {
+        environment = {
             **self.gateway.client_env(key),
             "OLOPROOF_SYSTEM_BASE_URL": url,
             "OLOPROOF_SYSTEM_API_KEY": key,
             GATEWAY_URL_VARIABLE: url,
         }
+        if self._sandbox.sandbox is not None:  # no network inside: the socket, relayed
+            environment[SOCKET_VARIABLE] = GATEWAY_SOCKET
+        return environment
 
     def _bind(self, slot: int, case_id: str) -> None:
         self.gateway.bind(self._key(slot), case_id)

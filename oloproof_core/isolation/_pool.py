@@ -39,6 +39,7 @@ from oloproof_core.isolation._process import (
 from oloproof_core.isolation._protocol import ProtocolError, frame
 from oloproof_core.isolation._reference import CAN_FORK, refuse_while_loading, start_method
 from oloproof_core.isolation._retries import Retries, failed_alone
+from oloproof_core.isolation._sandbox_choice import SandboxChoice
 from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
 from oloproof_core.isolation._slot import InFlight, Slot, last_line, lose, oldest_start, settle
 from oloproof_core.systems import System
@@ -56,7 +57,8 @@ class ProcessPool:
     `child_env` is added to each child's scrubbed environment (a mapping, or a
     function of the slot number); the hooks (`_hooks`) run as cases are sent and end
     and as processes become ready. `start` is "auto" (by reference when the system
-    has one, else forked), "reference" or "fork".
+    has one, else forked), "reference" or "fork". `sandbox` (`SandboxChoice`) says
+    whether spawned processes run in a sandbox, and whether they may run without one.
     """
 
     def __init__(
@@ -74,6 +76,7 @@ class ProcessPool:
         start: str = "auto",
         reported_calls: bool = True,
         grow: bool = False,
+        sandbox: SandboxChoice | None = None,
     ) -> None:
         if processes < 1 or per_process < 1:
             raise ValueError("a pool needs at least one process holding at least one case")
@@ -86,6 +89,7 @@ class ProcessPool:
         self._on_start, self._on_end, self._on_ready = on_case_start, on_case_end, on_ready
         self._reported_calls = reported_calls
         self._reference, self._method = start_method(system, start)
+        self._sandbox = sandbox or SandboxChoice.without()
         self.note: str | None = None
         self._slots: list[Slot] = []
         self._poller = select.poll()
@@ -122,7 +126,10 @@ class ProcessPool:
 
     def close(self) -> None:
         """Stop every process: ask nicely (close its pipe), then kill what is left."""
-        stop_children([child for slot in self._slots if (child := self._vacate(slot))])
+        try:
+            stop_children([child for slot in self._slots if (child := self._vacate(slot))])
+        finally:
+            self._sandbox.close()
 
     def __enter__(self) -> ProcessPool:
         return self
@@ -132,9 +139,12 @@ class ProcessPool:
 
     def describe(self) -> dict[str, Any]:
         """What the run's provenance says about how the system was run."""
+        protected = self.protected
         return {
             "isolation": "process",
-            "measurements": "timed by the parent process",
+            "measurements": "protected" if protected else "not protected",
+            "answers": "protected" if protected else "not protected",
+            "sandbox": self._sandbox.describe(forked=self._method == "fork"),
             "start": self._method,
             "reference": None if self._reference is None else self._reference.describe(),
             "processes": len(self._slots),
@@ -145,6 +155,12 @@ class ProcessPool:
             "model_cost": "as reported by the system's process",
             "note": self.note,
         }
+
+    @property
+    def protected(self) -> bool:
+        """Whether the system ran where it could touch neither its figures nor the answers:
+        spawned into a sandbox (a forked process is a copy of this one, never sandboxed)."""
+        return self._sandbox.sandbox is not None and self._method == "spawn"
 
     def run(
         self,
@@ -160,6 +176,9 @@ class ProcessPool:
         self._binding = binding_for(self.system, release)
         self._cap = math.ceil(len(cases) / self.per_process)
         self.start(1 if self._grow else self._cap)
+        if not self.protected:  # known once started: a failed import may have forked it
+            for case in cases:
+                case.measurements.protected = False
         self._pace.begin(time.perf_counter())
         self._pending.extend(cases)
         try:
@@ -388,7 +407,7 @@ class ProcessPool:
         slot.failures += 1
         slot.last_failure = failure
         first_start = self.restarts == 0 and not any(s.state == "ready" for s in self._slots)
-        if self._method == "spawn" and first_start and CAN_FORK:
+        if self._method == "spawn" and first_start and CAN_FORK and not self._sandbox.required:
             # A module the parent holds but a fresh interpreter cannot import (a test
             # collected by path, a file edited since): serve the parent's copy instead.
             self._method = "fork"
@@ -416,7 +435,7 @@ class ProcessPool:
         environment = child_environment(env_for_slot(self._child_env, slot.index))
         setup = child_setup(self.memory_limit_mb, self.timeout)
         reference = self._reference if self._method == "spawn" else None
-        child = start_child(self.system, reference, setup, environment)
+        child = start_child(self.system, reference, setup, environment, self._sandbox.sandbox)
         slot.occupy(child, time.perf_counter(), WARMUP_TIMEOUT_S)
         self._by_fd[child.from_child] = slot
         self._poller.register(child.from_child, select.POLLIN)

@@ -1,10 +1,10 @@
 """Starting one system's process and telling how it ended.
 
 Spawned children are a fresh interpreter (`subprocess`) given only the pipe ends
-they need and a scrubbed environment; forked children are for systems that have no
-reference. A forked child inherits every descriptor of the parent, so it closes the
-pool's other pipes at once: a stray copy of another child's pipe end would hide that
-child's death from the parent.
+they need and a scrubbed environment, inside a sandbox where one is given (`_sandbox`);
+forked children are for systems that have no reference. A forked child inherits every
+descriptor of the parent, so it closes the pool's other pipes at once: a stray copy of
+another child's pipe end would hide that child's death from the parent.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 from oloproof_core._serving_process import start_serving_process, wait_for_exit
 from oloproof_core.isolation._protocol import frame
 from oloproof_core.isolation._reference import SystemReference
+from oloproof_core.isolation._sandbox import Sandbox
 from oloproof_core.systems import System
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -31,27 +32,40 @@ _open_pipe_ends: set[int] = set()
 class ChildProcess:
     """A running system's process and the two pipe ends the parent talks to it through."""
 
-    __slots__ = ("_popen", "_status", "from_child", "pid", "to_child")
+    __slots__ = ("_popen", "_sandboxed", "_status", "from_child", "pid", "to_child")
 
     def __init__(
-        self, pid: int, to_child: int, from_child: int, popen: subprocess.Popen[bytes] | None
+        self,
+        pid: int,
+        to_child: int,
+        from_child: int,
+        popen: subprocess.Popen[bytes] | None,
+        sandboxed: bool = False,
     ) -> None:
         self.pid = pid
         self.to_child = to_child
         self.from_child = from_child
         self._popen = popen
+        self._sandboxed = sandboxed
         self._status: int | None = None
 
     def poll(self) -> int | None:
         """The exit code (negative: killed by that signal), or None while it runs."""
         if self._status is None:
             if self._popen is not None:
-                self._status = self._popen.poll()
+                self._set_status(self._popen.poll())
             else:
                 pid, status = os.waitpid(self.pid, os.WNOHANG)
                 if pid:
                     self._status = os.waitstatus_to_exitcode(status)
         return self._status
+
+    def _set_status(self, code: int | None) -> None:
+        # bubblewrap exits with 128 + N when the system died of signal N, as a shell does;
+        # a system that exits with such a status itself reads the same.
+        if code is not None and self._sandboxed and 128 < code <= 128 + 64:
+            code = 128 - code
+        self._status = code
 
     def kill(self) -> None:
         if self.poll() is None:
@@ -67,9 +81,10 @@ class ChildProcess:
         """Wait for the process to end (the caller has killed it or closed its pipe)."""
         if self._status is None:
             if self._popen is not None:
-                self._status = self._popen.wait()
+                self._set_status(self._popen.wait())
             else:
                 self._status = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        assert self._status is not None
         return self._status
 
     def close_input(self) -> None:
@@ -99,8 +114,10 @@ def start_child(
     reference: SystemReference | None,
     setup: dict[str, Any],
     environment: Mapping[str, str],
+    sandbox: Sandbox | None = None,
 ) -> ChildProcess:
-    """A process serving `system`: spawned to import it by `reference`, else forked."""
+    """A process serving `system`: spawned to import it by `reference` (in `sandbox` when
+    given), else forked."""
     if reference is None:
         return fork_child(system, setup, environment)
     setup["reference"] = reference.to_dict()
@@ -108,17 +125,29 @@ def start_child(
     # that system reading other texts, which the child binds again.
     setup["components"] = dict(system.components)
     setup["version"] = system.version
-    return spawn_child(setup, environment)
+    return spawn_child(setup, environment, sandbox)
 
 
-def spawn_child(setup: Mapping[str, Any], environment: Mapping[str, str]) -> ChildProcess:
+def spawn_child(
+    setup: Mapping[str, Any], environment: Mapping[str, str], sandbox: Sandbox | None = None
+) -> ChildProcess:
     """A fresh interpreter that imports the system by the reference in `setup`."""
     env = dict(environment)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH", "")]))
-    popen, to_child, from_child = start_serving_process("oloproof_core.isolation._child", env)
+    wrap = None
+    if sandbox is not None:
+        cwd, sys_path = os.getcwd(), list(setup["sys_path"])
+        reference = setup.get("reference") or {}
+        if reference.get("kind") in ("file", "script"):  # loaded by path: its folder too
+            sys_path.append(os.path.dirname(reference["target"]))
+
+        def wrap(command: list[str]) -> list[str]:
+            return sandbox.command(command, cwd=cwd, sys_path=sys_path)
+
+    popen, to_child, from_child = start_serving_process("oloproof_core.isolation._child", env, wrap)
     # Written while the pipe still blocks: the set-up is small and the child reads it first.
     os.write(to_child, frame(dict(setup)))
-    return _register(ChildProcess(popen.pid, to_child, from_child, popen))
+    return _register(ChildProcess(popen.pid, to_child, from_child, popen, sandbox is not None))
 
 
 def fork_child(

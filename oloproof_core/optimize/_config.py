@@ -26,12 +26,8 @@ from oloproof_core.errors import ConfigError
 from oloproof_core.optimize._budget import Budget
 from oloproof_core.optimize._run import OptimizationSpec
 from oloproof_core.optimize._splits import check_fractions
-from oloproof_core.run_config import (
-    RUN_CONFIG_FIELDS,
-    RunConfigField,
-    check_run_config,
-    run_config_from_mapping,
-)
+from oloproof_core.run_config import check_run_config, run_config_from_mapping
+from oloproof_core.run_config_fields import RUN_CONFIG_FIELDS, RunConfigField
 
 ENGINE_CHOICES = ("auto", "gepa", "dspy-gepa")
 _RUN_KEYS = tuple(item.name for item in RUN_CONFIG_FIELDS if item.name not in ("split", "baseline"))

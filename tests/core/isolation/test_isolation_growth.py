@@ -24,7 +24,7 @@ def run(target, n, **options):
     return evaluate(target, rows(n), [SAME_N], record=False, **options)
 
 
-def pids(result) -> set[int]:
+def pids(result) -> set[str]:
     return {case.output["pid"] for case in result.cases}
 
 

@@ -1,0 +1,80 @@
+"""The run-config schema: each key of `oloproof.yaml`, what it means, what it takes.
+
+The one statement of it: the command line, the REST API, the dashboard's New-run form
+and the workers all read and check configs through `RUN_CONFIG_FIELDS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfigField:
+    """One key of a run config: what it means and what shape its value takes.
+
+    The one statement of the run-config schema: the command line, the REST API, the
+    dashboard's New-run form and the workers all read and check configs through it.
+    """
+
+    name: str
+    meaning: str
+    kind: Literal[
+        "import",
+        "path",
+        "evaluators",
+        "string",
+        "positive_int",
+        "positive_number",
+        "confidence",
+        "isolation",
+        "sandbox",
+        "mapping",
+    ]
+    required: bool = False
+
+
+RUN_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
+    RunConfigField(
+        "system",
+        "import path of the system, e.g. support_bot:answer or bot.py:answer",
+        "import",
+        required=True,
+    ),
+    RunConfigField("dataset", "path to a .jsonl, .json or .csv dataset", "path", required=True),
+    RunConfigField("evaluators", "list of evaluators", "evaluators", required=True),
+    RunConfigField("split", "only the rows of this split", "string"),
+    RunConfigField("policy", "path to a release policy (release.yaml)", "path"),
+    RunConfigField("baseline", "the baseline run for paired rules (a result JSON file)", "path"),
+    RunConfigField("concurrency", "how many cases run at once (positive integer)", "positive_int"),
+    RunConfigField("timeout", "per-case timeout in seconds (positive number)", "positive_number"),
+    RunConfigField(
+        "confidence", "confidence level of the intervals, between 0 and 1", "confidence"
+    ),
+    RunConfigField(
+        "isolation",
+        "where the system runs: process (the default: processes of "
+        "its own, measurements protected) or thread (in oloproof's process, for "
+        "trusted code)",
+        "isolation",
+    ),
+    RunConfigField(
+        "sandbox",
+        "auto (the default: the system's processes run in a sandbox where one can be "
+        "made), required (refuse to run without one) or off (trusted code)",
+        "sandbox",
+    ),
+    RunConfigField(
+        "memory_limit_mb",
+        "memory cap of each of the system's processes in MiB (positive integer, default 4096)",
+        "positive_int",
+    ),
+)
+KEYS: dict[str, str] = {item.name: item.meaning for item in RUN_CONFIG_FIELDS}
+REQUIRED = tuple(item.name for item in RUN_CONFIG_FIELDS if item.required)
+
+
+def sandbox_setting(value: Any) -> Any:
+    """YAML reads a bare `off` as false (and `on` as true): both mean what they say."""
+    return {False: "off", True: "auto"}.get(value, value) if isinstance(value, bool) else value

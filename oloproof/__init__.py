@@ -52,6 +52,7 @@ _LAZY = {
     "Submission": ("oloproof._submit", "Submission"),
     "submit": ("oloproof._submit", "submit"),
     "compare": ("oloproof_core.compare", "compare_runs"),
+    "protections": ("oloproof_core.doctor", "protections"),
 }
 
 __all__ = [
@@ -77,6 +78,7 @@ __all__ = [
     "load",
     "optimize",
     "plan",
+    "protections",
     "submit",
     "system",
 ]

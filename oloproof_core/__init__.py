@@ -38,6 +38,10 @@ _EXPORTS: dict[str, str] = {
     "decide_sequential": "oloproof_core.sequential",
     "DeclarationError": "oloproof_core.errors",
     "digest_text": "oloproof_core._canonical",
+    "keep_from_systems": "oloproof_core.isolation",
+    "UnprotectedRunWarning": "oloproof_core.isolation",
+    "protections": "oloproof_core.doctor",
+    "Protections": "oloproof_core.doctor",
     "dspy_examples": "oloproof_core.dspy_adapter",
     "dspy_metric": "oloproof_core.dspy_adapter",
     "dspy_system": "oloproof_core.dspy_adapter",
@@ -66,7 +70,7 @@ _EXPORTS: dict[str, str] = {
     "Result": "oloproof_core.result",
     "result_from_dict": "oloproof_core.result_io",
     "Row": "oloproof_core.dataset",
-    "RUN_CONFIG_FIELDS": "oloproof_core.run_config",
+    "RUN_CONFIG_FIELDS": "oloproof_core.run_config_fields",
     "run_config_from_mapping": "oloproof_core.run_config",
     "run_config_paths": "oloproof_core.run_config",
     "run_config_paths_check": "oloproof_core.run_config",
@@ -80,7 +84,7 @@ _EXPORTS: dict[str, str] = {
     "RunOpening": "oloproof_core.store",
     "run_until_decided": "oloproof_core.sequential",
     "RunConfig": "oloproof_core.run_config",
-    "RunConfigField": "oloproof_core.run_config",
+    "RunConfigField": "oloproof_core.run_config_fields",
     "RunPlan": "oloproof_core.evaluation",
     "start_serving_process": "oloproof_core._serving_process",
     "reward": "oloproof_core.rewards",
@@ -98,225 +102,83 @@ _EXPORTS: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
-    from oloproof_core._canonical import (
-        canonical_json as canonical_json,
-    )
-    from oloproof_core._canonical import (
-        digest_text as digest_text,
-    )
-    from oloproof_core._gc import (
-        fewer_collections as fewer_collections,
-    )
-    from oloproof_core._json_text import (
-        json_encoder as json_encoder,
-    )
-    from oloproof_core._names_on_first_use import (
-        names_on_first_use as names_on_first_use,
-    )
-    from oloproof_core._process_exit import (
-        end_process as end_process,
-    )
-    from oloproof_core._serving_process import (
-        start_serving_process as start_serving_process,
-    )
-    from oloproof_core._serving_process import (
-        wait_for_exit as wait_for_exit,
-    )
-    from oloproof_core.aggregate import (
-        MetricEstimate as MetricEstimate,
-    )
-    from oloproof_core.aggregate import (
-        estimate_metric as estimate_metric,
-    )
-    from oloproof_core.case import (
-        CaseError as CaseError,
-    )
-    from oloproof_core.case import (
-        CaseResult as CaseResult,
-    )
-    from oloproof_core.components import (
-        component as component,
-    )
-    from oloproof_core.conclusion import (
-        conclude_run as conclude_run,
-    )
-    from oloproof_core.context import (
-        Measurements as Measurements,
-    )
-    from oloproof_core.context import (
-        current_case as current_case,
-    )
-    from oloproof_core.dataset import (
-        Dataset as Dataset,
-    )
-    from oloproof_core.dataset import (
-        Row as Row,
-    )
-    from oloproof_core.dataset import (
-        load_dataset as load_dataset,
-    )
-    from oloproof_core.dspy_adapter import (
-        DspyMetric as DspyMetric,
-    )
-    from oloproof_core.dspy_adapter import (
-        dspy_examples as dspy_examples,
-    )
-    from oloproof_core.dspy_adapter import (
-        dspy_metric as dspy_metric,
-    )
-    from oloproof_core.dspy_adapter import (
-        dspy_system as dspy_system,
-    )
-    from oloproof_core.errors import (
-        ConfigError as ConfigError,
-    )
-    from oloproof_core.errors import (
-        ContractError as ContractError,
-    )
-    from oloproof_core.errors import (
-        DatasetError as DatasetError,
-    )
-    from oloproof_core.errors import (
-        DeclarationError as DeclarationError,
-    )
-    from oloproof_core.errors import (
-        OloproofError as OloproofError,
-    )
-    from oloproof_core.errors import (
-        UndeclaredReadError as UndeclaredReadError,
-    )
-    from oloproof_core.evaluation import (
-        DatasetSource as DatasetSource,
-    )
-    from oloproof_core.evaluation import (
-        RunPlan as RunPlan,
-    )
-    from oloproof_core.evaluation import (
-        plan_run as plan_run,
-    )
-    from oloproof_core.evaluation import (
-        process_rows as process_rows,
-    )
-    from oloproof_core.evaluation import (
-        run_evaluation as run_evaluation,
-    )
-    from oloproof_core.execution import (
-        ProgressCallback as ProgressCallback,
-    )
-    from oloproof_core.imports import (
-        load_object as load_object,
-    )
-    from oloproof_core.imports import (
-        namespace_for as namespace_for,
-    )
-    from oloproof_core.imports import (
-        path_within as path_within,
-    )
-    from oloproof_core.judging import (
-        JudgingTally as JudgingTally,
-    )
-    from oloproof_core.limits import (
-        storable_text as storable_text,
-    )
-    from oloproof_core.limits import (
-        value_problem as value_problem,
-    )
-    from oloproof_core.measurement import (
-        observation as observation,
-    )
-    from oloproof_core.measurement import (
-        service_cost as service_cost,
-    )
-    from oloproof_core.result import (
-        Result as Result,
-    )
-    from oloproof_core.result_io import (
-        load_result as load_result,
-    )
-    from oloproof_core.result_io import (
-        result_from_dict as result_from_dict,
-    )
-    from oloproof_core.rewards import (
-        reward as reward,
-    )
-    from oloproof_core.run_config import (
-        RUN_CONFIG_FIELDS as RUN_CONFIG_FIELDS,
-    )
-    from oloproof_core.run_config import (
-        RunConfig as RunConfig,
-    )
-    from oloproof_core.run_config import (
-        RunConfigField as RunConfigField,
-    )
-    from oloproof_core.run_config import (
-        check_run_config as check_run_config,
-    )
-    from oloproof_core.run_config import (
-        load_run_config as load_run_config,
-    )
-    from oloproof_core.run_config import (
-        run_config_from_mapping as run_config_from_mapping,
-    )
-    from oloproof_core.run_config import (
-        run_config_paths as run_config_paths,
-    )
-    from oloproof_core.run_config import (
-        run_config_paths_check as run_config_paths_check,
-    )
-    from oloproof_core.run_config import (
-        run_config_read as run_config_read,
-    )
-    from oloproof_core.run_config_checks import (
-        CheckedRunConfig as CheckedRunConfig,
-    )
-    from oloproof_core.run_config_checks import (
-        ConfigProblem as ConfigProblem,
-    )
-    from oloproof_core.run_config_checks import (
-        ConfigProblemsError as ConfigProblemsError,
-    )
-    from oloproof_core.run_config_checks import (
-        run_config_check as run_config_check,
-    )
-    from oloproof_core.safe_yaml import (
-        yaml_load as yaml_load,
-    )
-    from oloproof_core.sequential import (
-        decide_sequential as decide_sequential,
-    )
-    from oloproof_core.sequential import (
-        next_batch as next_batch,
-    )
-    from oloproof_core.sequential import (
-        run_until_decided as run_until_decided,
-    )
-    from oloproof_core.sequential import (
-        sequential_order as sequential_order,
-    )
-    from oloproof_core.store import (
-        CacheEntry as CacheEntry,
-    )
-    from oloproof_core.store import (
-        InMemoryStore as InMemoryStore,
-    )
-    from oloproof_core.store import (
-        RecordsAsItGoes as RecordsAsItGoes,
-    )
-    from oloproof_core.store import (
-        RunOpening as RunOpening,
-    )
-    from oloproof_core.store import (
-        Store as Store,
-    )
-    from oloproof_core.systems import (
-        System as System,
-    )
-    from oloproof_core.systems import (
-        system as system,
-    )
-    from oloproof_core.verdict import (
-        Verdict as Verdict,
-    )
+    from oloproof_core._canonical import canonical_json as canonical_json
+    from oloproof_core._canonical import digest_text as digest_text
+    from oloproof_core._gc import fewer_collections as fewer_collections
+    from oloproof_core._json_text import json_encoder as json_encoder
+    from oloproof_core._names_on_first_use import names_on_first_use as names_on_first_use
+    from oloproof_core._process_exit import end_process as end_process
+    from oloproof_core._serving_process import start_serving_process as start_serving_process
+    from oloproof_core._serving_process import wait_for_exit as wait_for_exit
+    from oloproof_core.aggregate import MetricEstimate as MetricEstimate
+    from oloproof_core.aggregate import estimate_metric as estimate_metric
+    from oloproof_core.case import CaseError as CaseError
+    from oloproof_core.case import CaseResult as CaseResult
+    from oloproof_core.components import component as component
+    from oloproof_core.conclusion import conclude_run as conclude_run
+    from oloproof_core.context import Measurements as Measurements
+    from oloproof_core.context import current_case as current_case
+    from oloproof_core.dataset import Dataset as Dataset
+    from oloproof_core.dataset import Row as Row
+    from oloproof_core.dataset import load_dataset as load_dataset
+    from oloproof_core.doctor import Protections as Protections
+    from oloproof_core.doctor import protections as protections
+    from oloproof_core.dspy_adapter import DspyMetric as DspyMetric
+    from oloproof_core.dspy_adapter import dspy_examples as dspy_examples
+    from oloproof_core.dspy_adapter import dspy_metric as dspy_metric
+    from oloproof_core.dspy_adapter import dspy_system as dspy_system
+    from oloproof_core.errors import ConfigError as ConfigError
+    from oloproof_core.errors import ContractError as ContractError
+    from oloproof_core.errors import DatasetError as DatasetError
+    from oloproof_core.errors import DeclarationError as DeclarationError
+    from oloproof_core.errors import OloproofError as OloproofError
+    from oloproof_core.errors import UndeclaredReadError as UndeclaredReadError
+    from oloproof_core.evaluation import DatasetSource as DatasetSource
+    from oloproof_core.evaluation import RunPlan as RunPlan
+    from oloproof_core.evaluation import plan_run as plan_run
+    from oloproof_core.evaluation import process_rows as process_rows
+    from oloproof_core.evaluation import run_evaluation as run_evaluation
+    from oloproof_core.execution import ProgressCallback as ProgressCallback
+    from oloproof_core.imports import load_object as load_object
+    from oloproof_core.imports import namespace_for as namespace_for
+    from oloproof_core.imports import path_within as path_within
+    from oloproof_core.isolation import UnprotectedRunWarning as UnprotectedRunWarning
+    from oloproof_core.isolation import keep_from_systems as keep_from_systems
+    from oloproof_core.judging import JudgingTally as JudgingTally
+    from oloproof_core.limits import storable_text as storable_text
+    from oloproof_core.limits import value_problem as value_problem
+    from oloproof_core.measurement import observation as observation
+    from oloproof_core.measurement import service_cost as service_cost
+    from oloproof_core.result import Result as Result
+    from oloproof_core.result_io import load_result as load_result
+    from oloproof_core.result_io import result_from_dict as result_from_dict
+    from oloproof_core.rewards import reward as reward
+    from oloproof_core.run_config import RunConfig as RunConfig
+    from oloproof_core.run_config import check_run_config as check_run_config
+    from oloproof_core.run_config import load_run_config as load_run_config
+    from oloproof_core.run_config import run_config_from_mapping as run_config_from_mapping
+    from oloproof_core.run_config import run_config_paths as run_config_paths
+    from oloproof_core.run_config import run_config_paths_check as run_config_paths_check
+    from oloproof_core.run_config import run_config_read as run_config_read
+    from oloproof_core.run_config_checks import CheckedRunConfig as CheckedRunConfig
+    from oloproof_core.run_config_checks import ConfigProblem as ConfigProblem
+    from oloproof_core.run_config_checks import ConfigProblemsError as ConfigProblemsError
+    from oloproof_core.run_config_checks import run_config_check as run_config_check
+    from oloproof_core.run_config_fields import RUN_CONFIG_FIELDS as RUN_CONFIG_FIELDS
+    from oloproof_core.run_config_fields import RunConfigField as RunConfigField
+    from oloproof_core.safe_yaml import yaml_load as yaml_load
+    from oloproof_core.sequential import decide_sequential as decide_sequential
+    from oloproof_core.sequential import next_batch as next_batch
+    from oloproof_core.sequential import run_until_decided as run_until_decided
+    from oloproof_core.sequential import sequential_order as sequential_order
+    from oloproof_core.store import CacheEntry as CacheEntry
+    from oloproof_core.store import InMemoryStore as InMemoryStore
+    from oloproof_core.store import RecordsAsItGoes as RecordsAsItGoes
+    from oloproof_core.store import RunOpening as RunOpening
+    from oloproof_core.store import Store as Store
+    from oloproof_core.systems import System as System
+    from oloproof_core.systems import system as system
+    from oloproof_core.verdict import Verdict as Verdict
 
 __all__ = [
     "RUN_CONFIG_FIELDS",
@@ -339,6 +201,7 @@ __all__ = [
     "MetricEstimate",
     "OloproofError",
     "ProgressCallback",
+    "Protections",
     "RecordsAsItGoes",
     "Result",
     "Row",
@@ -349,6 +212,7 @@ __all__ = [
     "Store",
     "System",
     "UndeclaredReadError",
+    "UnprotectedRunWarning",
     "Verdict",
     "__version__",
     "canonical_json",
@@ -365,6 +229,7 @@ __all__ = [
     "estimate_metric",
     "fewer_collections",
     "json_encoder",
+    "keep_from_systems",
     "load_dataset",
     "load_object",
     "load_result",
@@ -376,6 +241,7 @@ __all__ = [
     "path_within",
     "plan_run",
     "process_rows",
+    "protections",
     "result_from_dict",
     "reward",
     "run_config_check",

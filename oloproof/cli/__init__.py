@@ -6,6 +6,7 @@ import argparse
 import importlib
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -27,6 +28,7 @@ COMMANDS = (
     "_demo",
     "_user",
     "_project",
+    "_doctor",
 )
 """Each module registers one subcommand and sets `handler` to a function returning an exit code."""
 
@@ -57,6 +59,7 @@ def command() -> NoReturn:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    warnings.formatwarning = _plain_warning
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "handler"):
@@ -77,6 +80,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc()
         print("oloproof: internal error (above); please report it", file=sys.stderr)
         return _exit_codes.INTERNAL_ERROR
+
+
+_python_warning = warnings.formatwarning
+
+
+def _plain_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    line: str | None = None,
+) -> str:
+    """oloproof's own warnings as a line a person reads; others as Python shows them."""
+    from oloproof_core import UnprotectedRunWarning
+
+    if issubclass(category, UnprotectedRunWarning):
+        return f"oloproof: warning: {message}\n"
+    return _python_warning(message, category, filename, lineno, line)
 
 
 def _refused_by_platform(exc: Exception) -> bool:

@@ -12,6 +12,8 @@ INTERNAL_ERROR = 4
 """An unexpected error inside oloproof (a traceback is printed)."""
 NOTHING_OBSERVED = 5
 """A metric observed no case at all (every case missing): its first error is printed."""
+PROTECTIONS_OFF = 6
+"""`oloproof doctor`: some protection is off here, so runs are marked not protected."""
 
 _BY_GATE_OUTCOME = {"pass": OK, "fail": GATE_FAILED, "inconclusive": GATE_INCONCLUSIVE}
 

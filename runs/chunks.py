@@ -209,6 +209,7 @@ def _chunk_complete(
             finished_at=now,
             cases_done=len(cases),
             judging={name: tally.to_dict() for name, tally in plan.tallies.items()},
+            execution=plan.execution,
         )
         if not finished:
             # Taken for dead and re-claimed by another worker, which records these cases.

@@ -40,7 +40,11 @@ def run_finalise(*, run_id: int) -> str:
         reason = str(exc) if isinstance(exc, RunCodeError) else load_failure(run, exc, "")
         run_fail(run_id=run_id, reason=reason)
         return "failed"
-    chunks = list(RunChunk.objects.filter(run_id=run_id).only("judging", "claimed_by", "attempts"))
+    chunks = list(
+        RunChunk.objects.filter(run_id=run_id).only(
+            "judging", "execution", "claimed_by", "attempts"
+        )
+    )
     for chunk in chunks:
         for name, counts in chunk.judging.items():
             plan.tallies.setdefault(name, engine.JudgingTally()).add(engine.JudgingTally(**counts))
@@ -54,6 +58,8 @@ def run_finalise(*, run_id: int) -> str:
         "duration_s": (finished_at - started_at).total_seconds(),
     }
     cases = run_result(run=run).cases
+    # Before the conclusion: the gate says so when a chunk's system was not protected.
+    plan.execution = _execution_provenance(chunks, plan)
     state = sequential_state(run)
     if state is None:
         result = engine.conclude_run(
@@ -66,7 +72,6 @@ def run_finalise(*, run_id: int) -> str:
         )  # fmt: skip
         if _next_batch_queued(run, result, state):
             return "extended"
-    result.provenance["execution"] = _execution_provenance(chunks, plan)
     succeeded = run_conclusion_record(run=run, result=result, finished_at=finished_at)
     return "succeeded" if succeeded else "skipped"
 
@@ -91,11 +96,18 @@ def _next_batch_queued(run: Run, result: engine.Result, state: dict[str, Any]) -
 
 
 def _execution_provenance(chunks: list[RunChunk], plan: engine.RunPlan) -> dict[str, Any]:
-    protected = plan.isolation == "process"
+    """The run's execution over every chunk: protected only if every chunk's system ran in
+    a sandbox; the sandbox named is an unprotected chunk's, else the first chunk's."""
+    executions = [chunk.execution for chunk in chunks if chunk.execution]
+    unprotected = [e for e in executions if e.get("measurements") != "protected"]
+    protected = plan.isolation == "process" and bool(executions) and not unprotected
+    shown = (unprotected or executions or [{}])[0]
     return {
         "mode": "workers",
         "isolation": plan.isolation,
         "measurements": "protected" if protected else "not protected",
+        "answers": "protected" if protected else "not protected",
+        "sandbox": shown.get("sandbox") or {"on": False, "reason": "no chunk said how it ran"},
         "chunks": len(chunks),
         "chunk_attempts": sum(chunk.attempts for chunk in chunks),
         "workers": sorted({chunk.claimed_by.rsplit(":", 1)[0] for chunk in chunks}),

@@ -30,6 +30,8 @@ class RunChunk(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     cases_done = models.PositiveIntegerField(default=0)
     judging = models.JSONField(default=dict, blank=True)
+    execution = models.JSONField(default=dict, blank=True)
+    """How this chunk's worker ran the system (its pool's provenance: sandbox, protection)."""
     touched_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from oloproof_core.isolation import sandbox_support
 from tests.support.platform import (
     Api,
     Platform,
@@ -93,6 +94,10 @@ def test_a_run_submitted_through_the_api_runs_on_a_worker_and_reads_back(
     assert execution["mode"] == "workers"
     assert execution["isolation"] == "process"  # the system ran in processes of its own
     assert execution["chunks"] == 3  # 45 cases in chunks of 20
+    # Every chunk's worker ran the system in a sandbox, or the run says it did not.
+    sandboxed = sandbox_support().available
+    assert execution["sandbox"]["on"] is sandboxed
+    assert execution["measurements"] == ("protected" if sandboxed else "not protected")
 
     cases = api.get(f"/api/runs/{run_id}/cases?limit=500")
     assert cases["count"] == N_CASES

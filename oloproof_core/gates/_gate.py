@@ -24,7 +24,8 @@ class Gate:
 
     `outcome` is "pass", "fail" or "inconclusive"; `rules` holds each rule's
     outcome, figures and reason in the policy's order. `str(gate)` is a one-line
-    verdict; `to_dict()` is what the JSON result and the dashboard read.
+    verdict; `to_dict()` is what the JSON result and the dashboard read. `caveat` says
+    when the figures decided on are not ones the platform can vouch for (`run_caveat`).
     """
 
     outcome: Outcome
@@ -32,6 +33,7 @@ class Gate:
     confidence: float
     policy: dict[str, Any] = field(default_factory=dict)
     baseline: dict[str, Any] | None = None
+    caveat: str | None = None
 
     @classmethod
     def from_rules(
@@ -41,6 +43,7 @@ class Gate:
         confidence: float,
         policy: dict[str, Any],
         baseline: dict[str, Any] | None,
+        caveat: str | None = None,
     ) -> Gate:
         return cls(
             outcome=combine([rule.outcome for rule in rules]),
@@ -48,6 +51,7 @@ class Gate:
             confidence=confidence,
             policy=policy,
             baseline=baseline,
+            caveat=caveat,
         )
 
     @property
@@ -58,7 +62,8 @@ class Gate:
         return [rule for rule in self.rules if rule.outcome == outcome]
 
     def __str__(self) -> str:
-        return f"gate {self.outcome.upper()}: " + "; ".join(str(rule) for rule in self.rules)
+        verdict = f"gate {self.outcome.upper()}: " + "; ".join(str(rule) for rule in self.rules)
+        return verdict if self.caveat is None else f"{verdict} — {self.caveat}"
 
     def __bool__(self) -> bool:
         # `assert result.gate` must never pass on a failed gate, and "the gate is there"
@@ -78,4 +83,22 @@ class Gate:
             "policy": dict(self.policy),
             "baseline": self.baseline,
             "rules": [rule.to_dict() for rule in self.rules],
+            "caveat": self.caveat,
         }
+
+
+def run_caveat(provenance: dict[str, Any]) -> str | None:
+    """What a gate must say of a run whose system could reach its figures or its answers:
+    run in oloproof's own process, or in processes without a sandbox."""
+    execution = provenance.get("execution") or {}
+    if execution.get("measurements") != "not protected":
+        return None
+    sandbox = execution.get("sandbox") or {}
+    if execution.get("isolation") == "thread":
+        where = "the system ran in oloproof's own process"
+    else:
+        where = f"the system ran without a sandbox ({sandbox.get('reason') or 'none was made'})"
+    return (
+        f"decided on figures that are not protected: {where}, so it could have read the "
+        "answers or changed its speed and cost (docs/isolation.md)"
+    )

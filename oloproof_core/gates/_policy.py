@@ -12,7 +12,7 @@ from oloproof_core.compare._compare_runs import run_label as describe_run
 from oloproof_core.gates._baseline import resolve_baseline
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
-from oloproof_core.gates._gate import Gate
+from oloproof_core.gates._gate import Gate, run_caveat
 from oloproof_core.gates._holm import apply_holm
 from oloproof_core.gates._schema import SCHEMA_VERSION, PolicySpec, parse_policy
 from oloproof_core.gates._yaml_lines import load_yaml_with_lines
@@ -126,6 +126,7 @@ class Policy:
                 "sequential": context.horizon,
             },
             baseline=baseline_info,
+            caveat=run_caveat(result.provenance),
         )
 
     def _attach_baseline(

@@ -16,6 +16,10 @@ COPY runs ./runs
 COPY metrics ./metrics
 COPY templates ./templates
 COPY static ./static
+# bubblewrap: the sandbox each system's process runs in (docs/isolation.md); the
+# container needs namespaces allowed for it (see docs/deploy.md), `oloproof doctor` checks.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/*
 RUN pip install ".[server]" \
     && useradd --system --home-dir /var/lib/oloproof --create-home oloproof \
     && mkdir -p /var/lib/oloproof/static && chown -R oloproof /var/lib/oloproof

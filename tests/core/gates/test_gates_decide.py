@@ -259,3 +259,39 @@ def test_evaluate_with_last_approved_baseline_from_its_store(
     )
     assert result.gate.outcome == "pass"
     assert result.gate.baseline["run_id"] == "mem-1"
+
+
+@pytest.mark.parametrize(
+    ("execution", "words"),
+    [
+        ({"isolation": "thread", "measurements": "not protected"}, "in oloproof's own process"),
+        (
+            {
+                "isolation": "process",
+                "measurements": "not protected",
+                "sandbox": {"on": False, "reason": "bubblewrap is not installed"},
+            },
+            "without a sandbox (bubblewrap is not installed)",
+        ),
+    ],
+)
+def test_a_gate_on_figures_the_system_could_reach_says_so(execution, words) -> None:
+    run = make_run({"exact_label": pass_fail(200, 0)})
+    run.provenance["execution"] = execution
+
+    gate = gate_of([{"metric": "exact_label", "min": 0.95}], run)
+
+    assert gate.outcome == "pass"
+    assert "decided on figures that are not protected" in str(gate)
+    assert words in str(gate)
+    assert gate.to_dict()["caveat"] == gate.caveat
+
+
+def test_a_gate_on_protected_figures_has_no_caveat() -> None:
+    run = make_run({"exact_label": pass_fail(200, 0)})
+    run.provenance["execution"] = {"isolation": "process", "measurements": "protected"}
+
+    gate = gate_of([{"metric": "exact_label", "min": 0.95}], run)
+
+    assert gate.caveat is None
+    assert "not protected" not in str(gate)

@@ -16,12 +16,13 @@ if TYPE_CHECKING:
     from oloproof_core.isolation._env import ChildEnv, child_environment, is_secret_name
     from oloproof_core.isolation._errors import IsolationError
     from oloproof_core.isolation._hooks import CaseHook
+    from oloproof_core.isolation._keeper import MAX_WARMUP_FAILURES, WARMUP_TIMEOUT_S
     from oloproof_core.isolation._metered import (
         GATEWAY_URL_VARIABLE,
         MeteredPool,
         metered_call,
     )
-    from oloproof_core.isolation._pool import MAX_WARMUP_FAILURES, WARMUP_TIMEOUT_S, ProcessPool
+    from oloproof_core.isolation._pool import ProcessPool
     from oloproof_core.isolation._reference import SystemReference, reference_for
     from oloproof_core.isolation._sandbox_choice import (
         SANDBOX_MODES,
@@ -43,8 +44,8 @@ _EXPORTS: dict[str, str] = {
     "GATEWAY_URL_VARIABLE": "._metered",
     "MeteredPool": "._metered",
     "metered_call": "._metered",
-    "MAX_WARMUP_FAILURES": "._pool",
-    "WARMUP_TIMEOUT_S": "._pool",
+    "MAX_WARMUP_FAILURES": "._keeper",
+    "WARMUP_TIMEOUT_S": "._keeper",
     "ProcessPool": "._pool",
     "SystemReference": "._reference",
     "reference_for": "._reference",

@@ -8,7 +8,7 @@ a queue inside the child while its clock runs; when such a process dies with sev
 cases in flight, each is run again alone (`_retries`), so only the culprit is lost.
 
 A growing pool (`grow=True`) starts one process and adds more as the work needs them
-(`_pace`).
+(`_pace`). Starting, replacing and stopping the processes is `_keeper`'s.
 """
 
 from __future__ import annotations
@@ -24,34 +24,28 @@ from typing import Any
 
 from oloproof_core.case import CaseError, CaseResult
 from oloproof_core.execution import ProgressCallback, timed_out
-from oloproof_core.isolation._bindings import Binding, BoundInProcesses, binding_for, case_message
-from oloproof_core.isolation._env import ChildEnv, child_environment, env_for_slot
+from oloproof_core.isolation._bindings import Binding, binding_for, case_message
+from oloproof_core.isolation._env import ChildEnv
 from oloproof_core.isolation._errors import IsolationError
 from oloproof_core.isolation._hooks import CaseHook, ReadyHook
+from oloproof_core.isolation._keeper import WARMUP_TIMEOUT_S, ProcessKeeper
 from oloproof_core.isolation._pace import Pace
 from oloproof_core.isolation._process import (
-    ChildProcess,
-    child_setup,
     exit_reason,
-    start_child,
-    stop_children,
 )
 from oloproof_core.isolation._protocol import ProtocolError, frame
-from oloproof_core.isolation._reference import CAN_FORK, refuse_while_loading, start_method
 from oloproof_core.isolation._retries import Retries, failed_alone
 from oloproof_core.isolation._sandbox_choice import SandboxChoice
 from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
 from oloproof_core.isolation._slot import InFlight, Slot, last_line, lose, oldest_start, settle
 from oloproof_core.systems import System
 
-WARMUP_TIMEOUT_S = 120.0
-MAX_WARMUP_FAILURES = 3
 _ASYNC_GRACE_S = 1.0
 _PROGRESS_INTERVAL_S = 0.2
 _READ_SIZE = 1 << 16
 
 
-class ProcessPool:
+class ProcessPool(ProcessKeeper):
     """Runs a system's cases in child processes; see the module docstring.
 
     `child_env` is added to each child's scrubbed environment (a mapping, or a
@@ -80,29 +74,24 @@ class ProcessPool:
     ) -> None:
         if processes < 1 or per_process < 1:
             raise ValueError("a pool needs at least one process holding at least one case")
-        self.system = system
-        self.processes = processes
+        super().__init__(
+            system,
+            processes=processes,
+            timeout=timeout,
+            memory_limit_mb=memory_limit_mb,
+            child_env=child_env,
+            start=start,
+            grow=grow,
+            sandbox=sandbox,
+        )
         self.per_process = per_process
-        self.timeout = timeout
-        self.memory_limit_mb = memory_limit_mb
-        self._child_env = child_env
         self._on_start, self._on_end, self._on_ready = on_case_start, on_case_end, on_ready
         self._reported_calls = reported_calls
-        self._reference, self._method = start_method(system, start)
-        self._sandbox = sandbox or SandboxChoice.without()
-        self.note: str | None = None
-        self._slots: list[Slot] = []
-        self._poller = select.poll()
-        self._by_fd: dict[int, Slot] = {}
-        self._by_out_fd: dict[int, Slot] = {}
         self._seq = itertools.count()
         self._pending: deque[CaseResult] = deque()
         self._retries = Retries()
-        self.restarts = 0
-        self._grow = grow
         self._pace = Pace()
         self._cap = processes
-        self._bound = BoundInProcesses()
         self._binding: Binding | None = None
 
     def start(self, processes: int | None = None) -> None:
@@ -113,23 +102,6 @@ class ProcessPool:
         if not any(slot.state == "ready" for slot in self._slots):
             failure = max(self._slots, key=lambda slot: slot.failures).last_failure
             raise IsolationError(f"the system could not be started in its own process:\n{failure}")
-
-    def launch(self, processes: int | None = None) -> None:
-        """Start the processes (at most `processes`) without waiting for them to be ready."""
-        refuse_while_loading()
-        wanted = min(self.processes, processes or (1 if self._grow else self.processes))
-        while len(self._slots) < wanted:
-            self._slots.append(Slot(len(self._slots)))
-        for slot in self._slots:
-            if slot.state == "stopped" and slot.failures < MAX_WARMUP_FAILURES:
-                self._occupy(slot)
-
-    def close(self) -> None:
-        """Stop every process: ask nicely (close its pipe), then kill what is left."""
-        try:
-            stop_children([child for slot in self._slots if (child := self._vacate(slot))])
-        finally:
-            self._sandbox.close()
 
     def __enter__(self) -> ProcessPool:
         return self
@@ -155,12 +127,6 @@ class ProcessPool:
             "model_cost": "as reported by the system's process",
             "note": self.note,
         }
-
-    @property
-    def protected(self) -> bool:
-        """Whether the system ran where it could touch neither its figures nor the answers:
-        spawned into a sandbox (a forked process is a copy of this one, never sandboxed)."""
-        return self._sandbox.sandbox is not None and self._method == "spawn"
 
     def run(
         self,
@@ -287,9 +253,6 @@ class ProcessPool:
     def _waiting(self) -> bool:
         return bool(self._pending or self._retries)
 
-    def _starting(self) -> bool:
-        return any(slot.state == "starting" for slot in self._slots)
-
     def _fill(self, slot: Slot) -> None:
         """Send cases to a ready process until it holds `per_process` of them; a case run
         again alone waits for an empty process and keeps it to itself."""
@@ -402,27 +365,6 @@ class ProcessPool:
         if self._on_end is not None:
             self._on_end(slot.index, flight.record.id)
 
-    def _warmup_failed(self, slot: Slot, failure: str) -> None:
-        self._stop(slot)
-        slot.failures += 1
-        slot.last_failure = failure
-        first_start = self.restarts == 0 and not any(s.state == "ready" for s in self._slots)
-        if self._method == "spawn" and first_start and CAN_FORK and not self._sandbox.required:
-            # A module the parent holds but a fresh interpreter cannot import (a test
-            # collected by path, a file edited since): serve the parent's copy instead.
-            self._method = "fork"
-            self.note = (
-                "the system could not be imported in a fresh process, so its "
-                "processes were forked from this one: " + last_line(failure)
-            )
-            for other in self._slots:
-                self._stop(other)
-                other.failures = 0
-                self._occupy(other)
-            return
-        if slot.failures < MAX_WARMUP_FAILURES:
-            self._occupy(slot)
-
     def _give_up(self) -> None:
         failure = max(self._slots, key=lambda slot: slot.failures).last_failure
         reason = "the system's process could not be restarted: " + last_line(failure)
@@ -430,41 +372,3 @@ class ProcessPool:
             lose(self._pending.popleft(), 0.0, reason)
         while self._retries:
             lose(self._retries.take(), 0.0, reason)
-
-    def _occupy(self, slot: Slot) -> None:
-        environment = child_environment(env_for_slot(self._child_env, slot.index))
-        setup = child_setup(self.memory_limit_mb, self.timeout)
-        reference = self._reference if self._method == "spawn" else None
-        child = start_child(self.system, reference, setup, environment, self._sandbox.sandbox)
-        slot.occupy(child, time.perf_counter(), WARMUP_TIMEOUT_S)
-        self._by_fd[child.from_child] = slot
-        self._poller.register(child.from_child, select.POLLIN)
-
-    def _replace(self, slot: Slot) -> None:
-        self.restarts += 1
-        if self._waiting():
-            self._occupy(slot)
-
-    def _stop(self, slot: Slot, *, patient: bool = True) -> int:
-        """Stop the slot's process (if any) and return how it ended.
-
-        Patient: the process closed its pipe, so it is most likely exiting; waiting a
-        moment lets its own exit status, not our kill, be the reason given.
-        """
-        child = self._vacate(slot)
-        if child is None:
-            return 0
-        if (child.wait_briefly(0.5) if patient else child.poll()) is None:
-            child.kill()
-        code = child.reap()
-        child.close_pipes()
-        return code
-
-    def _vacate(self, slot: Slot) -> ChildProcess | None:
-        child = slot.vacate()
-        self._bound.forget(slot.index)
-        if child is not None:
-            for fd, table in ((child.from_child, self._by_fd), (child.to_child, self._by_out_fd)):
-                if table.pop(fd, None) is not None:
-                    self._poller.unregister(fd)
-        return child

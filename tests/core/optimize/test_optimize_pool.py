@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import oloproof_core.evaluation as evaluation_module
-import oloproof_core.isolation._pool as pool_module
+import oloproof_core.isolation._keeper as keeper_module
 from oloproof_core import InMemoryStore
 from oloproof_core.isolation import MeteredPool
 from oloproof_core.isolation._lease import SHARED
@@ -32,7 +32,7 @@ def test_every_evaluation_and_the_proof_share_one_pool(
 ) -> None:
     pools: list[MeteredPool] = []
     started: list[str] = []
-    start_child = pool_module.start_child
+    start_child = keeper_module.start_child
 
     class CountedPool(MeteredPool):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -44,7 +44,7 @@ def test_every_evaluation_and_the_proof_share_one_pool(
         return start_child(system, *args, **kwargs)
 
     monkeypatch.setattr(evaluation_module, "MeteredPool", CountedPool)
-    monkeypatch.setattr(pool_module, "start_child", counted)
+    monkeypatch.setattr(keeper_module, "start_child", counted)
     spec = load_optimize_config(str(write_project(tmp_path, extra={"concurrency": 2})))
     store = RecordingStore()
     result = run_optimization(spec=spec, store=store, ledger=InMemoryLedger())

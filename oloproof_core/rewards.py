@@ -47,10 +47,11 @@ _EXAMPLE = """\
 
 
 UNPROTECTED_NOTE = (
-    "Speed and cost scored 0: the system ran in oloproof's own process, where it can "
-    "reach the clock and the model client, so the platform cannot vouch for either "
-    "figure. Define the system at the top level of a module or script so that it runs "
-    "in a process of its own (docs/isolation.md)."
+    "Speed and cost scored 0: the system ran where it could reach the clock or the model "
+    "client (in oloproof's own process, or in a process without a sandbox), so the "
+    "platform cannot vouch for either figure. The run's provenance says which and how to "
+    "fix it: define the system at the top level of a module or script, and install "
+    "bubblewrap (docs/isolation.md; `oloproof doctor` checks)."
 )
 
 

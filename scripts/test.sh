@@ -32,6 +32,6 @@ run_pytest() {
 PARALLEL=(-n "${OLOPROOF_TEST_PROCESSES:-2}" --dist loadfile)
 
 echo "==> tests (SQLite)"
-run_pytest -q -p no:cacheprovider "${PARALLEL[@]}"
+run_pytest -q -p no:cacheprovider --durations=20 "${PARALLEL[@]}"
 echo "==> database tests (PostgreSQL)"
-DATABASE_URL=$OLOPROOF_TEST_DATABASE_URL_PG run_pytest -q -p no:cacheprovider "${PARALLEL[@]}" -m "not browser" tests/runs tests/metrics
+DATABASE_URL=$OLOPROOF_TEST_DATABASE_URL_PG run_pytest -q -p no:cacheprovider --durations=20 "${PARALLEL[@]}" -m "not browser" tests/runs tests/metrics

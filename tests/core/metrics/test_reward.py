@@ -167,4 +167,19 @@ def test_a_clock_the_system_could_reach_earns_no_speed_or_cost_credit(monkeypatc
     assert verdict.scores == {"accuracy": 1.0, "speed": 0.0, "cost": 0.0}  # ... not the score
     assert verdict.value == pytest.approx(0.7)
     assert "Speed and cost scored 0" in verdict.feedback
-    assert "runs in a process of its own" in verdict.feedback
+    assert "define the system at the top level" in verdict.feedback
+
+
+def test_a_process_without_a_sandbox_earns_no_speed_or_cost_credit():
+    """A process of its own but no sandbox could reach this process through /proc."""
+    from tests.core.isolation.systems import quick_pid
+
+    rows = [{"id": "a", "input": {"n": 1}, "expected": {"label": "refund"}}]
+    metric = MetricFile(SEED_METRIC, criterion="asc")
+    result = evaluate(quick_pid, rows, [metric], record=False, sandbox="off")
+
+    execution = result.provenance["execution"]
+    assert (execution["isolation"], execution["sandbox"]["on"]) == ("process", False)
+    verdict = result.cases[0].verdicts["asc"]
+    assert (verdict.scores["speed"], verdict.scores["cost"]) == (0.0, 0.0)
+    assert "without a sandbox" in verdict.feedback

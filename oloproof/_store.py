@@ -134,8 +134,11 @@ def local_store_process() -> StoreProcess:
     global _store_process
     with _lock:
         if _store_process is None:
-            from evalsite.project import data_dir
+            from oloproof._platform import pin_platform_packages
             from oloproof._store_process import StoreProcess
+
+            pin_platform_packages()  # a user's folder named evalsite must not answer
+            from evalsite.project import data_dir
             from oloproof_core import keep_from_systems
 
             # The store's process finds the same folder (same environment and folder). Made

@@ -7,8 +7,12 @@ import pytest
 from scipy.stats import binom
 
 from oloproof_core.gates import PolicyError, load_policy
-from oloproof_core.stats import betting_cases_for_power, proportion_cases_for_power
-from tests.support.synthetic_runs import make_run
+from oloproof_core.stats import (
+    betting_cases_for_power,
+    bounded_mean_bounds,
+    proportion_cases_for_power,
+)
+from tests.support.synthetic_runs import make_run, pass_fail
 
 
 def policy(*rules, **top):
@@ -63,20 +67,38 @@ def test_no_regression_without_a_positive_margin_is_refused(tmp_path, options):
 def test_holm_keeps_the_false_fail_rate_of_ten_rules_at_the_threshold():
     # Ten pass/fail metrics whose true rate sits exactly at the threshold. Alone,
     # each fails 2.5 % of the time and the gate ~22 %; with Holm the gate's
-    # false-fail rate stays at 2.5 %. Exact per rule, so simulate counts only.
-    rng = np.random.default_rng(10)
-    n, threshold, reps = 200, 0.8, 40
+    # false-fail rate stays at 2.5 %. Exact, not simulated (no randomness, so it cannot
+    # fail by chance): Holm's first step fails the gate exactly when some rule fails at
+    # its level with all ten rules counted, whatever the other rules' counts, so for ten
+    # independent counts the rate is 1 - (1 - P(one count fails the gate alone))^10.
+    # A gate without Holm (0.21) or one confirming a lone failure fails this for certain.
+    n, threshold = 200, 0.8
     rules = [{"metric": f"m{i}", "min": threshold} for i in range(10)]
     holm, plain = policy(*rules), policy(*rules, multiplicity="none")
-    failed_holm = failed_plain = 0
-    for _ in range(reps):
-        values = {f"m{i}": list((rng.random(n) < threshold).astype(float)) for i in range(10)}
-        run = make_run(values)
-        failed_holm += holm.decide(run).outcome == "fail"
-        failed_plain += plain.decide(run).outcome == "fail"
-    # bench/README.md has the figures from many more replications.
-    assert failed_holm <= 3
-    assert failed_plain >= failed_holm
+
+    def outcome(gate, counts):
+        values = {f"m{i}": pass_fail(k, n - k) for i, k in enumerate(counts)}
+        return gate.decide(make_run(values)).outcome
+
+    def false_fail_rate(failing, below=0.0):
+        one = below + float(binom.pmf(failing, n, threshold).sum())
+        return 1.0 - (1.0 - one) ** 10
+
+    # Above threshold * n the estimate clears the threshold, so only counts up to it can
+    # fail; counts under 120 (probability 3e-11) are taken to fail where that is the
+    # cautious side (Holm's rate) and to pass where it is (the plain gate's).
+    counts = range(120, int(threshold * n) + 1)
+    holm_fails = [k for k in counts if outcome(holm, [k] + [n] * 9) == "fail"]
+    plain_fails = [k for k in counts if outcome(plain, [k] + [n] * 9) == "fail"]
+    assert set(holm_fails) <= set(plain_fails)
+    assert false_fail_rate(holm_fails, below=float(binom.cdf(119, n, threshold))) <= 0.025
+    assert false_fail_rate(plain_fails) > 0.15
+    # The other rules' counts do not change that: ten lone failures confirm none of
+    # them, and one failure at the Holm level fails the gate among nine lone ones.
+    confirmed, alone = max(holm_fails), max(plain_fails)
+    assert outcome(holm, [alone] * 10) == "inconclusive"
+    assert outcome(holm, [confirmed] + [alone] * 9) == "fail"
+    assert outcome(holm, [confirmed + 1] + [alone] * 9) == "inconclusive"
 
 
 def test_holm_turns_an_unconfirmed_failure_inconclusive():
@@ -130,17 +152,25 @@ def test_exact_power_formula_reaches_80_percent():
 
 
 def test_betting_power_formula_is_close_by_simulation():
+    # The rule reads the betting interval in the order of its cases' ids, so the runs are
+    # bounded at once with those ids as keys, and the first five are decided by the gate.
+    # Fixed seed: deterministic. The formula is a normal approximation: at its n (114)
+    # the gate passes 0.70 of the time (40,000 runs), so with a fresh seed the share of
+    # 2000 runs leaves [0.65, 0.97] with probability 6e-6 (binomial tails, taking the
+    # power as low as 0.6955). A formula asking two thirds of those cases (power 0.31)
+    # or twice as many (0.989) fails with probability > 0.9999.
     rng = np.random.default_rng(4)
     sd, effect, threshold = 0.15, 0.05, 0.7
     n = betting_cases_for_power(sd, effect)
     assert n is not None
     rule = policy({"metric": "s", "min": threshold})
-    passes = 0
-    reps = 150
-    for _ in range(reps):
-        values = np.clip(rng.normal(threshold + effect, sd, n), 0, 1)
-        passes += rule.decide(make_run({"s": list(values)}, value_types={"s": "score"})).passed
-    assert 0.65 <= passes / reps <= 0.97
+    values = np.clip(rng.normal(threshold + effect, sd, (2000, n)), 0, 1)
+    lower = bounded_mean_bounds(values, keys=[f"case_{i:04d}" for i in range(n)])[:, 0]
+    for row in range(5):
+        gate = rule.decide(make_run({"s": list(values[row])}, value_types={"s": "score"}))
+        assert gate.rules[0].figures["lower"] == pytest.approx(lower[row], abs=1e-12)
+        assert gate.passed == (lower[row] >= threshold)
+    assert 0.65 <= float(np.mean(lower >= threshold)) <= 0.97
 
 
 def test_sequential_gate_reads_the_anytime_valid_interval():

@@ -47,6 +47,7 @@ def test_matches_loop_reference_with_real_clusters():
 
 
 def test_correlated_clusters_widen_the_interval():
+    # Fixed seed: deterministic (0 of 2000 fresh seeds would have failed).
     rng = np.random.default_rng(2)
     effects = np.repeat(rng.normal(0, 0.2, 10), 10)
     x = np.clip(0.5 + effects + rng.normal(0, 0.05, 100), 0, 1)
@@ -107,6 +108,8 @@ def test_paired_verdicts_and_missing():
 
 
 def test_paired_clear_regression_is_flagged():
+    # Fixed seed: deterministic. With a fresh seed the interval excluded 0 in all of 4000
+    # trials, but p < 0.01 failed in 1.4 % of them: the pinned seed keeps the example.
     rng = np.random.default_rng(4)
     a = rng.random(200) < 0.9
     b = a & (rng.random(200) > 0.3)

@@ -10,7 +10,8 @@ from runs.demo import APPROVER, VIEWER, demo_record, demo_users_ensure
 from runs.models import Approval, Membership, Run
 from runs.projects import project_default_ensure
 
-pytestmark = pytest.mark.django_db
+# The demo is the embedded default's: the PostgreSQL pass has nothing to add.
+pytestmark = [pytest.mark.django_db, pytest.mark.one_database]
 
 
 def test_the_demo_is_recorded_once_with_gates_failures_and_missing_cases() -> None:

@@ -15,6 +15,9 @@ from tests.support.platform import free_port, platform, server_ready, wait_until
 
 N_CASES = 30
 
+# The embedded default is SQLite and a folder broker: the PostgreSQL pass has nothing to add.
+pytestmark = pytest.mark.one_database
+
 
 @pytest.mark.slow
 def test_serve_and_submit_wait_run_a_config_end_to_end_without_a_broker_server(

@@ -20,7 +20,8 @@ from tests.support.platform import (
     write_project,
 )
 
-pytestmark = pytest.mark.redis
+# Workers and a broker for minutes: the quick pass (`scripts/test.sh --quick`) leaves it out.
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
 SHARED_REDIS_PORT = 6379
 REDIS_DB = 12

@@ -36,7 +36,8 @@ from tests.support.platform import (
     write_project,
 )
 
-pytestmark = pytest.mark.redis
+# Workers and a broker for minutes: the quick pass (`scripts/test.sh --quick`) leaves it out.
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
 REDIS_PORT = 6379
 REDIS_DB = 14
@@ -202,6 +203,7 @@ def wait_with_a_terminal(running: Platform, config: Path) -> str:
     return drawn.decode(errors="replace")
 
 
+@pytest.mark.one_database  # what a terminal shows; the database has no part in it
 def test_wait_draws_a_progress_line_per_case_on_a_terminal_and_none_elsewhere(
     site: tuple[Platform, Api, Path],
 ) -> None:

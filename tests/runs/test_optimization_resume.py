@@ -21,7 +21,8 @@ from tests.support.optimize_task import (
 )
 from tests.support.platform import platform, redis_flush, redis_url, wait_until
 
-pytestmark = pytest.mark.redis
+# Workers and a broker for minutes: the quick pass (`scripts/test.sh --quick`) leaves it out.
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
 REDIS_PORT = 6379
 REDIS_DB = 13

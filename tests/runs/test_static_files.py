@@ -23,6 +23,9 @@ from tests.runs.conftest import record_evaluation
 from tests.support.embedded import embedded_store_env
 from tests.support.platform import REPO, free_port, server_ready, wait_until
 
+# Static files are served from files, whatever the database.
+pytestmark = pytest.mark.one_database
+
 
 @dataclass(frozen=True)
 class Served:

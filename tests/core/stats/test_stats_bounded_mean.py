@@ -1,5 +1,4 @@
 import math
-import time
 
 import numpy as np
 import pytest
@@ -120,11 +119,10 @@ def test_comparable_to_clopper_pearson_on_binary_data():
     assert betting.contains(0.3)
 
 
-def test_large_sample_is_fast_and_tight():
+def test_large_sample_is_tight():
+    # Its speed is bench.stats's to measure: a timing here would fail on a busy machine.
     x = np.random.default_rng(5).beta(2, 5, size=100_000)
-    start = time.perf_counter()
     interval = bounded_mean_interval(x)
-    assert time.perf_counter() - start < 1.0
     assert interval.width < 0.01
     assert interval.contains(float(x.mean()))
 

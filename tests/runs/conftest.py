@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.test import Client
 
 from oloproof import evaluate
 from oloproof.evaluators import ExactMatch, evaluator
@@ -98,6 +99,20 @@ def teammate(db: None) -> User:
 @pytest.fixture
 def viewer(db: None) -> User:
     return member("victor", "viewer")
+
+
+@pytest.fixture
+def viewer_client(viewer: User) -> Client:
+    """A browser session signed in as a viewer of the default project."""
+    client = Client()
+    client.force_login(viewer)
+    return client
+
+
+def compare_grid(client: Client, pair: tuple[Any, Any], **params: str) -> Any:
+    """The compare page of a (baseline, candidate) pair of runs, with `params`."""
+    baseline, candidate = pair
+    return client.get("/compare/", {"baseline": baseline.pk, "candidate": candidate.pk, **params})
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from runs.models import Run
-from tests.runs.conftest import member, record_evaluation
+from tests.runs.conftest import compare_grid, member, record_evaluation
 
 pytestmark = pytest.mark.django_db
 
@@ -30,18 +30,6 @@ def pair() -> tuple[Run, Run]:
     return recorded("1"), recorded("2", wrong_every=4, broken_every=5)
 
 
-@pytest.fixture
-def client(db: None) -> Client:
-    client = Client()
-    client.force_login(member("carol", "viewer"))
-    return client
-
-
-def grid(client: Client, pair: tuple[Run, Run], **params: str) -> Any:
-    baseline, candidate = pair
-    return client.get("/compare/", {"baseline": baseline.pk, "candidate": candidate.pk, **params})
-
-
 def shown_cases(response: Any) -> list[str]:
     html = response.content.decode()
     return [part.split('"', 1)[0] for part in html.split('<tr data-case="')[1:]]
@@ -52,28 +40,32 @@ def streamed(response: Any) -> str:
     return b"".join(response.streaming_content).decode()
 
 
-def test_the_grid_filters_and_orders_the_cases(client: Client, pair: tuple[Run, Run]) -> None:
-    assert len(shown_cases(grid(client, pair))) == 20
-    assert shown_cases(grid(client, pair, show="regressed")) == REGRESSED
-    assert shown_cases(grid(client, pair, show="changed")) == REGRESSED
-    assert shown_cases(grid(client, pair, show="missing")) == MISSING
+def test_the_grid_filters_and_orders_the_cases(
+    viewer_client: Client, pair: tuple[Run, Run]
+) -> None:
+    assert len(shown_cases(compare_grid(viewer_client, pair))) == 20
+    assert shown_cases(compare_grid(viewer_client, pair, show="regressed")) == REGRESSED
+    assert shown_cases(compare_grid(viewer_client, pair, show="changed")) == REGRESSED
+    assert shown_cases(compare_grid(viewer_client, pair, show="missing")) == MISSING
     # A failed case has another output (none) and an error: its output differs too.
-    assert shown_cases(grid(client, pair, show="output_changed")) == sorted(REGRESSED + MISSING)
-    improved = grid(client, pair, show="improved")
+    assert shown_cases(compare_grid(viewer_client, pair, show="output_changed")) == sorted(
+        REGRESSED + MISSING
+    )
+    improved = compare_grid(viewer_client, pair, show="improved")
     assert shown_cases(improved) == []
     assert "No case matches this filter." in improved.content.decode()
-    ordered = shown_cases(grid(client, pair, order="change"))
+    ordered = shown_cases(compare_grid(viewer_client, pair, order="change"))
     assert ordered[:4] == REGRESSED
     assert ordered[-4:] == MISSING, "cases without a change on both sides come last"
-    on_one = grid(client, pair, show="missing", metric="short_answer")
+    on_one = compare_grid(viewer_client, pair, show="missing", metric="short_answer")
     assert shown_cases(on_one) == MISSING
 
 
 def test_each_row_has_both_outputs_a_diff_the_values_and_links(
-    client: Client, pair: tuple[Run, Run]
+    viewer_client: Client, pair: tuple[Run, Run]
 ) -> None:
     baseline, candidate = pair
-    html = grid(client, pair, show="regressed").content.decode()
+    html = compare_grid(viewer_client, pair, show="regressed").content.decode()
     row = html.split('<tr data-case="case_00001"')[1].split("</tr>")[0]
     assert f'href="/runs/{baseline.pk}/cases/case_00001"' in row
     assert f'href="/runs/{candidate.pk}/cases/case_00001"' in row
@@ -81,14 +73,14 @@ def test_each_row_has_both_outputs_a_diff_the_values_and_links(
     assert "<del>other</del><ins>refund</ins>" in row
     assert "1.000 → 0.000" in row
     assert "(-1.000)" in row
-    missing = grid(client, pair, show="missing").content.decode()
+    missing = compare_grid(viewer_client, pair, show="missing").content.decode()
     assert "RuntimeError: backend down on case 0" in missing
 
 
 def test_the_wording_names_the_missing_pairs_behind_p(
-    client: Client, pair: tuple[Run, Run]
+    viewer_client: Client, pair: tuple[Run, Run]
 ) -> None:
-    text = grid(client, pair).content.decode()
+    text = compare_grid(viewer_client, pair).content.decode()
     assert "The difference is over the 16 cases with a value in both runs: 4 regressed" in text
     assert "12 unchanged" in text
     assert "over all 20 cases: 4 missing from the candidate are not counted" in text
@@ -97,29 +89,33 @@ def test_the_wording_names_the_missing_pairs_behind_p(
     assert "only 7 clusters" in text  # the few-cluster warning of the estimate
 
 
-def test_q_values_follow_the_multiplicity_choice(client: Client, pair: tuple[Run, Run]) -> None:
-    with_fdr = grid(client, pair).content.decode()
+def test_q_values_follow_the_multiplicity_choice(
+    viewer_client: Client, pair: tuple[Run, Run]
+) -> None:
+    with_fdr = compare_grid(viewer_client, pair).content.decode()
     assert "Benjamini–Hochberg adjusted p-value across the 2 metrics" in with_fdr
-    plain = grid(client, pair, fdr="none").content.decode()
+    plain = compare_grid(viewer_client, pair, fdr="none").content.decode()
     assert "Flags on plain p-values (no multiplicity correction)" in plain
     assert with_fdr.count('class="num q-value"') == 2
 
 
-def test_a_filter_not_offered_is_a_clear_400(client: Client, pair: tuple[Run, Run]) -> None:
-    response = grid(client, pair, show="worse")
+def test_a_filter_not_offered_is_a_clear_400(viewer_client: Client, pair: tuple[Run, Run]) -> None:
+    response = compare_grid(viewer_client, pair, show="worse")
     assert response.status_code == 400
     assert "show must be one of all, changed, regressed, improved, missing, output_changed" in (
         response.content.decode()
     )
-    response = grid(client, pair, metric="tone")
+    response = compare_grid(viewer_client, pair, metric="tone")
     assert response.status_code == 400
     assert "no metric &#x27;tone&#x27; in both runs" in response.content.decode()
 
 
-def test_the_page_exports_the_grid_as_csv_and_jsonl(client: Client, pair: tuple[Run, Run]) -> None:
+def test_the_page_exports_the_grid_as_csv_and_jsonl(
+    viewer_client: Client, pair: tuple[Run, Run]
+) -> None:
     baseline, candidate = pair
     query = {"baseline": baseline.pk, "candidate": candidate.pk, "show": "regressed"}
-    response = client.get("/compare/export", {**query, "format": "csv"})
+    response = viewer_client.get("/compare/export", {**query, "format": "csv"})
     assert response["Content-Type"].startswith("text/csv")
     name = f"compare-{baseline.pk}-vs-{candidate.pk}.csv"
     assert response["Content-Disposition"] == f'attachment; filename="{name}"'
@@ -129,29 +125,31 @@ def test_the_page_exports_the_grid_as_csv_and_jsonl(client: Client, pair: tuple[
     assert json.loads(rows[0]["expected"]) == {"label": "other"}
     assert rows[0]["exact_label change"] == "-1.0"
     assert rows[0]["short_answer change"] == "0.0"
-    response = client.get("/compare/export", {**query, "show": "missing", "format": "jsonl"})
+    response = viewer_client.get("/compare/export", {**query, "show": "missing", "format": "jsonl"})
     records = [json.loads(line) for line in streamed(response).splitlines()]
     assert [record["case_id"] for record in records] == MISSING
     assert records[0]["candidate"]["error"] == "RuntimeError: backend down on case 0"
-    assert client.get("/compare/export", {**query, "format": "xlsx"}).status_code == 400
+    assert viewer_client.get("/compare/export", {**query, "format": "xlsx"}).status_code == 400
 
 
-def test_the_api_pages_and_exports_the_cases(client: Client, pair: tuple[Run, Run]) -> None:
+def test_the_api_pages_and_exports_the_cases(viewer_client: Client, pair: tuple[Run, Run]) -> None:
     baseline, candidate = pair
     query = {"baseline": baseline.pk, "candidate": candidate.pk, "order": "change"}
-    page = client.get("/api/compare/cases", {**query, "limit": 3, "offset": 1}).json()
+    page = viewer_client.get("/api/compare/cases", {**query, "limit": 3, "offset": 1}).json()
     assert page["count"] == 20
     assert [item["case_id"] for item in page["items"]] == REGRESSED[1:4]
     item = page["items"][0]
     assert item["metrics"]["exact_label"] == {"baseline": 1.0, "candidate": 0.0, "change": -1.0}
     assert item["baseline"]["output"] == {"label": "other"}
     assert item["candidate_url"] == f"/runs/{candidate.pk}/cases/case_00009"
-    response = client.get("/api/compare/export", {**query, "format": "jsonl", "show": "changed"})
+    response = viewer_client.get(
+        "/api/compare/export", {**query, "format": "jsonl", "show": "changed"}
+    )
     records = [json.loads(line) for line in streamed(response).splitlines()]
     assert [record["case_id"] for record in records] == REGRESSED
-    bad = client.get("/api/compare/cases", {**query, "show": "worse"})
+    bad = viewer_client.get("/api/compare/cases", {**query, "show": "worse"})
     assert bad.status_code in (400, 422)
-    compared = client.get("/api/compare", query).json()["metrics"][0]
+    compared = viewer_client.get("/api/compare", query).json()["metrics"][0]
     assert compared["q_value"] is not None
     assert "4 missing from the candidate" in " ".join(compared["explanation"])
 

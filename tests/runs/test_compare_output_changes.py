@@ -16,7 +16,7 @@ from oloproof.evaluators import ExactMatch
 from oloproof.testing import queue_approvals
 from runs.models import Run
 from runs.store import DjangoStore
-from tests.runs.conftest import member, short_answer, support_rows
+from tests.runs.conftest import compare_grid, short_answer, support_rows
 from tests.runs.test_compare_grid import shown_cases, streamed
 
 pytestmark = pytest.mark.django_db
@@ -56,23 +56,11 @@ def pair() -> tuple[Run, Run]:
     return baseline, recorded("2", wrong=FLIPPED | {27}, rephrased=REPHRASED)
 
 
-@pytest.fixture
-def client(db: None) -> Client:
-    client = Client()
-    client.force_login(member("carol", "viewer"))
-    return client
-
-
-def grid(client: Client, pair: tuple[Run, Run], **params: str) -> Any:
-    baseline, candidate = pair
-    return client.get("/compare/", {"baseline": baseline.pk, "candidate": candidate.pk, **params})
-
-
 def test_the_output_filter_shows_exactly_the_cases_whose_output_differs(
-    client: Client, pair: tuple[Run, Run]
+    viewer_client: Client, pair: tuple[Run, Run]
 ) -> None:
-    assert shown_cases(grid(client, pair, show="changed")) == SCORE_CHANGED
-    response = grid(client, pair, show="output_changed")
+    assert shown_cases(compare_grid(viewer_client, pair, show="changed")) == SCORE_CHANGED
+    response = compare_grid(viewer_client, pair, show="output_changed")
     assert response.status_code == 200
     assert shown_cases(response) == OUTPUT_CHANGED
     html = response.content.decode()
@@ -92,20 +80,20 @@ def test_the_output_filter_shows_exactly_the_cases_whose_output_differs(
 
 
 def test_the_output_filter_exports_and_pages_through_the_api(
-    client: Client, pair: tuple[Run, Run]
+    viewer_client: Client, pair: tuple[Run, Run]
 ) -> None:
     baseline, candidate = pair
     query = {"baseline": baseline.pk, "candidate": candidate.pk, "show": "output_changed"}
-    rows = list(csv.DictReader(io.StringIO(streamed(client.get("/compare/export", query)))))
+    rows = list(csv.DictReader(io.StringIO(streamed(viewer_client.get("/compare/export", query)))))
     assert [row["case_id"] for row in rows] == OUTPUT_CHANGED
     seven = rows[OUTPUT_CHANGED.index("case_00007")]
     assert json.loads(seven["baseline_output"])["reply"] == "We are on it."
     assert json.loads(seven["candidate_output"])["reply"] == "Thanks, we are looking into it."
-    jsonl = client.get("/api/compare/export", {**query, "format": "jsonl"})
+    jsonl = viewer_client.get("/api/compare/export", {**query, "format": "jsonl"})
     assert [json.loads(line)["case_id"] for line in streamed(jsonl).splitlines()] == (
         OUTPUT_CHANGED
     )
-    page = client.get("/api/compare/cases", {**query, "limit": 4, "offset": 2}).json()
+    page = viewer_client.get("/api/compare/cases", {**query, "limit": 4, "offset": 2}).json()
     assert page["count"] == 6
     assert [item["case_id"] for item in page["items"]] == OUTPUT_CHANGED[2:6]
     item = page["items"][0]
@@ -114,21 +102,21 @@ def test_the_output_filter_exports_and_pages_through_the_api(
 
 
 def test_a_filter_not_offered_is_refused_with_the_filters_offered(
-    client: Client, pair: tuple[Run, Run]
+    viewer_client: Client, pair: tuple[Run, Run]
 ) -> None:
     """The page and its export answer 400; the API 422, as for any query value its
     schema refuses, with the values it accepts."""
     baseline, candidate = pair
     query = {"baseline": baseline.pk, "candidate": candidate.pk, "show": "outputs"}
-    page = grid(client, pair, show="outputs")
+    page = compare_grid(viewer_client, pair, show="outputs")
     assert page.status_code == 400
     assert "show must be one of all, changed, regressed, improved, missing, output_changed" in (
         page.content.decode()
     )
-    export = client.get("/compare/export", query)
+    export = viewer_client.get("/compare/export", query)
     assert export.status_code == 400
     assert "output_changed" in export.content.decode()
     for path in ("/api/compare/cases", "/api/compare/export"):
-        response = client.get(path, query)
+        response = viewer_client.get(path, query)
         assert response.status_code == 422, path
         assert "'missing' or 'output_changed'" in response.json()["detail"][0]["msg"], path

@@ -40,7 +40,9 @@ from runs.store import DjangoStore
 from runs.tokens import api_token_create
 from tests.runs.conftest import member
 
-pytestmark = pytest.mark.django_db
+# Every record against every caller: the quick pass leaves the whole matrix to CI; the
+# access helper itself is run by every page and API test.
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 SECRET = "alpha-secret"
 OPEN_ROUTES = {"login", "logout", "admin:login", "admin:logout"}

@@ -11,7 +11,8 @@ from runs.models import Approval, Membership, Run
 from runs.projects import project_default_ensure
 
 # The demo is the embedded default's: the PostgreSQL pass has nothing to add.
-pytestmark = [pytest.mark.django_db, pytest.mark.one_database]
+# Records three releases: the quick pass leaves it to CI (and to scripts/demo.sh).
+pytestmark = [pytest.mark.django_db, pytest.mark.one_database, pytest.mark.slow]
 
 
 def test_the_demo_is_recorded_once_with_gates_failures_and_missing_cases() -> None:

@@ -19,6 +19,9 @@ from oloproof_core.optimize import (
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.optimize_task import REFLECT_MODEL, write_project
 
+# Whole searches up to each limit: the quick pass runs the engines once (test_optimize_engines).
+pytestmark = pytest.mark.slow
+
 
 def optimize_with(tmp_path: Path, budget: dict[str, float], **extra: object) -> object:
     spec = load_optimize_config(str(write_project(tmp_path, budget=budget, extra=dict(extra))))

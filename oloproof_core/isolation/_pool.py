@@ -43,6 +43,10 @@ from oloproof_core.systems import System
 _ASYNC_GRACE_S = 1.0
 _PROGRESS_INTERVAL_S = 0.2
 _READ_SIZE = 1 << 16
+_LONGEST_WAIT_S = 0.5
+"""The pool's wait is never longer: Ctrl-C may reach another of this process's threads,
+which sets Python's flag but wakes no wait of this one (a case sleeping for minutes
+would keep the command from stopping)."""
 
 
 class ProcessPool(ProcessKeeper):
@@ -172,8 +176,8 @@ class ProcessPool(ProcessKeeper):
 
     def _pump(self) -> None:
         """Wait for the next events (or the nearest deadline) and handle them."""
-        wait = self._next_deadline() - time.perf_counter()
-        events = self._poller.poll(None if wait == math.inf else max(0, math.ceil(wait * 1000)))
+        wait = min(self._next_deadline() - time.perf_counter(), _LONGEST_WAIT_S)
+        events = self._poller.poll(max(0, math.ceil(wait * 1000)))
         now = time.perf_counter()
         for fd, _ in events:
             slot = self._by_fd.get(fd)

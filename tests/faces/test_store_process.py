@@ -8,6 +8,7 @@ is killed is marked failed by the store's process rather than left running.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -18,6 +19,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from oloproof_core.recording_as_it_goes import BATCH, batch_bounds
 from tests.faces.conftest import clean_env, oloproof, python, write_project
@@ -144,6 +147,28 @@ def test_ctrl_c_stops_the_command_and_its_run_is_failed_on_record(tmp_path: Path
     status, error = run_status_once_settled(project)
     assert status == "failed"
     assert "KeyboardInterrupt" in error
+
+
+_TGKILL = {"x86_64": 234, "aarch64": 131}.get(os.uname().machine)
+
+
+@pytest.mark.skipif(_TGKILL is None, reason="tgkill's number is known for x86_64 and aarch64")
+def test_ctrl_c_that_reaches_another_thread_still_stops_the_command(tmp_path: Path) -> None:
+    """The kernel may hand a process's SIGINT to any of its threads; the main thread,
+    waiting on a case that sleeps for minutes, must still notice it."""
+    project = tmp_path / "threaded"
+    command = hanging_command(project)
+    try:
+        others = [int(tid) for tid in os.listdir(f"/proc/{command.pid}/task")]
+        others.remove(command.pid)
+        assert others, "the command runs threads beside its main one"
+        libc = ctypes.CDLL(None, use_errno=True)
+        assert libc.syscall(_TGKILL, command.pid, others[0], signal.SIGINT) == 0
+        _, stderr = command.communicate(timeout=30)
+    finally:
+        command.kill()
+    assert command.returncode == 130
+    assert "oloproof: interrupted" in stderr.decode()
 
 
 def test_the_store_process_sets_up_only_the_recording_apps_and_the_dashboard_adds_the_rest(

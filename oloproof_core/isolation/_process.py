@@ -181,8 +181,17 @@ def stop_children(children: list[ChildProcess]) -> None:
     for child in children:
         if child.wait_briefly(max(0.0, deadline - time.monotonic())) is None:
             child.kill()
+            # A sandbox still being made may sit in the kernel (a network namespace waits
+            # behind the teardown of many others) and die only when that call returns:
+            # the pool does not wait for it, so Ctrl-C and the run's end never hang on it.
+            if child.wait_briefly(_KILLED_WAIT_S) is None:
+                child.close_pipes()
+                continue
         child.reap()
         child.close_pipes()
+
+
+_KILLED_WAIT_S = 2.0
 
 
 def exit_reason(code: int) -> str:

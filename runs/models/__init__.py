@@ -4,6 +4,7 @@ from runs.models.annotations import CaseAnnotation, CaseAnnotationChange, Rating
 from runs.models.chunks import RunChunk
 from runs.models.datasets import Dataset, DatasetCase
 from runs.models.gates import Approval, ApprovalRevocation, Gate
+from runs.models.labels import Label, ReviewDraw, ReviewSample
 from runs.models.optimizations import (
     Optimization,
     OptimizationCandidate,
@@ -28,6 +29,7 @@ __all__ = [
     "Dataset",
     "DatasetCase",
     "Gate",
+    "Label",
     "Membership",
     "Optimization",
     "OptimizationCandidate",
@@ -36,6 +38,8 @@ __all__ = [
     "Project",
     "Rating",
     "Release",
+    "ReviewDraw",
+    "ReviewSample",
     "Run",
     "RunChunk",
     "System",

@@ -23,7 +23,15 @@ ENGINE_SURFACES = frozenset(
         "oloproof_core",
         *(
             f"oloproof_core.{name}"
-            for name in ("evaluators", "stats", "compare", "gates", "models", "optimize")
+            for name in (
+                "evaluators",
+                "stats",
+                "compare",
+                "gates",
+                "models",
+                "optimize",
+                "labels",
+            )
         ),
     }
 )

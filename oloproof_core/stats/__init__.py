@@ -18,7 +18,10 @@ module's docstring:
 - cases for 80 % power at a stated effect (``_power``);
 - anytime-valid intervals for cases added in batches (``running_interval``), and
   the cases they need for 80 % power, by simulation (``sequential_cases_for_power``);
-- many rules or metrics at once: Holm, Benjamini–Hochberg (``_multiplicity``).
+- many rules or metrics at once: Holm, Benjamini–Hochberg (``_multiplicity``);
+- judge verdicts combined with people's labels: prediction-powered intervals
+  (``_prediction_powered``); agreement of raters: kappa, false-pass and false-fail
+  rates, correlation (``_agreement``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,13 @@ from typing import TYPE_CHECKING
 from oloproof_core._names_on_first_use import names_on_first_use
 
 if TYPE_CHECKING:
+    from ._agreement import (
+        AgreementFigure,
+        correlation_figure,
+        kappa_figure,
+        mean_abs_difference_figure,
+        proportion_figure,
+    )
     from ._bounded_mean import (
         DIFFERENCE_TUNING,
         SCORE_TUNING,
@@ -55,6 +65,7 @@ if TYPE_CHECKING:
     from ._order import ReadOrder
     from ._paired import mcnemar_exact_p_value, paired_mean_difference, paired_proportion_difference
     from ._power import POWER, betting_cases_for_power, proportion_cases_for_power
+    from ._prediction_powered import RectifiedMean, prediction_powered_interval
     from ._sample_size import MAX_CASES, cases_needed
     from ._sequential import running_interval, running_side_p_values
     from ._sequential_power import SequentialPlan, sequential_cases_for_power
@@ -63,6 +74,13 @@ if TYPE_CHECKING:
 # (`_validate`) or an exact interval does not load NumPy's betting methods, nor SciPy's
 # (about 0.3 s) where a method needs it.
 _EXPORTS: dict[str, str] = {
+    "AgreementFigure": "._agreement",
+    "correlation_figure": "._agreement",
+    "kappa_figure": "._agreement",
+    "mean_abs_difference_figure": "._agreement",
+    "proportion_figure": "._agreement",
+    "prediction_powered_interval": "._prediction_powered",
+    "RectifiedMean": "._prediction_powered",
     "benjamini_hochberg": "._multiplicity",
     "betting_cases_for_power": "._power",
     "betting_p_value": "._bounded_mean",
@@ -106,11 +124,13 @@ __all__ = [
     "MAX_CASES",
     "POWER",
     "SCORE_TUNING",
+    "AgreementFigure",
     "BetTuning",
     "ClusterGroups",
     "Interval",
     "PairedDifference",
     "ReadOrder",
+    "RectifiedMean",
     "SequentialPlan",
     "benjamini_hochberg",
     "betting_cases_for_power",
@@ -122,16 +142,21 @@ __all__ = [
     "clopper_pearson",
     "clustered_mean_interval",
     "clustered_paired_difference",
+    "correlation_figure",
     "cr1_mean_interval",
     "cr1_paired_difference",
     "digest_order",
     "few_clusters_warning",
     "holm_rejections",
+    "kappa_figure",
     "mcnemar_exact_p_value",
+    "mean_abs_difference_figure",
     "mean_interval",
     "paired_mean_difference",
     "paired_proportion_difference",
+    "prediction_powered_interval",
     "proportion_cases_for_power",
+    "proportion_figure",
     "proportion_interval",
     "running_interval",
     "running_side_p_values",

@@ -1,0 +1,46 @@
+"""People's labels of judged cases: what they key on, which cases to ask for, what they change.
+
+A model-judged metric's interval covers the judge's verdicts. With labels from the
+review queue's random draws it covers the truth instead (`labelled_estimate`,
+`labelled_difference`), and `calibrate` says how far the judge agrees with people.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oloproof_core._names_on_first_use import names_on_first_use
+
+if TYPE_CHECKING:
+    from ._calibration import Calibration, calibrate
+    from ._key import is_model_judged, label_key
+    from ._labelled import LabelledEstimate, labelled_difference, labelled_estimate
+    from ._sampling import Draw, draw_cases, sampling_probabilities
+
+_EXPORTS: dict[str, str] = {
+    "Calibration": "._calibration",
+    "calibrate": "._calibration",
+    "Draw": "._sampling",
+    "draw_cases": "._sampling",
+    "is_model_judged": "._key",
+    "label_key": "._key",
+    "LabelledEstimate": "._labelled",
+    "labelled_difference": "._labelled",
+    "labelled_estimate": "._labelled",
+    "sampling_probabilities": "._sampling",
+}
+
+__all__ = [
+    "Calibration",
+    "Draw",
+    "LabelledEstimate",
+    "calibrate",
+    "draw_cases",
+    "is_model_judged",
+    "label_key",
+    "labelled_difference",
+    "labelled_estimate",
+    "sampling_probabilities",
+]
+
+__getattr__ = names_on_first_use(__name__, _EXPORTS, globals())

@@ -1,0 +1,29 @@
+"""What a label is about, and which metrics a model judges.
+
+A person's label judges one output of one input against one expected value, so it
+is keyed by the digest of the three: a later run whose output is the same reuses
+the label, and one whose output changed needs a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from oloproof_core._canonical import digest_value
+
+__all__ = ["is_model_judged", "label_key"]
+
+MODEL_JUDGED_KINDS = frozenset({"rubric_judge"})
+
+
+def label_key(input: Any, output: Any, expected: Any) -> str:
+    """The digest of what was judged: the case's input, the system's output, the expected value."""
+    return digest_value({"input": input, "output": output, "expected": expected})
+
+
+def is_model_judged(kind: str, parameters: Mapping[str, Any] | None) -> bool:
+    """Whether a model gives the verdicts: a rubric judge, or a metric file that calls one."""
+    if kind in MODEL_JUDGED_KINDS:
+        return True
+    return kind == "metric_file" and bool((parameters or {}).get("models"))

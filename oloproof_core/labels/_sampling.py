@@ -1,0 +1,100 @@
+"""Which cases the review queue asks people to label, and with what probability.
+
+Labels only correct the judge if the labelled cases are drawn at random with known
+probabilities. Each draw picks one case, with replacement, from a fixed
+distribution: half of it uniform over the cases, half in proportion to a weight
+that is larger where a label is likely to move the figure (a score the judge put
+near the middle of its range, a verdict that differs from the baseline's on the
+same case). The uniform half keeps every probability at least half the uniform
+one, which bounds every draw's weight in the interval by 2 before any label is
+seen (``oloproof_core.stats._prediction_powered``).
+
+Draws are a pure function of a seed and their position, so the queue is the same
+for everyone and can be recorded as it grows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+__all__ = ["Draw", "draw_cases", "sampling_probabilities"]
+
+UNIFORM_SHARE = 0.5
+UNCERTAINTY_WEIGHT = 2.0
+DISAGREEMENT_WEIGHT = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """The queue's draw at ``position``: the case it picked and that case's probability."""
+
+    position: int
+    case_id: str
+    probability: float
+
+
+def sampling_probabilities(
+    judge_values: Sequence[float | None],
+    score_range: tuple[float, float],
+    *,
+    value_type: str,
+    baseline_values: Sequence[float | None] | None = None,
+) -> list[float]:
+    """One drawing probability per case (all above zero, summing to one)."""
+    n = len(judge_values)
+    if n == 0:
+        return []
+    low, high = score_range
+    weights = []
+    for index, value in enumerate(judge_values):
+        if value is None:  # a missing case cannot be labelled; it keeps its uniform share
+            weights.append(0.0)
+            continue
+        weight = 1.0
+        if value_type == "score" and high > low:
+            unit = min(1.0, max(0.0, (value - low) / (high - low)))
+            weight += UNCERTAINTY_WEIGHT * 4.0 * unit * (1.0 - unit)
+        if baseline_values is not None and index < len(baseline_values):
+            before = baseline_values[index]
+            if before is not None and before != value:
+                weight += DISAGREEMENT_WEIGHT
+        weights.append(weight)
+    total = sum(weights)
+    if total == 0.0:
+        return [1.0 / n] * n
+    return [UNIFORM_SHARE / n + (1.0 - UNIFORM_SHARE) * weight / total for weight in weights]
+
+
+def draw_cases(
+    case_ids: Sequence[str],
+    probabilities: Sequence[float],
+    *,
+    seed: str,
+    start: int,
+    count: int,
+) -> list[Draw]:
+    """Draws ``start`` to ``start + count - 1`` of the queue seeded by ``seed``."""
+    if len(case_ids) != len(probabilities):
+        raise ValueError(f"{len(probabilities)} probabilities for {len(case_ids)} cases")
+    if not case_ids or count <= 0:
+        return []
+    if start < 0:
+        raise ValueError(f"start must be >= 0, got {start}")
+    cumulative = list(accumulate(probabilities))
+    total = cumulative[-1]
+    draws = []
+    for position in range(start, start + count):
+        point = _uniform(seed, position) * total
+        index = min(bisect_right(cumulative, point), len(case_ids) - 1)
+        draws.append(Draw(position, case_ids[index], probabilities[index]))
+    return draws
+
+
+def _uniform(seed: str, position: int) -> float:
+    """A uniform number in [0, 1) fixed by the seed and the position."""
+    digest = hashlib.sha256(f"{seed}:{position}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2.0**64

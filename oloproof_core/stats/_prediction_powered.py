@@ -1,0 +1,142 @@
+"""A mean from many judge verdicts and a few people's labels, valid whatever the judge's bias.
+
+Prediction-powered inference (Angelopoulos, Bates, Fannjiang, Jordan and Zrnic
+(2023), "Prediction-powered inference", Science 382(6671), 669–674) writes the
+mean of the truth ``y`` over the ``n`` observed cases as the judge's mean plus
+the mean of the rectifier ``y - f``:
+
+    ybar = fbar + rbar,   r_i = y_i - f_i.
+
+``fbar`` is known exactly (every case has a verdict). ``rbar`` is estimated from
+labelled draws. Here the draws follow the finite-sample variant with a known
+sampling design (Zrnic and Candès (2024), "Active statistical inference", ICML,
+with a betting interval in place of their normal approximation): each draw picks
+case ``i`` with a recorded probability ``q_i`` (with replacement, independently
+of the labels), and
+
+    d_k = r_{I_k} / (n q_{I_k})
+
+are i.i.d. with mean exactly ``rbar``. Every ``q_i`` is at least half the
+uniform one (``oloproof_core.labels``), so ``|d_k| <= B = max 1 / (n q_i)``, a
+bound fixed before any label is seen; the Waudby-Smith–Ramdas betting interval
+(``_bounded_mean``) on the ``d_k`` mapped onto ``[0, 1]`` covers ``rbar`` at every
+number of labels. Missing cases (no verdict, no label) may have any truth, so the
+mean over all ``N`` cases is bounded by their worst and best completions, as
+every other interval here (``_missing``).
+
+What it covers: the mean truth over the run's ``N`` cases, the figure a team asks
+of its test set. Nothing assumes the judge is right: a judge that errs only widens
+the interval (the rectifier varies more); a judge that agrees with people keeps
+the ``d_k`` near zero and the interval narrow, narrower than the labels alone
+(figures in bench/README.md, "Labels and the judge").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ._bounded_mean import bounded_mean_interval
+from ._interval import Interval
+from ._validate import check_confidence, check_count
+
+__all__ = ["RectifiedMean", "prediction_powered_interval"]
+
+
+@dataclass(frozen=True, slots=True)
+class RectifiedMean:
+    """A prediction-powered figure on the unit scale.
+
+    ``rectifier`` covers the mean of ``truth - judge`` over the observed cases:
+    how far, and which way, the judge is off.
+    """
+
+    estimate: float
+    interval: Interval
+    rectifier: Interval
+    n_draws: int
+
+
+def prediction_powered_interval(
+    judge: npt.ArrayLike,
+    probabilities: npt.ArrayLike,
+    drawn: Sequence[int],
+    truth: npt.ArrayLike,
+    n_missing: int,
+    confidence: float = 0.95,
+) -> RectifiedMean:
+    """Interval for the mean truth, from verdicts of every observed case and labelled draws.
+
+    ``judge`` holds the verdict of each observed case on ``[0, 1]``; ``probabilities``
+    each observed case's drawing probability (rescaled here to sum to one over the
+    observed cases: draws that landed on a missing case are left out by the caller,
+    which keeps the rest i.i.d.); ``drawn`` the index of each labelled draw's case,
+    in draw order; ``truth`` the people's value of each draw on ``[0, 1]``.
+    """
+    level = check_confidence(confidence)
+    missing = check_count(n_missing, "n_missing")
+    verdicts = _unit(judge, "judge")
+    weights = _inverse_weights(probabilities, verdicts.size)
+    labels = _unit(truth, "truth")
+    index = np.asarray(drawn, dtype=np.int64).reshape(-1)
+    if index.size != labels.size:
+        raise ValueError(f"{index.size} draws but {labels.size} labels")
+    if index.size and (index.min() < 0 or index.max() >= verdicts.size):
+        raise ValueError("a draw names a case outside the observed cases")
+    terms = (labels - verdicts[index]) * weights[index]
+    bound = float(weights.max()) if weights.size else 1.0
+    rectifier = _centred_interval(terms, bound, level)
+    judge_mean = float(verdicts.mean()) if verdicts.size else 0.0
+    observed = Interval(
+        _clip(judge_mean + rectifier.lower, 0.0, 1.0), _clip(judge_mean + rectifier.upper, 0.0, 1.0)
+    )
+    interval = _with_missing(observed, verdicts.size, missing)
+    shift = float(terms.mean()) if terms.size else 0.0
+    return RectifiedMean(_clip(judge_mean + shift, 0.0, 1.0), interval, rectifier, int(index.size))
+
+
+def _with_missing(observed: Interval, n_observed: int, n_missing: int) -> Interval:
+    """Bounds on the mean of all cases, the missing ones at their worst and at their best."""
+    total = n_observed + n_missing
+    if total == 0:
+        return Interval(0.0, 1.0)
+    low = n_observed * observed.lower / total
+    return Interval(low, (n_observed * observed.upper + n_missing) / total)
+
+
+def _centred_interval(terms: npt.NDArray[np.float64], bound: float, level: float) -> Interval:
+    """Betting interval for the mean of values in ``[-bound, bound]``."""
+    if terms.size == 0:
+        return Interval(-1.0, 1.0)
+    unit = np.clip((terms + bound) / (2.0 * bound), 0.0, 1.0)
+    found = bounded_mean_interval(unit, level)
+    lower = max(-1.0, found.lower * 2.0 * bound - bound)
+    upper = min(1.0, found.upper * 2.0 * bound - bound)
+    return Interval(min(lower, upper), upper)
+
+
+def _inverse_weights(probabilities: npt.ArrayLike, n: int) -> npt.NDArray[np.float64]:
+    """``1 / (n q_i)`` for each observed case, with the ``q_i`` rescaled to sum to one."""
+    q = np.asarray(probabilities, dtype=np.float64).reshape(-1)
+    if q.size != n:
+        raise ValueError(f"{q.size} probabilities for {n} observed cases")
+    if n == 0:
+        return np.ones(0)
+    if not np.all(np.isfinite(q)) or np.any(q <= 0.0):
+        raise ValueError("every observed case needs a drawing probability above 0")
+    weights: npt.NDArray[np.float64] = q.sum() / (n * q)
+    return weights
+
+
+def _unit(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
+    array = np.asarray(values, dtype=np.float64).reshape(-1)
+    if array.size and not np.all((array >= 0.0) & (array <= 1.0)):
+        raise ValueError(f"{name} values must lie in [0, 1]")
+    return array
+
+
+def _clip(value: float, low: float, high: float) -> float:
+    return min(high, max(low, value))

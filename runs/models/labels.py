@@ -10,6 +10,9 @@ built on labels can say which random draws it used and with what probability.
 
 from __future__ import annotations
 
+import json
+import struct
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -101,6 +104,12 @@ class ReviewSample(models.Model):
 
     def __str__(self) -> str:
         return f"review sample of {self.criterion} on dataset {self.dataset_id}"
+
+    def distribution(self) -> tuple[list[str], list[float]]:
+        """The case ids and their drawing probabilities, in the same (sorted) order."""
+        ids = json.loads(self.case_ids)
+        packed = bytes(self.probabilities)
+        return ids, list(struct.unpack(f"<{len(ids)}d", packed))
 
 
 class ReviewDraw(models.Model):

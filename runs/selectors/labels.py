@@ -1,0 +1,187 @@
+"""Reading people's labels of a run's metric, and what they say about its judge.
+
+A label counts for a run when it was given for what this run judged: the same input,
+output and expected value (its label key). `truth_by_case` is the people's value of
+each labelled case (the mean over its labellers); `labelled_metric` the combined
+figure from the judge's verdicts and the labelled random draws of the review queue;
+`run_calibration` how far the judge agrees with people, `people_agreement` how far
+people agree with each other (the first two to label each case).
+
+`labelled_metric`, `run_calibration` and `people_agreement` read as `user` (pages and
+the API pass the request's); without one they read as the process itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from oloproof_core.labels import Calibration, LabelledEstimate, calibrate
+from runs.access import LOCAL, Actor, run_for
+from runs.models import Label, ReviewSample, Run
+from runs.review_samples import case_set_digest
+from runs.selectors.annotations import DISAGREEMENT_GAP
+from runs.selectors.label_cases import (
+    JudgeColumn,
+    LabelledMetric,
+    dataset_of,
+    judge_column,
+    labelled_metric_of,
+    run_label_keys,
+)
+from runs.selectors.label_draws import combined_estimate, draws_read, labels_by_key, mean_value
+from runs.selectors.review_queue import ReviewQueue, review_queue
+
+__all__ = [
+    "CaseLabels",
+    "PersonLabel",
+    "ReviewQueue",
+    "labelled_metric",
+    "people_agreement",
+    "review_queue",
+    "run_calibration",
+    "run_labels",
+    "truth_by_case",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PersonLabel:
+    author: str
+    value: float
+    note: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class CaseLabels:
+    """A case's labels for this run's output, each person's, with what they add up to."""
+
+    case_id: str
+    judge_value: float | None
+    labels: list[PersonLabel]
+    mean: float
+    people_disagree: bool
+    """People gave opposite pass/fail values, or scores more than half the range apart."""
+    judge_disagrees: bool
+    """The people's value is the other side of the judge's (pass/fail), or more than half
+    the range from it (a score)."""
+
+
+def _labels_of_run(run: Run, criterion: str) -> dict[str, list[Label]]:
+    """Case id -> the labels of this run's output of the case, oldest first."""
+    keys = run_label_keys(run=run)
+    by_key = labels_by_key(project_id=run.project_id, criterion=criterion, keys=keys.values())
+    return {case_id: by_key[key] for case_id, key in keys.items() if key in by_key}
+
+
+def truth_by_case(run: Run, criterion: str) -> dict[str, float]:
+    """Case id -> the mean of people's values for this run's output of the case."""
+    return {case: mean_value(given) for case, given in _labels_of_run(run, criterion).items()}
+
+
+def _apart(first: float, second: float, metric: LabelledMetric) -> bool:
+    low, high = metric.score_range
+    if metric.value_type == "pass_fail":
+        middle = (low + high) / 2.0
+        return (first > middle) != (second > middle)
+    return abs(first - second) > DISAGREEMENT_GAP * (high - low)
+
+
+def run_labels(*, user: Actor, run_id: int, criterion: str) -> list[CaseLabels]:
+    """The labelled cases of a run's metric, in the run's order, with every person's label."""
+    run = run_for(user=user, run_id=run_id)
+    metric = labelled_metric_of(run=run, criterion=criterion)
+    column = judge_column(run=run, criterion=criterion)
+    found = _labels_of_run(run, criterion)
+    items = []
+    for case_id, judged in zip(column.case_ids, column.values, strict=True):
+        given = found.get(case_id)
+        if not given:
+            continue
+        values = [label.value for label in given]
+        mean = mean_value(given)
+        items.append(
+            CaseLabels(
+                case_id=case_id,
+                judge_value=judged,
+                labels=[
+                    PersonLabel(
+                        item.author_name, item.value, item.note, item.created_at, item.updated_at
+                    )
+                    for item in given
+                ],
+                mean=mean,
+                people_disagree=_apart(min(values), max(values), metric),
+                judge_disagrees=judged is not None and _apart(judged, mean, metric),
+            )
+        )
+    return items
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    run: Run
+    metric: LabelledMetric
+    column: JudgeColumn
+
+
+def _read(user: Actor, run_id: int, criterion: str) -> _Read:
+    run = run_for(user=user, run_id=run_id)
+    metric = labelled_metric_of(run=run, criterion=criterion)
+    return _Read(run, metric, judge_column(run=run, criterion=criterion))
+
+
+def sample_of(read: _Read) -> ReviewSample | None:
+    """The run's review sample of the metric, if the queue has made one."""
+    run = read.run
+    return ReviewSample.objects.filter(
+        project_id=run.project_id,
+        dataset_id=dataset_of(run),
+        split=run.split,
+        criterion=read.metric.criterion,
+        case_set=case_set_digest(read.column.case_ids),
+    ).first()
+
+
+def labelled_metric(run_id: int, criterion: str, *, user: Actor = LOCAL) -> LabelledEstimate | None:
+    """The metric's combined figure; None until the queue's first draw is labelled."""
+    read = _read(user, run_id, criterion)
+    sample = sample_of(read)
+    if sample is None:
+        return None
+    draws = draws_read(run=read.run, sample=sample, column=read.column, record=False)
+    return combined_estimate(metric=read.metric, column=read.column, sample=sample, draws=draws)
+
+
+def run_calibration(run_id: int, criterion: str, *, user: Actor = LOCAL) -> Calibration | None:
+    """The judge against people over every labelled case the judge has a verdict on."""
+    read = _read(user, run_id, criterion)
+    truth = truth_by_case(read.run, criterion)
+    pairs = [
+        (judged, truth[case_id])
+        for case_id, judged in zip(read.column.case_ids, read.column.values, strict=True)
+        if judged is not None and case_id in truth
+    ]
+    return _calibrated(pairs, read.metric)
+
+
+def people_agreement(run_id: int, criterion: str, *, user: Actor = LOCAL) -> Calibration | None:
+    """The first person to label each case against the second, over cases two labelled."""
+    read = _read(user, run_id, criterion)
+    found = _labels_of_run(read.run, criterion)
+    pairs = [(given[0].value, given[1].value) for given in found.values() if len(given) >= 2]
+    return _calibrated(pairs, read.metric)
+
+
+def _calibrated(pairs: list[tuple[float, float]], metric: LabelledMetric) -> Calibration | None:
+    if not pairs:
+        return None
+    return calibrate(
+        [first for first, _ in pairs],
+        [second for _, second in pairs],
+        value_type=metric.value_type,
+        score_range=metric.score_range,
+        confidence=metric.confidence,
+    )

@@ -1,0 +1,129 @@
+"""The review queue: the next randomly drawn case of a run's metric that no one has labelled.
+
+Cases are drawn at random with recorded probabilities (`runs.review_samples`), so
+labels of the draws correct the judge's figure without bias whatever the judge's
+errors. The next case is the first draw whose case has no label for this run's
+output; a draw on a case the judge has no verdict for (a failed case among them) is
+passed over. Blind, the judge's value and feedback are left out, so they do not sway
+the person labelling.
+
+The queue's queries do not grow with the run: the run, its metric, its stored value
+columns, its sample, then four per 200 draws read up to the first unlabelled one, and
+the judge's feedback on that case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from metrics.models import CaseVerdict
+from oloproof_core.labels import Draw, LabelledEstimate
+from runs.access import Actor, run_for
+from runs.models import Run
+from runs.review_samples import sample_for_run
+from runs.selectors.label_cases import LabelledMetric, judge_column, labelled_metric_of
+from runs.selectors.label_draws import DrawsRead, combined_estimate, draws_read
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewQueue:
+    """What the review page shows: the next drawn case, and where the labelling stands.
+
+    `case_id` is None when no draw is left to label (every case the judge has a
+    verdict on is labelled). `judge_value` and `judge_feedback` are None when blind.
+    """
+
+    run: Run
+    metric: LabelledMetric
+    blind: bool
+    case_id: str | None
+    input: Any
+    output: Any
+    expected: Any
+    judge_value: float | None
+    judge_feedback: str | None
+    position: int | None
+    """The draw's place in the queue (0 first)."""
+    probability: float | None
+    """The chance each draw had of picking this case."""
+    draws_labelled: int
+    """Draws the combined figure uses: in order, up to the first unlabelled one."""
+    labels_total: int
+    """People's labels of the drawn cases' outputs (two people on one case count twice)."""
+    estimate: LabelledEstimate | None
+    width: float | None
+    """The interval width `labels_needed` is for."""
+    labels_needed: int | None
+    """About how many more labelled draws bring the combined interval to `width`."""
+
+
+def review_queue(
+    actor: Actor,
+    run_id: int,
+    criterion: str,
+    *,
+    blind: bool = False,
+    width: float | None = None,
+    after: int | None = None,
+) -> ReviewQueue:
+    """The next unlabelled draw of `criterion` on the run (after position `after`, to skip).
+
+    `width` defaults to half the combined interval's current width.
+    """
+    run = run_for(user=actor, run_id=run_id)
+    metric = labelled_metric_of(run=run, criterion=criterion)
+    column = judge_column(run=run, criterion=criterion)
+    sample = sample_for_run(run, criterion, column=column, metric=metric)
+    read = draws_read(run=run, sample=sample, column=column, record=True, after=after)
+    estimate = combined_estimate(metric=metric, column=column, sample=sample, draws=read)
+    if width is None and estimate is not None:
+        width = estimate.interval.width / 2.0
+    needed = None if estimate is None or width is None else estimate.labels_needed(width)
+    return ReviewQueue(
+        run=run,
+        metric=metric,
+        blind=blind,
+        **_next_case(run, criterion, read, blind),
+        draws_labelled=0 if estimate is None else estimate.n_labels,
+        labels_total=read.labels_total,
+        estimate=estimate,
+        width=width,
+        labels_needed=needed,
+    )
+
+
+def _next_case(run: Run, criterion: str, read: DrawsRead, blind: bool) -> dict[str, Any]:
+    draw: Draw | None = read.next_draw
+    if draw is None:
+        return dict.fromkeys(
+            (
+                "case_id",
+                "input",
+                "output",
+                "expected",
+                "judge_value",
+                "judge_feedback",
+                "position",
+                "probability",
+            )
+        )
+    case = read.cases[draw.case_id]
+    judged: tuple[float | None, str | None] = (None, None)
+    if not blind:
+        found = (
+            CaseVerdict.objects.filter(run_id=run.pk, case_id=draw.case_id, criterion=criterion)
+            .values_list("value", "feedback")
+            .first()
+        )
+        judged = found if found is not None else (None, None)
+    return {
+        "case_id": draw.case_id,
+        "input": case.input,
+        "output": case.output,
+        "expected": case.expected,
+        "judge_value": judged[0],
+        "judge_feedback": judged[1],
+        "position": draw.position,
+        "probability": draw.probability,
+    }

@@ -48,6 +48,7 @@ def render_text(result: Result) -> str:
         if index == 0:
             lines.append("  ".join("-" * width for width in widths))
     lines.extend(_warning_lines(result))
+    lines.extend(_judge_lines(result))
     failures = result.error_summary()
     if failures:
         total = sum(count for _, count, _ in failures)
@@ -74,6 +75,31 @@ def render_text(result: Result) -> str:
         lines.append("")
         lines.append(str(result.gate))
     return "\n".join(lines)
+
+
+def _judge_lines(result: Result) -> list[str]:
+    """Per model-judged metric: the figure with people's labels, or what it assumes without."""
+    from oloproof_core.labels import is_model_judged
+
+    lines: list[str] = []
+    for described in result.provenance.get("evaluators") or []:
+        name = described.get("criterion")
+        if not any(metric.metric == name for metric in result.metrics):
+            continue
+        labelled = result.labelled(name)
+        if labelled is not None:
+            lines.append(
+                f"{name} with people's labels ({labelled.n_labels} labelled draws): "
+                f"{_number(labelled.estimate)} [{_number(labelled.interval.lower)}, "
+                f"{_number(labelled.interval.upper)}]; people minus judge "
+                f"[{labelled.judge_bias.lower:+.3f}, {labelled.judge_bias.upper:+.3f}]"
+            )
+        elif is_model_judged(described.get("kind", ""), described.get("parameters")):
+            lines.append(
+                f"{name} is scored by a model: its interval assumes the judge is right "
+                "until people label the review queue's draws"
+            )
+    return ["", *lines] if lines else []
 
 
 def _warning_lines(result: Result) -> list[str]:

@@ -13,6 +13,7 @@ from oloproof_core.usage import RoleUsage, usage_by_role
 
 if TYPE_CHECKING:  # the statistics (scipy) load only when a run aggregates
     from oloproof_core.aggregate import MetricEstimate
+    from oloproof_core.labels import Calibration, LabelledEstimate, MetricLabels
 
 
 @dataclass(slots=True)
@@ -23,6 +24,8 @@ class Result:
     gate: Any = None
     run_id: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, MetricLabels] = field(default_factory=dict)
+    """People's labels per metric, where the run's store has them (see `labelled`)."""
 
     def metric(self, name: str) -> MetricEstimate:
         for metric in self.metrics:
@@ -30,6 +33,31 @@ class Result:
                 return metric
         known = ", ".join(m.metric for m in self.metrics)
         raise KeyError(f"no metric {name!r} in this run; metrics: {known}")
+
+    def labelled(self, metric: str, confidence: float | None = None) -> LabelledEstimate | None:
+        """The metric's figure from judge verdicts and people's labels of the queue's draws.
+
+        None until the first draw is labelled: the metric's own interval then assumes
+        its judge is right.
+        """
+        from oloproof_core.labels import labelled_figure
+
+        return labelled_figure(self, metric, self._level(metric, confidence))
+
+    def calibration(self, metric: str, confidence: float | None = None) -> Calibration | None:
+        """How far the metric's judge agrees with people on the labelled cases."""
+        from oloproof_core.labels import judge_calibration
+
+        return judge_calibration(self, metric, self._level(metric, confidence))
+
+    def people_agreement(self, metric: str, confidence: float | None = None) -> Calibration | None:
+        """How far people agree with each other where two labelled one case."""
+        from oloproof_core.labels import people_agreement
+
+        return people_agreement(self, metric, self._level(metric, confidence))
+
+    def _level(self, metric: str, confidence: float | None) -> float:
+        return self.metric(metric).confidence if confidence is None else confidence
 
     @property
     def n_cases(self) -> int:
@@ -63,6 +91,8 @@ class Result:
         }
         if include_cases:
             data["cases"] = [case.to_dict() for case in self.cases]
+        if self.labels:
+            data["labels"] = {name: labels.to_dict() for name, labels in self.labels.items()}
         return data
 
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:

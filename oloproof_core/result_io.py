@@ -39,6 +39,12 @@ def result_from_dict(data: Mapping[str, Any]) -> Result:
     )
     if data.get("gate") is not None:
         result.extras["gate"] = data["gate"]
+    if data.get("labels"):
+        from oloproof_core.labels import MetricLabels
+
+        result.labels = {
+            name: MetricLabels.from_dict(item) for name, item in data["labels"].items()
+        }
     return result
 
 

@@ -17,6 +17,7 @@ FloatArray = npt.NDArray[np.float64]
 
 if TYPE_CHECKING:
     from oloproof_core.compare import Comparison
+    from oloproof_core.labels import LabelledEstimate
     from oloproof_core.result import Result
 
 
@@ -41,6 +42,9 @@ class DecisionContext:
     _comparison: Comparison | None = field(default=None, repr=False)
     _estimates: dict[str, MetricEstimate] = field(default_factory=dict, repr=False)
     _at_level: dict[tuple[str, float], Interval] = field(default_factory=dict, repr=False)
+    _labelled: dict[tuple[str, float], LabelledEstimate | None] = field(
+        default_factory=dict, repr=False
+    )
 
     @property
     def sequential(self) -> bool:
@@ -57,8 +61,36 @@ class DecisionContext:
             self._at_level[key] = self._interval_for(name, level)
         return self._at_level[key]
 
+    def labelled(self, name: str, confidence: float | None = None) -> LabelledEstimate | None:
+        """The metric's figure with people's labels, where the run has labelled draws.
+
+        A sequential gate reads its anytime-valid sequence and never this: the labels'
+        interval is for a fixed set of cases.
+        """
+        if self.sequential or name not in self.result.labels:
+            return None
+        level = self.confidence if confidence is None else confidence
+        key = (name, level)
+        if key not in self._labelled:
+            self._labelled[key] = self.result.labelled(name, level)
+        return self._labelled[key]
+
+    def labelled_change(
+        self, name: str, confidence: float | None = None
+    ) -> LabelledEstimate | None:
+        """Candidate minus baseline with both runs' labels, where both have them."""
+        if self.sequential or self.baseline is None:
+            return None
+        from oloproof_core.labels import labelled_change
+
+        level = self.confidence if confidence is None else confidence
+        return labelled_change(self.baseline, self.result, name, level)
+
     def _interval_for(self, name: str, level: float) -> Interval:
         stored = self.result.metric(name)
+        labelled = self.labelled(name, level)
+        if labelled is not None:
+            return labelled.interval
         if self.horizon is None:
             if level == self.confidence:
                 return self.estimate(name).interval
@@ -72,6 +104,17 @@ class DecisionContext:
         worst, best = unit_fills(self.values(name), low, high)
         lower, upper = running_interval(worst, best, self.ids(), self.horizon, level)
         return Interval(low + lower * (high - low), low + upper * (high - low))
+
+    def judged_by_model(self, name: str) -> bool:
+        """Whether the run's provenance says a model gives this metric's verdicts."""
+        from oloproof_core.labels import is_model_judged
+
+        criterion = self.result.metric(name).criterion
+        return any(
+            item.get("criterion") == criterion
+            and is_model_judged(item.get("kind", ""), item.get("parameters"))
+            for item in self.result.provenance.get("evaluators") or []
+        )
 
     def has_metric(self, name: str) -> bool:
         return any(metric.metric == name for metric in self.result.metrics)

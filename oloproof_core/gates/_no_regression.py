@@ -73,6 +73,9 @@ class NoRegressionRule(Rule):
     def _interval(self, context: DecisionContext, confidence: float | None = None) -> Interval:
         """The paired interval: fixed-size, or the anytime-valid sequence when sequential."""
         paired = self._paired(context, confidence)
+        labelled = context.labelled_change(self.metric, confidence)
+        if labelled is not None:
+            return labelled.interval
         if context.horizon is None:
             return paired.interval
         if paired.cluster_aware:
@@ -90,6 +93,7 @@ class NoRegressionRule(Rule):
     def check(self, context: DecisionContext) -> RuleOutcome:
         paired = self._paired(context)
         interval = self._interval(context)
+        labelled = context.labelled_change(self.metric)
         outcome = self._decide(interval)
         figures: dict[str, Any] = {
             "baseline_estimate": paired.baseline_estimate,
@@ -103,11 +107,17 @@ class NoRegressionRule(Rule):
             "n_missing_pairs": paired.n_missing_pairs,
             "regressed": len(paired.regressed),
             "improved": len(paired.improved),
-            "method": paired.method,
+            "method": paired.method if labelled is None else labelled.method,
+            "interval_source": (
+                "the paired verdicts"
+                if labelled is None
+                else f"both runs' verdicts and {labelled.n_labels} labelled draws"
+            ),
             "baseline": context.baseline_label,
         }
+        which = "" if labelled is None else f" (verdicts + {labelled.n_labels} labels)"
         what = (
-            f"the paired {_level(context)} interval for {self.metric} (candidate − "
+            f"the paired {_level(context)} interval{which} for {self.metric} (candidate − "
             f"baseline), [{fmt.signed(interval.lower)}, {fmt.signed(interval.upper)}]"
         )
         counts = f"{len(paired.regressed)} regressed, {len(paired.improved)} improved"

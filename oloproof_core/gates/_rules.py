@@ -16,6 +16,7 @@ from oloproof_core.aggregate import MetricEstimate
 from oloproof_core.gates import _format as fmt
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
+from oloproof_core.gates._labelled_readouts import interval_source, more_labels
 from oloproof_core.gates._more_cases import repeats_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
 from oloproof_core.gates._projection import power_cases, repeated_interval
@@ -156,13 +157,15 @@ class BoundRule(Rule):
         metric = context.estimate(self.metric)
         interval = context.interval_for(self.metric)
         outcome = self._decide(interval)
+        labelled = context.labelled(self.metric)
+        which = "" if labelled is None else f" (judge verdicts + {labelled.n_labels} labels)"
         where = (
-            f"the {_level(context)} interval for {self.metric}, "
+            f"the {_level(context)} interval{which} for {self.metric}, "
             f"[{fmt.number(interval.lower)}, {fmt.number(interval.upper)}]"
         )
         bound = fmt.threshold(self.threshold)
         figures: dict[str, Any] = {
-            "estimate": metric.estimate,
+            "estimate": metric.estimate if labelled is None else labelled.estimate,
             "lower": interval.lower,
             "upper": interval.upper,
             "threshold": self.threshold,
@@ -170,6 +173,7 @@ class BoundRule(Rule):
             "n_observed": metric.n_observed,
             "n_missing": metric.n_missing,
             "method": _rule_method(context, metric),
+            "interval_source": interval_source(context, self.metric),
         }
         more: MoreCases | None = None
         if outcome == "pass":
@@ -197,6 +201,9 @@ class BoundRule(Rule):
     def _more_cases(self, context: DecisionContext, metric: MetricEstimate) -> MoreCases:
         if not context.readouts:
             return MoreCases(None, "", "readout skipped at an intermediate look")
+        labelled = context.labelled(self.metric)
+        if labelled is not None:
+            return more_labels(labelled, self.threshold)
         if metric.estimate is None:
             return MoreCases(None, "", "nothing was observed, so there is no rate to project")
         values = context.values(self.metric) if context.result.cases else []
@@ -257,6 +264,9 @@ def _short_readout(more: MoreCases) -> str:
 
 
 def _rule_method(context: DecisionContext, metric: MetricEstimate) -> str:
+    labelled = context.labelled(metric.metric)
+    if labelled is not None:
+        return labelled.method
     if context.sequential:
         return (
             f"anytime-valid betting confidence sequence over {context.horizon} planned "

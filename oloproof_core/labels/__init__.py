@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from ._calibration import Calibration, calibrate
     from ._key import is_model_judged, label_key
     from ._labelled import LabelledEstimate, labelled_difference, labelled_estimate
+    from ._metric_labels import MetricLabels
+    from ._of_result import judge_calibration, labelled_change, labelled_figure, people_agreement
     from ._sampling import Draw, draw_cases, sampling_probabilities
 
 _EXPORTS: dict[str, str] = {
@@ -28,18 +30,28 @@ _EXPORTS: dict[str, str] = {
     "labelled_difference": "._labelled",
     "labelled_estimate": "._labelled",
     "sampling_probabilities": "._sampling",
+    "MetricLabels": "._metric_labels",
+    "judge_calibration": "._of_result",
+    "labelled_change": "._of_result",
+    "labelled_figure": "._of_result",
+    "people_agreement": "._of_result",
 }
 
 __all__ = [
     "Calibration",
     "Draw",
     "LabelledEstimate",
+    "MetricLabels",
     "calibrate",
     "draw_cases",
     "is_model_judged",
+    "judge_calibration",
     "label_key",
+    "labelled_change",
     "labelled_difference",
     "labelled_estimate",
+    "labelled_figure",
+    "people_agreement",
     "sampling_probabilities",
 ]
 

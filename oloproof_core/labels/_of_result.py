@@ -1,0 +1,98 @@
+"""A result's labelled figures: the combined interval, the paired one, the calibration.
+
+`Result.labelled`, `Result.calibration`, the gate's rules and comparisons read
+labels through these, so each figure is computed one way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oloproof_core.compare._values import values_by_case
+from oloproof_core.labels._calibration import Calibration, calibrate
+from oloproof_core.labels._labelled import LabelledEstimate, labelled_difference, labelled_estimate
+
+if TYPE_CHECKING:
+    from oloproof_core.result import Result
+
+__all__ = ["judge_calibration", "labelled_change", "labelled_figure", "people_agreement"]
+
+
+def labelled_figure(result: Result, metric: str, confidence: float) -> LabelledEstimate | None:
+    """The metric's interval from its verdicts and labels; None without labelled draws."""
+    labels = result.labels.get(metric)
+    if labels is None:
+        return None
+    stored = result.metric(metric)
+    values = values_by_case(result, stored)
+    return labelled_estimate(
+        case_ids=list(values),
+        judge_values=list(values.values()),
+        probabilities=labels.probabilities,
+        draws=labels.draws,
+        truth=labels.truth,
+        score_range=stored.score_range,
+        confidence=confidence,
+    )
+
+
+def labelled_change(
+    baseline: Result, candidate: Result, metric: str, confidence: float
+) -> LabelledEstimate | None:
+    """Candidate minus baseline from both runs' verdicts and labels on one queue's draws."""
+    before, after = baseline.labels.get(metric), candidate.labels.get(metric)
+    if before is None or after is None or before.sample != after.sample:
+        return None
+    stored = candidate.metric(metric)
+    old = values_by_case(baseline, baseline.metric(metric))
+    new = values_by_case(candidate, stored)
+    if set(old) != set(new):
+        return None  # a queue is drawn over one set of cases
+    ids = list(new)
+    return labelled_difference(
+        case_ids=ids,
+        baseline_values=[old[case] for case in ids],
+        candidate_values=[new[case] for case in ids],
+        probabilities=after.probabilities,
+        draws=after.draws,
+        baseline_truth=before.truth,
+        candidate_truth=after.truth,
+        score_range=stored.score_range,
+        confidence=confidence,
+    )
+
+
+def judge_calibration(result: Result, metric: str, confidence: float) -> Calibration | None:
+    """The judge against people on every labelled case of the run (drawn or not)."""
+    labels = result.labels.get(metric)
+    if labels is None or not labels.truth:
+        return None
+    stored = result.metric(metric)
+    values = values_by_case(result, stored)
+    pairs = [
+        (judged, labels.truth[case])
+        for case, judged in values.items()
+        if judged is not None and case in labels.truth
+    ]
+    return calibrate(
+        [judged for judged, _ in pairs],
+        [human for _, human in pairs],
+        value_type=stored.value_type,
+        score_range=stored.score_range,
+        confidence=confidence,
+    )
+
+
+def people_agreement(result: Result, metric: str, confidence: float) -> Calibration | None:
+    """One person against another, on the cases two people labelled."""
+    labels = result.labels.get(metric)
+    if labels is None or not labels.pairs:
+        return None
+    stored = result.metric(metric)
+    return calibrate(
+        [first for first, _ in labels.pairs],
+        [second for _, second in labels.pairs],
+        value_type=stored.value_type,
+        score_range=stored.score_range,
+        confidence=confidence,
+    )

@@ -63,7 +63,7 @@ class RectifiedMean:
 def prediction_powered_interval(
     judge: npt.ArrayLike,
     probabilities: npt.ArrayLike,
-    drawn: Sequence[int],
+    drawn: Sequence[int] | npt.NDArray[np.int64],
     truth: npt.ArrayLike,
     n_missing: int,
     confidence: float = 0.95,

@@ -54,7 +54,8 @@ def test_a_biased_judge_misleads_its_own_interval_but_not_the_combined_one() -> 
     assert found is not None
     assert found.interval.contains(float(truth.mean()))
     assert found.judge_bias.upper < 0  # people pass fewer than the judge does
-    assert found.n_labels == 300 and found.next_position is None
+    assert found.n_labels == 300
+    assert found.next_position is None
 
 
 def test_the_combined_interval_covers_the_cases_truth_in_repeated_runs() -> None:
@@ -97,7 +98,8 @@ def test_missing_cases_are_bounded_not_dropped() -> None:
     ids, truth, judge = biased_run(1000, np.random.default_rng(5))
     whole = combined(ids, truth, judge, 100)
     gone = combined(ids, truth, judge, 100, missing=set(ids[:100]))
-    assert whole is not None and gone is not None
+    assert whole is not None
+    assert gone is not None
     assert gone.n_missing == 100
     # A tenth of the cases may have gone either way: at least 0.1 of width is theirs.
     assert gone.interval.width >= 0.1 + 0.9 * gone.judge_bias.width / 2
@@ -110,17 +112,21 @@ def test_draws_are_used_up_to_the_first_one_without_a_label() -> None:
     values = [1.0] * 10
     q = [0.1] * 10
     draws = [Draw(0, "c1", 0.1), Draw(1, "c2", 0.1), Draw(2, "c3", 0.1), Draw(3, "c4", 0.1)]
-    kwargs = dict(case_ids=ids, judge_values=values, probabilities=dict(zip(ids, q)),
-                  score_range=(0.0, 1.0), confidence=0.95)  # fmt: skip
+    kwargs = {"case_ids": ids, "judge_values": values, "probabilities": dict(zip(ids, q, strict=False)),
+                  "score_range": (0.0, 1.0), "confidence": 0.95}  # fmt: skip
     assert labelled_estimate(draws=draws, truth={}, **kwargs) is None  # type: ignore[arg-type]
     found = labelled_estimate(draws=draws, truth={"c1": 1.0, "c2": 0.0, "c4": 1.0}, **kwargs)  # type: ignore[arg-type]
-    assert found is not None and found.n_labels == 2 and found.next_position == 2
+    assert found is not None
+    assert found.n_labels == 2
+    assert found.next_position == 2
     values[3] = None  # type: ignore[call-overload]
     # c3 is missing in this run: its draw is passed over, and c4's label counts.
     found = labelled_estimate(
         draws=draws, truth={"c1": 1.0, "c2": 0.0, "c4": 1.0}, **{**kwargs, "judge_values": values}
     )  # type: ignore[arg-type]
-    assert found is not None and found.n_labels == 3 and found.next_position is None
+    assert found is not None
+    assert found.n_labels == 3
+    assert found.next_position is None
 
 
 def test_the_queue_favours_uncertain_and_changed_verdicts_yet_keeps_every_case_drawable() -> None:
@@ -129,7 +135,8 @@ def test_the_queue_favours_uncertain_and_changed_verdicts_yet_keeps_every_case_d
     )
     assert sum(q) == pytest.approx(1.0)
     assert min(q) >= 0.5 / 4
-    assert q[0] > q[1] and q[2] > q[1]  # a middle score; a verdict that changed
+    assert q[0] > q[1]
+    assert q[2] > q[1]
     ids = ["a", "b", "c", "d"]
     first = draw_cases(ids, q, seed="x", start=0, count=400)
     assert first == draw_cases(ids, q, seed="x", start=0, count=400)
@@ -192,7 +199,8 @@ def test_a_gate_reads_the_labelled_interval_and_says_so() -> None:
     )
     after = policy.decide(run)
     rule = after.rules[0]
-    assert "150" in rule.figures["interval_source"] and "labels" in rule.reason
+    assert "150" in rule.figures["interval_source"]
+    assert "labels" in rule.reason
     assert rule.figures["upper"] == run.labelled("quality").interval.upper  # type: ignore[union-attr]
     again = result_from_dict(json.loads(run.to_json()))
     assert again.labelled("quality") == run.labelled("quality")

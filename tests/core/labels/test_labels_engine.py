@@ -112,8 +112,13 @@ def test_draws_are_used_up_to_the_first_one_without_a_label() -> None:
     values = [1.0] * 10
     q = [0.1] * 10
     draws = [Draw(0, "c1", 0.1), Draw(1, "c2", 0.1), Draw(2, "c3", 0.1), Draw(3, "c4", 0.1)]
-    kwargs = {"case_ids": ids, "judge_values": values, "probabilities": dict(zip(ids, q, strict=False)),
-                  "score_range": (0.0, 1.0), "confidence": 0.95}  # fmt: skip
+    kwargs = {
+        "case_ids": ids,
+        "judge_values": values,
+        "probabilities": dict(zip(ids, q, strict=True)),
+        "score_range": (0.0, 1.0),
+        "confidence": 0.95,
+    }
     assert labelled_estimate(draws=draws, truth={}, **kwargs) is None  # type: ignore[arg-type]
     found = labelled_estimate(draws=draws, truth={"c1": 1.0, "c2": 0.0, "c4": 1.0}, **kwargs)  # type: ignore[arg-type]
     assert found is not None

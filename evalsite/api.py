@@ -17,6 +17,7 @@ from oloproof_core import OloproofError
 from runs.api import (
     cases_router,
     compare_router,
+    labels_router,
     metrics_router,
     optimizations_router,
     runs_router,
@@ -38,6 +39,7 @@ api.add_router("/", compare_router)
 api.add_router("/", metrics_router)
 api.add_router("/", optimizations_router)
 api.add_router("/", cases_router)
+api.add_router("/", labels_router)
 
 
 @api.exception_handler(DomainError)

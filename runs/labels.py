@@ -47,6 +47,14 @@ class LabelRowsError(InvalidRequestError):
         super().__init__("\n".join(shown))
 
 
+class LabelInputError(InvalidRequestError):
+    """A label's own field is wrong: `field` names it (value, note, case_id)."""
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 @dataclass(frozen=True, slots=True)
 class LabelRow:
     """One row of an import: the line it came from, and what it says."""
@@ -72,9 +80,10 @@ def label_value(value: Any, metric: LabelledMetric) -> float:
         except ValueError:
             number = None
     if number is None or not math.isfinite(number) or not low <= number <= high:
-        raise InvalidRequestError(
+        raise LabelInputError(
             f"value {value!r} is not a score of {metric.criterion!r}: give a number from "
-            f"{low:g} to {high:g}"
+            f"{low:g} to {high:g}",
+            field="value",
         )
     return number
 
@@ -86,22 +95,23 @@ def _pass_fail_value(value: Any, criterion: str) -> float:
         return float(value)
     if isinstance(value, str) and value.strip().lower() in _PASS_WORDS:
         return _PASS_WORDS[value.strip().lower()]
-    raise InvalidRequestError(
+    raise LabelInputError(
         f"value {value!r} is not a pass/fail value of {criterion!r}: give pass or fail "
-        "(or 1 or 0, true or false)"
+        "(or 1 or 0, true or false)",
+        field="value",
     )
 
 
 def _note(note: Any) -> str:
     text = "" if note is None else note
     if not isinstance(text, str):
-        raise InvalidRequestError(f"a note is text, got {note!r}")
+        raise LabelInputError(f"a note is text, got {note!r}", field="note")
     if len(text) > MAX_NOTE:
-        raise InvalidRequestError(
-            f"a note holds at most {MAX_NOTE:,} characters, got {len(text):,}"
+        raise LabelInputError(
+            f"a note holds at most {MAX_NOTE:,} characters, got {len(text):,}", field="note"
         )
     if "\x00" in text:
-        raise InvalidRequestError("a note cannot contain the NUL character")
+        raise LabelInputError("a note cannot contain the NUL character", field="note")
     return text
 
 
@@ -128,9 +138,10 @@ def _key_of(run: Run, case: CaseToLabel | None, case_id: str) -> str:
     if case is None:
         raise NotFoundError(f"run {run.pk} has no case {case_id!r}")
     if case.key is None:
-        raise InvalidRequestError(
+        raise LabelInputError(
             f"case {case_id!r} of run {run.pk} failed ({case.error}): it has no output to "
-            "label; label it in a run where the system answered"
+            "label; label it in a run where the system answered",
+            field="case_id",
         )
     return case.key
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from oloproof_core.labels import Calibration, LabelledEstimate, calibrate
 from runs.access import LOCAL, Actor, run_for
@@ -34,9 +35,11 @@ from runs.selectors.review_queue import ReviewQueue, review_queue
 
 __all__ = [
     "CaseLabels",
+    "MetricLabels",
     "PersonLabel",
     "ReviewQueue",
     "labelled_metric",
+    "metric_labels",
     "people_agreement",
     "review_queue",
     "run_calibration",
@@ -145,9 +148,7 @@ def sample_of(read: _Read) -> ReviewSample | None:
     ).first()
 
 
-def labelled_metric(run_id: int, criterion: str, *, user: Actor = LOCAL) -> LabelledEstimate | None:
-    """The metric's combined figure; None until the queue's first draw is labelled."""
-    read = _read(user, run_id, criterion)
+def _labelled(read: _Read) -> LabelledEstimate | None:
     sample = sample_of(read)
     if sample is None:
         return None
@@ -155,24 +156,35 @@ def labelled_metric(run_id: int, criterion: str, *, user: Actor = LOCAL) -> Labe
     return combined_estimate(metric=read.metric, column=read.column, sample=sample, draws=draws)
 
 
+def _judge_calibration(read: _Read, found: dict[str, list[Label]]) -> Calibration | None:
+    pairs = [
+        (judged, mean_value(found[case_id]))
+        for case_id, judged in zip(read.column.case_ids, read.column.values, strict=True)
+        if judged is not None and case_id in found
+    ]
+    return _calibrated(pairs, read.metric)
+
+
+def _people(read: _Read, found: dict[str, list[Label]]) -> Calibration | None:
+    pairs = [(given[0].value, given[1].value) for given in found.values() if len(given) >= 2]
+    return _calibrated(pairs, read.metric)
+
+
+def labelled_metric(run_id: int, criterion: str, *, user: Actor = LOCAL) -> LabelledEstimate | None:
+    """The metric's combined figure; None until the queue's first draw is labelled."""
+    return _labelled(_read(user, run_id, criterion))
+
+
 def run_calibration(run_id: int, criterion: str, *, user: Actor = LOCAL) -> Calibration | None:
     """The judge against people over every labelled case the judge has a verdict on."""
     read = _read(user, run_id, criterion)
-    truth = truth_by_case(read.run, criterion)
-    pairs = [
-        (judged, truth[case_id])
-        for case_id, judged in zip(read.column.case_ids, read.column.values, strict=True)
-        if judged is not None and case_id in truth
-    ]
-    return _calibrated(pairs, read.metric)
+    return _judge_calibration(read, _labels_of_run(read.run, criterion))
 
 
 def people_agreement(run_id: int, criterion: str, *, user: Actor = LOCAL) -> Calibration | None:
     """The first person to label each case against the second, over cases two labelled."""
     read = _read(user, run_id, criterion)
-    found = _labels_of_run(read.run, criterion)
-    pairs = [(given[0].value, given[1].value) for given in found.values() if len(given) >= 2]
-    return _calibrated(pairs, read.metric)
+    return _people(read, _labels_of_run(read.run, criterion))
 
 
 def _calibrated(pairs: list[tuple[float, float]], metric: LabelledMetric) -> Calibration | None:
@@ -184,4 +196,69 @@ def _calibrated(pairs: list[tuple[float, float]], metric: LabelledMetric) -> Cal
         value_type=metric.value_type,
         score_range=metric.score_range,
         confidence=metric.confidence,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MetricLabels:
+    """Where a run's metric stands with people's labels: the judge-only figure, the
+    combined one, the judge's calibration and people's agreement with each other."""
+
+    run_id: int
+    metric: LabelledMetric
+    labelled: LabelledEstimate | None
+    calibration: Calibration | None
+    people: Calibration | None
+    labelled_cases: int
+
+    @property
+    def judge_only(self) -> dict[str, Any]:
+        row = self.metric.estimate
+        return {
+            "estimate": row.estimate,
+            "interval": {"lower": row.lower, "upper": row.upper},
+            "method": row.method,
+            "confidence": row.confidence,
+            "n_observed": row.n_observed,
+            "n_missing": row.n_missing,
+        }
+
+    def default_width(self) -> float | None:
+        """Half the combined interval's width: what `labels_needed` aims at unless told."""
+        return None if self.labelled is None else self.labelled.interval.width / 2.0
+
+    def labels_needed(self, width: float | None = None) -> int | None:
+        chosen = width if width is not None else self.default_width()
+        if self.labelled is None or chosen is None:
+            return None
+        return self.labelled.labels_needed(chosen)
+
+    def to_dict(self, width: float | None = None) -> dict[str, Any]:
+        chosen = width if width is not None else self.default_width()
+        return {
+            "run_id": self.run_id,
+            "metric": self.metric.criterion,
+            "value_type": self.metric.value_type,
+            "score_range": list(self.metric.score_range),
+            "judge_only": self.judge_only,
+            "labelled": None if self.labelled is None else self.labelled.to_dict(),
+            "calibration": None if self.calibration is None else self.calibration.to_dict(),
+            "people": None if self.people is None else self.people.to_dict(),
+            "labelled_cases": self.labelled_cases,
+            "width": chosen,
+            "labels_needed": self.labels_needed(chosen),
+        }
+
+
+def metric_labels(*, user: Actor, run_id: int, criterion: str) -> MetricLabels:
+    """The judge-only and combined figures, calibration and people's agreement, read once."""
+    read = _read(user, run_id, criterion)
+    found = _labels_of_run(read.run, criterion)
+    return MetricLabels(
+        run_id=read.run.pk,
+        metric=read.metric,
+        labelled=_labelled(read),
+        calibration=_judge_calibration(read, found),
+        people=_people(read, found),
+        labelled_cases=len(found),
     )

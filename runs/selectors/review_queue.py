@@ -57,6 +57,29 @@ class ReviewQueue:
     labels_needed: int | None
     """About how many more labelled draws bring the combined interval to `width`."""
 
+    def to_dict(self) -> dict[str, Any]:
+        """The queue as the API answers it (JSON types only)."""
+        return {
+            "run_id": self.run.pk,
+            "metric": self.metric.criterion,
+            "value_type": self.metric.value_type,
+            "score_range": list(self.metric.score_range),
+            "blind": self.blind,
+            "case_id": self.case_id,
+            "input": self.input,
+            "output": self.output,
+            "expected": self.expected,
+            "judge_value": self.judge_value,
+            "judge_feedback": self.judge_feedback,
+            "position": self.position,
+            "probability": self.probability,
+            "draws_labelled": self.draws_labelled,
+            "labels_total": self.labels_total,
+            "labelled": None if self.estimate is None else self.estimate.to_dict(),
+            "width": self.width,
+            "labels_needed": self.labels_needed,
+        }
+
 
 def review_queue(
     actor: Actor,

@@ -68,37 +68,35 @@ def test_a_runner_labels_and_saving_again_edits_their_label(run, teammate) -> No
     assert truth_by_case(run, "exact_label") == {"ticket-03": 1.0}
 
 
-@pytest.mark.parametrize(
-    ("case", "metric", "value", "error", "message"),
-    [
-        ("ticket-01", "exact_label", "maybe", InvalidRequestError, "give pass or fail"),
-        ("ticket-01", "exact_label", 2, InvalidRequestError, "not a pass/fail value"),
-        ("ticket-01", "reply_quality", 1.5, InvalidRequestError, "give a number from 0 to 1"),
-        ("ticket-01", "reply_quality", "nan", InvalidRequestError, "not a score"),
-        ("ticket-99", "exact_label", "pass", NotFoundError, "has no case 'ticket-99'"),
-        (
-            "ticket-05",
-            "exact_label",
-            "pass",
-            InvalidRequestError,
-            r"failed \(RuntimeError\): it has no output to label",
-        ),
-        (
-            "ticket-01",
-            "tone",
-            "pass",
-            NotFoundError,
-            r"no metric 'tone' \(its metrics: exact_label, reply_quality\)",
-        ),
-    ],
-)
-def test_bad_labels_are_refused_and_nothing_changes(
-    run, teammate, case, metric, value, error, message
-) -> None:
+BAD_LABELS = [
+    ("ticket-01", "exact_label", "maybe", InvalidRequestError, "give pass or fail"),
+    ("ticket-01", "exact_label", 2, InvalidRequestError, "not a pass/fail value"),
+    ("ticket-01", "reply_quality", 1.5, InvalidRequestError, "give a number from 0 to 1"),
+    ("ticket-01", "reply_quality", "nan", InvalidRequestError, "not a score"),
+    ("ticket-99", "exact_label", "pass", NotFoundError, "has no case 'ticket-99'"),
+    (
+        "ticket-05",
+        "exact_label",
+        "pass",
+        InvalidRequestError,
+        r"failed \(RuntimeError\): it has no output to label",
+    ),
+    (
+        "ticket-01",
+        "tone",
+        "pass",
+        NotFoundError,
+        r"no metric 'tone' \(its metrics: exact_label, reply_quality\)",
+    ),
+]
+
+
+def test_bad_labels_are_refused_and_nothing_changes(run, teammate) -> None:
     save_label(teammate, run.pk, "ticket-01", "exact_label", "pass", note="kept")
     before = stored()
-    with pytest.raises(error, match=message):
-        save_label(teammate, run.pk, case, metric, value)
+    for case, metric, value, error, message in BAD_LABELS:
+        with pytest.raises(error, match=message):
+            save_label(teammate, run.pk, case, metric, value)
     assert stored() == before
 
 

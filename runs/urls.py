@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from runs.views import cases, compare, gates, history, optimizations, releases, submit
+from runs.views import cases, compare, gates, history, labels, optimizations, releases, submit
 
 app_name = "runs"
 
@@ -26,6 +26,8 @@ urlpatterns = [
     ),
     path("runs/<int:run_id>/annotations", cases.annotate_page, name="annotate"),
     path("runs/<int:run_id>/cases/<path:case_id>", cases.case_page, name="case"),
+    path("runs/<int:run_id>/metrics/<path:metric>/", labels.metric_page, name="metric"),
+    path("runs/<int:run_id>/review/<str:metric>/", labels.review_page, name="review"),
     path("runs/<int:run_id>/decide", gates.decide_page, name="decide"),
     path("runs/<int:run_id>/revoke", gates.revoke_page, name="revoke"),
     path("runs/<int:run_id>/continue", gates.continue_page, name="continue"),

@@ -14,6 +14,7 @@ from runs.gate_wording import MetricFacts, gate_rules_explained
 from runs.models import Run
 from runs.selectors.gate_plan import run_gate_plan
 from runs.selectors.previous_release import run_previous_comparison
+from runs.views.label_readouts import run_label_figures
 
 
 def run_page_readouts(
@@ -42,4 +43,5 @@ def run_page_readouts(
         "gate_rules": gate_rules_explained(rules=rules, confidence=confidence, metrics=facts),
         "gate_plan": run_gate_plan(run=run),
         "previous": run_previous_comparison(user=user, run=run),
+        "label_figures": run_label_figures(user=user, run=run, estimates=estimates),
     }

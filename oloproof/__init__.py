@@ -3,6 +3,7 @@ whether a release may ship.
 
     from oloproof import evaluate, optimize, system, component, current_case
     from oloproof import annotate, annotations, export_cases   # a recorded run's cases
+    from oloproof import label, import_labels, labels, calibration   # people's labels
     from oloproof.evaluators import ExactMatch, Contains, JsonSchema, Regex, RubricJudge, evaluator
 """
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from oloproof._cases import annotate, export_cases
     from oloproof._cases import annotations_read as annotations
     from oloproof._evaluate import evaluate
+    from oloproof._labels import calibration, import_labels, label, labels
     from oloproof._optimize import optimize
     from oloproof._plan import plan
     from oloproof._results import gate, load
@@ -42,9 +44,13 @@ if TYPE_CHECKING:
 _LAZY = {
     "annotate": ("oloproof._cases", "annotate"),
     "annotations": ("oloproof._cases", "annotations_read"),
+    "calibration": ("oloproof._labels", "calibration"),
     "continue_run": ("oloproof._submit", "continue_run"),
     "export_cases": ("oloproof._cases", "export_cases"),
     "evaluate": ("oloproof._evaluate", "evaluate"),
+    "import_labels": ("oloproof._labels", "import_labels"),
+    "label": ("oloproof._labels", "label"),
+    "labels": ("oloproof._labels", "labels"),
     "optimize": ("oloproof._optimize", "optimize"),
     "plan": ("oloproof._plan", "plan"),
     "gate": ("oloproof._results", "gate"),
@@ -68,6 +74,7 @@ __all__ = [
     "__version__",
     "annotate",
     "annotations",
+    "calibration",
     "compare",
     "component",
     "continue_run",
@@ -75,6 +82,9 @@ __all__ = [
     "evaluate",
     "export_cases",
     "gate",
+    "import_labels",
+    "label",
+    "labels",
     "load",
     "optimize",
     "plan",

@@ -22,6 +22,7 @@ COMMANDS = (
     "_compare",
     "_plan",
     "_annotate",
+    "_label",
     "_export",
     "_worker",
     "_serve",

@@ -15,7 +15,7 @@ from oloproof_core.labels import draw_cases
 from runs.access import LOCAL
 from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
 from runs.labels import LabelRow, LabelRowsError, import_labels, save_label
-from runs.models import Label, ReviewDraw, ReviewSample, Run
+from runs.models import CaseResult, DatasetCase, Label, ReviewDraw, ReviewSample, Run
 from runs.review_samples import DRAW_BLOCK
 from runs.selectors.labels import (
     labelled_metric,
@@ -205,7 +205,6 @@ def test_the_queue_draws_deterministically_and_records_each_draw_with_its_probab
     )
     expected = draw_cases(ids, probabilities, seed=sample.seed, start=0, count=DRAW_BLOCK)
     assert recorded == [(d.position, d.case_id, d.probability) for d in expected]
-    skipped = [d for d in expected if d.case_id == "ticket-05"]
     assert first.position == next(d.position for d in expected if d.case_id != "ticket-05")
     assert first.case_id != "ticket-05"
     assert first.judge_feedback is not None
@@ -214,7 +213,9 @@ def test_the_queue_draws_deterministically_and_records_each_draw_with_its_probab
     again = review_queue(viewer, run.pk, "reply_quality", blind=True)
     assert (again.case_id, again.position) == (first.case_id, first.position)
     assert (again.judge_value, again.judge_feedback) == (None, None)
-    assert again.output == {"label": again.output["label"], "reply": again.output["reply"]}
+    shown = CaseResult.objects.get(run=run, case_id=again.case_id)
+    row = DatasetCase.objects.get(dataset_id=run.dataset_id, case_id=again.case_id)
+    assert (again.input, again.output, again.expected) == (row.input, shown.output, row.expected)
     save_label(teammate, run.pk, first.case_id, "reply_quality", 0.5)
     after = review_queue(viewer, run.pk, "reply_quality")
     assert after.position > first.position
@@ -224,7 +225,6 @@ def test_the_queue_draws_deterministically_and_records_each_draw_with_its_probab
     assert after.labels_total == 1
     assert labelled_metric(run.pk, "reply_quality") == after.estimate
     assert ReviewSample.objects.count() == 1
-    assert not skipped or all(d.case_id == "ticket-05" for d in skipped)
 
 
 def queue_queries(n: int) -> list[str]:
@@ -245,3 +245,24 @@ def test_the_queue_asks_the_database_as_much_for_500_cases_as_for_50() -> None:
     small, large = queue_queries(50), queue_queries(500)
     assert len(large) == len(small), "\n".join(large)
     assert len(large) <= 12, "\n".join(large)
+
+
+def test_a_skip_moves_past_a_draw_and_a_fully_labelled_queue_has_nothing_left(
+    run, teammate
+) -> None:
+    first = review_queue(teammate, run.pk, "reply_quality")
+    skipped = review_queue(teammate, run.pk, "reply_quality", after=first.position)
+    assert skipped.position is not None
+    assert first.position is not None
+    assert skipped.position > first.position
+    assert skipped.estimate is None, "a skip is not a label"
+    for number in range(12):
+        if number != 5:
+            save_label(teammate, run.pk, f"ticket-{number:02d}", "reply_quality", 1.0)
+    done = review_queue(teammate, run.pk, "reply_quality")
+    assert (done.case_id, done.position, done.input) == (None, None, None)
+    assert done.estimate is not None
+    assert done.estimate.next_position is None
+    on_failed = ReviewDraw.objects.filter(case_id="ticket-05").count()
+    assert done.estimate.n_labels == ReviewDraw.objects.count() - on_failed
+    assert done.labels_total == 11

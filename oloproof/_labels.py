@@ -19,7 +19,7 @@ from oloproof._cases import _on_platform, _run_number, local_author
 from oloproof_core import OloproofError
 
 if TYPE_CHECKING:
-    from runs.selectors.labels import MetricLabels
+    from runs.selectors.labels import LabelReport
 
 Row = tuple[int, str, str | None, Any, str]
 """A row as read from the file: its line, case id, metric, value and note."""
@@ -228,14 +228,14 @@ def labels(run: int | str, metric: str) -> list[dict[str, Any]]:
     return _on_platform(work)
 
 
-def calibration(run: int | str, metric: str) -> MetricLabels:
+def calibration(run: int | str, metric: str) -> LabelReport:
     """Where a run's metric stands with labels: `.calibration` (the engine's Calibration of
     the judge against people), `.labelled` (the combined LabelledEstimate, None before the
     queue's first draw is labelled), `.people`, `.judge_only`, `labels_needed(width)` and
     `to_dict()`."""
     run_id = _run_number(run)
 
-    def work() -> MetricLabels:
+    def work() -> LabelReport:
         from runs.access import LOCAL
         from runs.selectors.labels import metric_labels
 

@@ -35,7 +35,7 @@ from runs.selectors.review_queue import ReviewQueue, review_queue
 
 __all__ = [
     "CaseLabels",
-    "MetricLabels",
+    "LabelReport",
     "PersonLabel",
     "ReviewQueue",
     "labelled_metric",
@@ -200,7 +200,7 @@ def _calibrated(pairs: list[tuple[float, float]], metric: LabelledMetric) -> Cal
 
 
 @dataclass(frozen=True, slots=True)
-class MetricLabels:
+class LabelReport:
     """Where a run's metric stands with people's labels: the judge-only figure, the
     combined one, the judge's calibration and people's agreement with each other."""
 
@@ -250,11 +250,11 @@ class MetricLabels:
         }
 
 
-def metric_labels(*, user: Actor, run_id: int, criterion: str) -> MetricLabels:
+def metric_labels(*, user: Actor, run_id: int, criterion: str) -> LabelReport:
     """The judge-only and combined figures, calibration and people's agreement, read once."""
     read = _read(user, run_id, criterion)
     found = _labels_of_run(read.run, criterion)
-    return MetricLabels(
+    return LabelReport(
         run_id=read.run.pk,
         metric=read.metric,
         labelled=_labelled(read),

@@ -266,3 +266,28 @@ def test_a_skip_moves_past_a_draw_and_a_fully_labelled_queue_has_nothing_left(
     on_failed = ReviewDraw.objects.filter(case_id="ticket-05").count()
     assert done.estimate.n_labels == ReviewDraw.objects.count() - on_failed
     assert done.labels_total == 11
+
+
+def test_a_loaded_result_carries_the_labels_and_gives_the_same_figures(
+    run, teammate, approver
+) -> None:
+    from runs.selectors.result_labels import run_result_labels
+    from runs.selectors.results import run_result
+
+    assert run_result_labels(run=run) == {}
+    for _ in range(3):
+        shown = review_queue(teammate, run.pk, "reply_quality")
+        assert shown.case_id is not None
+        save_label(teammate, run.pk, shown.case_id, "reply_quality", 0.5)
+    save_label(approver, run.pk, "ticket-01", "reply_quality", 1.0)
+    save_label(teammate, run.pk, "ticket-01", "reply_quality", 0.75)
+    save_label(teammate, run.pk, "ticket-02", "exact_label", "fail")
+    result = run_result(run=run)
+    result.labels.update(run_result_labels(run=run))
+    assert set(result.labels) == {"exact_label", "reply_quality"}
+    assert result.labels["exact_label"].draws == (), "no queue of exact_label was drawn"
+    assert result.labelled("reply_quality") is not None
+    assert result.labelled("reply_quality") == labelled_metric(run.pk, "reply_quality")
+    assert result.calibration("reply_quality") == run_calibration(run.pk, "reply_quality")
+    assert result.people_agreement("reply_quality") == people_agreement(run.pk, "reply_quality")
+    assert result.calibration("exact_label") == run_calibration(run.pk, "exact_label")

@@ -162,9 +162,13 @@ def metric_page_readouts(*, user: Actor, run: Run, metric: str, width_text: str)
         return context
     labels = metric_labels(user=user, run_id=run.pk, criterion=found.criterion)
     labelled = labels.labelled
+    half = labels.default_width()
+    if not width_text and half is not None and half > 0:
+        width_text = f"{half:.3g}"  # unless asked, what halving the interval takes
     width, width_error = width_asked(width_text)
     return {
         **context,
+        "width_text": width_text,
         "labelled": labelled,
         "labelled_width": interval_width(labelled),
         "labelled_cases": labels.labelled_cases,

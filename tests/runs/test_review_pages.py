@@ -216,6 +216,11 @@ def test_the_metric_page_says_how_many_labels_reach_a_width(run: Run, teammate: 
     for _ in range(3):
         position, case_id = drawn_case(page(client.get(queue)))
         client.post(queue, {"case_id": case_id, "position": position, "value": "1"})
+    unasked = page(client.get(url))  # half the current width, unless asked
+    half = re.search(r'name="width" step="any" min="0" value="([^"]+)"', unasked)
+    assert half
+    assert 0 < float(half.group(1)) <= 0.5
+    assert 'id="width-answer"' in unasked
     shown = page(client.get(url, {"width": "0.3"}))
     answer = r'id="width-answer">(About \d+ more labelled draws?|Labels alone|The combined)'
     assert re.search(answer, shown)

@@ -15,7 +15,7 @@ from typing import Any
 import oloproof_core as engine
 from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import run_metric_estimates
-from runs.models import CaseResult, DatasetCase, Run
+from runs.models import CaseResult, DatasetCase, Label, Run
 
 _BLOCK = 5000
 """Rows fetched per round trip while streaming a run's tables."""
@@ -24,7 +24,8 @@ _BLOCK = 5000
 def run_result(*, run: Run, with_content: bool = True) -> engine.Result:
     """The run's metrics, cases with verdicts, gate and provenance, as the engine's Result.
 
-    Three streamed reads (cases, dataset rows, verdicts) whatever the run's size.
+    Three streamed reads (cases, dataset rows, verdicts) whatever the run's size, and
+    with content, where the project has labels, the metrics' labels (`Result.labels`).
     """
     cases = {item["id"]: item for item in _case_items(run, with_content)}
     _add_dataset_rows(run, cases, with_content)
@@ -38,7 +39,14 @@ def run_result(*, run: Run, with_content: bool = True) -> engine.Result:
     gate = getattr(run, "gate", None)
     if gate is not None:
         data["gate"] = {"outcome": gate.outcome, "summary": gate.summary, "rules": gate.rules}
-    return engine.result_from_dict(data)
+    result = engine.result_from_dict(data)
+    if with_content and Label.objects.filter(project_id=run.project_id).exists():
+        # People's labels key on the cases' content, so a narrow read has none to match.
+        # Imported here: the labels' reads reach the comparisons, which read this module.
+        from runs.selectors.result_labels import run_result_labels
+
+        result.labels = run_result_labels(run=run)
+    return result
 
 
 def metric_dict(row: MetricEstimate) -> dict[str, Any]:

@@ -24,13 +24,17 @@ from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch
 from runs.access import LOCAL
 from runs.annotations import AnnotationValues, case_annotation_save
+from runs.labels import save_label
 from runs.models import (
     Approval,
     ApprovalRevocation,
     CaseAnnotation,
     CaseAnnotationChange,
     CodeRoot,
+    Label,
     Membership,
+    ReviewDraw,
+    ReviewSample,
     Run,
 )
 from runs.optimization_records import optimization_create
@@ -90,6 +94,7 @@ def world(tmp_path: Any) -> dict[str, Any]:
         case_id=f"{SECRET}-0",
         values=AnnotationValues(rating="fail", comment=SECRET),
     )
+    save_label(alpha_admin, first.pk, f"{SECRET}-0", f"{SECRET}_metric", "fail", note=SECRET)
     optimization = optimization_create(
         project=alpha,
         config={"system": f"{SECRET}-bot:answer", "dataset": "d.jsonl", "metric": "m.py"},
@@ -118,6 +123,9 @@ def _fill(path: str, world: dict[str, Any]) -> str:
         .replace("<path:case_id>", f"{SECRET}-0")
         .replace("<int:optimization_id>", str(world["optimization"].pk))
         .replace("{optimization_id}", str(world["optimization"].pk))
+        .replace("<path:metric>", f"{SECRET}_metric")
+        .replace("<str:metric>", f"{SECRET}_metric")
+        .replace("{metric}", f"{SECRET}_metric")
     )
     if filled.rstrip("/").endswith(("compare", "compare/cases", "compare/export")):
         filled += f"?baseline={first.pk}&candidate={second.pk}"
@@ -125,6 +133,8 @@ def _fill(path: str, world: dict[str, Any]) -> str:
         filled += f"?criterion={SECRET}_metric"
     elif filled.endswith(("/annotations", "/annotations/changes")) and "/api/" in filled:
         filled += f"?case_id={SECRET}-0"
+    elif filled.endswith("/labels") and "/api/" in filled:
+        filled += f"?metric={SECRET}_metric"
     elif filled.endswith("status.json"):
         filled += f"?ids={first.pk},{second.pk}"
     return filled
@@ -180,6 +190,8 @@ def _requests(client: Client, path: str) -> Iterator[tuple[str, Any]]:
         "reason": "x",
         "case_id": f"{SECRET}-0",
         "rating": "pass",
+        "metric": f"{SECRET}_metric",
+        "value": "pass",
     }
     if path.startswith("/api/"):
         yield "POST", client.post(path, json.dumps(body), content_type="application/json")
@@ -196,6 +208,9 @@ def _state() -> tuple[int, ...]:
         CodeRoot.objects.count(),
         CaseAnnotation.objects.count(),
         CaseAnnotationChange.objects.count(),
+        Label.objects.count(),
+        ReviewSample.objects.count(),
+        ReviewDraw.objects.count(),
     )
 
 

@@ -1,0 +1,44 @@
+"""Labels reach the library: a loaded run's labelled figure, a gate decided again with them,
+and the run's report; without labels a model-judged metric says what its figure assumes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import oloproof
+from runs.labels import save_label
+from runs.selectors.labels import labelled_metric, review_queue
+from runs.store import DjangoStore
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.judged_runs import judged_run
+
+pytestmark = pytest.mark.django_db
+
+POLICY = {"version": 1, "rules": [{"metric": "tone", "min": 0.3}]}
+
+
+def test_a_gate_decided_again_reads_the_labels_and_says_so(
+    models_on: FakeOpenAI, tmp_path: Path, teammate: object
+) -> None:
+    run = judged_run(models_on, tmp_path, n=30)
+    before = oloproof.gate(run.pk, POLICY, store=DjangoStore())
+    assert "assumes the judge is right" in before.rules[0].figures["interval_source"]
+    assert "assumes the judge is right" in str(oloproof.load(run.pk, store=DjangoStore()))
+    for _ in range(10):
+        shown = review_queue(teammate, run.pk, "tone")
+        assert shown.case_id is not None
+        save_label(teammate, run.pk, shown.case_id, "tone", 1.0)  # people pass every reply
+    loaded = oloproof.load(run.pk, store=DjangoStore())
+    labelled = loaded.labelled("tone")
+    assert labelled is not None
+    assert labelled.n_labels >= 10
+    assert labelled == labelled_metric(run.pk, "tone")
+    assert labelled.estimate > loaded.metric("tone").estimate  # the judge fails what people pass
+    after = oloproof.gate(run.pk, POLICY, store=DjangoStore())
+    rule = after.rules[0]
+    assert f"{labelled.n_labels} people's labels" in rule.figures["interval_source"]
+    assert rule.figures["upper"] == labelled.interval.upper
+    assert "labels" in rule.reason
+    assert "with people's labels" in str(loaded)

@@ -6,11 +6,16 @@ case into the values of one row, which keeps the writer short.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from operator import attrgetter
 from typing import Any
 
+from django.db.models import F
+
 import oloproof_core as engine
+from metrics.batching import numbered_first_of_each
 from runs.models import CaseResult
 
 DATASET_CASE_COLUMNS = (
@@ -76,3 +81,33 @@ def case_result_row(
         [asdict(call) for call in calls] if calls else [],
         case_outcome(case, pass_fail),
     )
+
+
+OUTCOMES_COUNTED = ("passed", "failed", "missing")
+"""The outcomes a run keeps a count of (`Run.outcome_<outcome>`) as its cases are recorded."""
+OUTCOME_COUNTS_ZERO = {f"outcome_{outcome}": 0 for outcome in OUTCOMES_COUNTED}
+_OUTCOME = CASE_RESULT_COLUMNS.index("outcome")
+
+
+def case_result_rows(
+    run_id: int,
+    cases: Sequence[engine.CaseResult],
+    pass_fail: frozenset[str],
+    first_position: int,
+    *,
+    counts: Counter[str],
+) -> Iterator[tuple[Any, ...]]:
+    """The rows of `cases` (the first of each id), each counted into `counts` by outcome."""
+    for index, case in numbered_first_of_each(cases, key=CASE_ID):
+        row = case_result_row(run_id, first_position + index, case, pass_fail)
+        counts[row[_OUTCOME]] += 1
+        yield row
+
+
+def outcome_increments(counts: Counter[str]) -> dict[str, Any]:
+    """The run's fields adding `counts` to its stored counts (for an UPDATE of the run)."""
+    return {
+        f"outcome_{outcome}": F(f"outcome_{outcome}") + counts[outcome]
+        for outcome in OUTCOMES_COUNTED
+        if counts[outcome]
+    }

@@ -9,6 +9,7 @@ a 100,000-case run costs a handful of queries per batch, never one per case.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,7 +21,6 @@ from django.db.models import F
 from django.utils import timezone
 
 import oloproof_core as engine
-from metrics.batching import numbered_first_of_each
 from metrics.bulk_rows import rows_insert
 from metrics.services import (
     case_verdicts_create,
@@ -28,7 +28,12 @@ from metrics.services import (
     metric_estimates_create,
     run_value_columns_put,
 )
-from runs.case_rows import CASE_ID, CASE_RESULT_COLUMNS, case_result_row
+from runs.case_rows import (
+    CASE_RESULT_COLUMNS,
+    OUTCOME_COUNTS_ZERO,
+    case_result_rows,
+    outcome_increments,
+)
 from runs.dataset_recording import (
     dataset_cases_create,
     dataset_get_or_create,
@@ -72,16 +77,16 @@ def case_results_create(
     the run records as it goes and these cases are new to it, likewise. The new rows
     are then added to SQLite's search index (runs.search_rows).
     """
+    outcomes: Counter[str] = Counter()
     sent = rows_insert(
         model=CaseResult,
         columns=CASE_RESULT_COLUMNS,
-        rows=(
-            case_result_row(run_id, first_position + index, case, pass_fail)
-            for index, case in numbered_first_of_each(cases, key=CASE_ID)
-        ),
+        rows=case_result_rows(run_id, cases, pass_fail, first_position, counts=outcomes),
         ignore_conflicts=not (new_run or new_rows),
         batch_size=batch_size_or_default(batch_size),
     )
+    if outcomes:  # counted as sent, like `cases_done`: a chunk's rows are written once
+        Run.objects.filter(pk=run_id).update(**outcome_increments(outcomes))
     search_rows_add(
         run_id=run_id,
         case_ids=None if new_run else [case.id for case in cases],
@@ -144,6 +149,7 @@ def run_record(
             release=release,
             dataset=dataset,
             created_by=created_by,
+            **OUTCOME_COUNTS_ZERO,
             **finished_run_fields(result, finished_at),
         )
         pass_fail = pass_fail_criteria(provenance.get("evaluators") or [])
@@ -247,6 +253,7 @@ def run_queued_create(
         dataset=dataset,
         release=release,
         cases_total=0 if dataset is None else dataset.n_cases,
+        **OUTCOME_COUNTS_ZERO,
         **policy_fields(policy),
     )
 
@@ -279,6 +286,7 @@ def run_started(
         cases_total=total,
         cases_done=0,
         cases_failed=0,
+        **OUTCOME_COUNTS_ZERO,
         started_at=timezone.now(),
         **({} if sequential is None else {"provenance": {"sequential": dict(sequential)}}),
     )

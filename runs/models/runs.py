@@ -36,6 +36,12 @@ class Run(models.Model):
     cases_total = models.PositiveIntegerField(default=0)
     cases_done = models.PositiveIntegerField(default=0)
     cases_failed = models.PositiveIntegerField(default=0)
+    # The recorded cases by outcome, kept by the recording as it writes them, so a page
+    # of a million-case run never counts its rows. None: not kept (rows written some
+    # other way), and then counted (runs.selectors.cases.run_outcome_counts).
+    outcome_passed = models.PositiveIntegerField(null=True, blank=True)
+    outcome_failed = models.PositiveIntegerField(null=True, blank=True)
+    outcome_missing = models.PositiveIntegerField(null=True, blank=True)
     config = models.JSONField(default=dict, blank=True)
     provenance = models.JSONField(default=dict, blank=True)
     confidence = models.FloatField(default=0.95)

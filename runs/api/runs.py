@@ -13,9 +13,10 @@ from ninja.pagination import paginate
 from ninja.responses import Status
 
 from runs.api.cases import CaseTableQuery
-from runs.api.paging import Paging
+from runs.api.paging import CursorPaging, KeysetRows
 from runs.auth import AuthenticatedRequest
 from runs.errors import NotFoundError
+from runs.keyset import capped_count
 from runs.models import Gate, Run
 from runs.schemas import (
     ApprovalIn,
@@ -29,9 +30,10 @@ from runs.schemas import (
     RunOut,
     RunSubmitIn,
 )
-from runs.selectors.cases import CasePages, run_case_table
+from runs.selectors.case_table import CASE_ORDER, case_table_total
+from runs.selectors.cases import cases_whole, run_case_table, run_outcome_counts
 from runs.selectors.comparison import runs_compare
-from runs.selectors.runs import RunFilters, run_get, runs_list
+from runs.selectors.runs import RUN_ORDER, RunFilters, run_get, runs_in_order, runs_list
 from runs.services import approval_create, approval_revoke, run_continue, run_submit_by
 
 router = Router(tags=["runs"])
@@ -55,9 +57,9 @@ class CaseListQuery(CaseTableQuery):
 
 
 @router.get("/runs", response=list[RunOut], summary="List runs, newest first")
-@paginate(Paging, default_limit=50)
-def list_runs(request: HttpRequest, query: Query[RunListQuery]) -> Any:
-    return runs_list(
+@paginate(CursorPaging, default_limit=50)
+def list_runs(request: HttpRequest, query: Query[RunListQuery]) -> KeysetRows:
+    listed = runs_list(
         user=request.user,
         filters=RunFilters(
             system=query.system,
@@ -68,6 +70,12 @@ def list_runs(request: HttpRequest, query: Query[RunListQuery]) -> Any:
             created_after=query.created_after,
             created_before=query.created_before,
         ),
+    )
+    return KeysetRows(
+        listed,
+        order=RUN_ORDER,
+        rows=lambda ids: runs_in_order(user=request.user, run_ids=ids),
+        total=lambda: capped_count(listed),
     )
 
 
@@ -98,10 +106,18 @@ def get_run(request: HttpRequest, run_id: int) -> Run:
 
 
 @router.get("/runs/{run_id}/cases", response=list[CaseOut], summary="A run's cases, in order")
-@paginate(Paging, default_limit=100)
-def list_cases(request: HttpRequest, run_id: int, query: Query[CaseListQuery]) -> CasePages:
+@paginate(CursorPaging, default_limit=100)
+def list_cases(request: HttpRequest, run_id: int, query: Query[CaseListQuery]) -> KeysetRows:
     run = run_get(user=request.user, run_id=run_id)
-    return CasePages(run=run, cases=run_case_table(run=run, filters=query.filters()))
+    filters = query.filters()
+    cases = run_case_table(run=run, filters=filters)
+    counts = run_outcome_counts(run=run)
+    return KeysetRows(
+        cases,
+        order=CASE_ORDER,
+        rows=lambda ids: cases_whole(run=run, case_ids=ids),
+        total=lambda: case_table_total(query=cases, filters=filters, counts=counts),
+    )
 
 
 @router.get(

@@ -1,7 +1,10 @@
-"""The case table's rows: each case of a page with the columns the reader picked.
+"""The case table's pages and rows: each case of a page with the columns the reader picked.
 
-A page of 50 cases costs a fixed number of queries: the page itself, its dataset
-rows, its verdicts and its annotations, each read in bulk.
+A page of 50 cases costs a fixed number of queries whatever its depth: the page's
+keys from where its cursor points (runs.keyset: no offset), its cases by id, their
+dataset rows, verdicts and annotations, each read in bulk. The table's size comes
+from the counts kept on the run, or is counted up to a cap under a filter those
+counts do not answer.
 """
 
 from __future__ import annotations
@@ -10,11 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import QuerySet
+
 from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import case_verdicts_by_case
+from runs.keyset import Count, Cursor, KeyOrder, capped_count, keyset_page
 from runs.models import CaseAnnotation, CaseResult, Run
-from runs.selectors.annotations import annotations_by_case
-from runs.selectors.cases import dataset_cases_by_id
+from runs.selectors.annotations import ANNOTATION_FILTERS, annotations_by_case
+from runs.selectors.cases import (
+    CaseFilters,
+    cases_in_order,
+    dataset_cases_by_id,
+    run_case_table,
+)
 
 FIXED_COLUMNS = {
     "input": "Input",
@@ -121,3 +132,64 @@ def _cells(verdicts: list[CaseVerdict], tops: dict[str, float]) -> dict[str, Cri
         )
         for verdict in verdicts
     }
+
+
+CASE_ORDER = KeyOrder("position")
+"""A run's cases in the order they were recorded (as `run_cases` orders them)."""
+PAGE_SIZE = 50
+
+
+@dataclass(frozen=True, slots=True)
+class CaseTablePage:
+    cases: list[CaseResult]
+    next: str | None
+    previous: str | None
+    first: bool
+    total: Count
+
+
+def case_table_page(
+    *,
+    run: Run,
+    filters: CaseFilters,
+    counts: dict[str, int],
+    cursor: Cursor | None = None,
+    size: int = PAGE_SIZE,
+) -> CaseTablePage:
+    """One page of the run's case table under `filters`, after or before `cursor`.
+
+    `counts` are the run's cases by outcome (`run_outcome_counts`), which give the
+    table's size when the filters are none or an outcome alone."""
+    query = run_case_table(run=run, filters=filters)
+    page = keyset_page(query, order=CASE_ORDER, size=size, cursor=cursor)
+    return CaseTablePage(
+        cases=cases_in_order(case_ids=page.ids),
+        next=page.next,
+        previous=page.previous,
+        first=page.first,
+        total=case_table_total(query=query, filters=filters, counts=counts),
+    )
+
+
+def case_table_total(
+    *, query: QuerySet[CaseResult], filters: CaseFilters, counts: dict[str, int]
+) -> Count:
+    """How many cases the table holds: from the run's counts when they answer, else
+    counted up to a cap (`capped` says so)."""
+    searched = bool((filters.search or "").strip()) or filters.annotation in ANNOTATION_FILTERS
+    if not searched and not filters.outcome:
+        return Count(sum(counts.values()))
+    if not searched and not filters.criterion and filters.outcome in counts:
+        return Count(counts[filters.outcome])
+    return capped_count(query)
+
+
+def page_number_cursor(number: str | None, *, filters: CaseFilters) -> Cursor | None:
+    """Where the table's `?page=N` of earlier links starts: the case at position
+    (N - 1) × 50 of an unfiltered table (positions are the recorded cases' 0, 1, 2, …),
+    sought through the index; a filtered table starts at its first page."""
+    if not number or not number.isdecimal() or len(number) > 9 or filters != CaseFilters():
+        return None
+    start = (int(number) - 1) * PAGE_SIZE
+    # After the last possible id at the position before: the first case at `start`.
+    return Cursor((start - 1, 2**63 - 1)) if start > 0 else None

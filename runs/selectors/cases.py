@@ -6,7 +6,6 @@ happen in the database, and a page's dataset rows and verdicts are read in bulk.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +14,7 @@ from django.db.models import Count, QuerySet
 from metrics.batching import KEY_BATCH, batches
 from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import case_verdicts_by_case, run_metric_estimates
+from runs.case_rows import OUTCOMES_COUNTED
 from runs.case_search import SEARCH_FIELDS, case_search_filter
 from runs.errors import NotFoundError
 from runs.models import CaseResult, DatasetCase, Run
@@ -49,31 +49,14 @@ def dataset_cases_by_id(*, run: Run, case_ids: list[str]) -> dict[str, DatasetCa
     return found
 
 
-class CasePages:
-    """A run's cases as a sliceable sequence of whole cases (row, output, verdicts).
-
-    Paging slices it; each slice costs three queries whatever its position.
-    """
-
-    def __init__(self, *, run: Run, cases: QuerySet[CaseResult] | None = None) -> None:
-        self.run = run
-        self.cases = run_cases(run=run) if cases is None else cases
-
-    def all(self) -> CasePages:
-        return self
-
-    def count(self) -> int:
-        return self.cases.count()
-
-    def __getitem__(self, window: slice) -> list[dict[str, Any]]:
-        page = list(self.cases[window])
-        ids = [case.case_id for case in page]
-        rows = dataset_cases_by_id(run=self.run, case_ids=ids)
-        verdicts = case_verdicts_by_case(run_id=self.run.pk, case_ids=ids)
-        return [_whole_case(case, rows.get(case.case_id), verdicts) for case in page]
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return iter(self[:])
+def cases_whole(*, run: Run, case_ids: list[int]) -> list[dict[str, Any]]:
+    """These case results of the run (primary keys) as whole cases (row, output,
+    verdicts), in order: three queries for any number of them."""
+    page = [case for case in cases_in_order(case_ids=case_ids) if case.run_id == run.pk]
+    ids = [case.case_id for case in page]
+    rows = dataset_cases_by_id(run=run, case_ids=ids)
+    verdicts = case_verdicts_by_case(run_id=run.pk, case_ids=ids)
+    return [_whole_case(case, rows.get(case.case_id), verdicts) for case in page]
 
 
 def _whole_case(
@@ -175,9 +158,18 @@ def _by_criterion_outcome(
 
 
 def run_outcome_counts(*, run: Run) -> dict[str, int]:
-    """How many of the run's cases passed, failed, are missing or pending."""
-    rows = CaseResult.objects.filter(run=run).values("outcome").annotate(n=Count("id"))
+    """How many of the run's cases passed, failed, are missing or pending.
+
+    From the counts the recording keeps on the run, so a million-case run is not
+    counted on every page; a run whose rows were written some other way (no counts
+    kept) is counted in the database.
+    """
     counts = dict.fromkeys(CaseResult.Outcome.values, 0)
+    kept = {outcome: getattr(run, f"outcome_{outcome}") for outcome in OUTCOMES_COUNTED}
+    if None not in kept.values():
+        counts.update(kept)
+        return counts
+    rows = CaseResult.objects.filter(run=run).values("outcome").annotate(n=Count("id"))
     counts.update({row["outcome"]: row["n"] for row in rows})
     return counts
 

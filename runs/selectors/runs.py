@@ -14,6 +14,7 @@ from django.db.models.functions import Coalesce
 from metrics.models import MetricEstimate
 from runs.access import Actor, datasets_visible, run_for, runs_visible, systems_visible
 from runs.errors import NotFoundError
+from runs.keyset import Count, Cursor, KeyOrder, capped_count, keyset_page
 from runs.models import Dataset, Release, Run, RunChunk
 
 LIVE_STATUSES = (Run.Status.QUEUED, Run.Status.RUNNING, Run.Status.FINALISING)
@@ -100,6 +101,36 @@ def runs_in_order(*, user: Actor, run_ids: Sequence[int]) -> list[Run]:
     """
     found = runs_list(user=user).in_bulk(list(run_ids))
     return [found[run_id] for run_id in run_ids if run_id in found]
+
+
+RUN_ORDER = KeyOrder("created_at", descending=True)
+"""The history's order, newest first (the model's own ordering), for keyset paging."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunsPage:
+    runs: list[Run]
+    next: str | None
+    previous: str | None
+    first: bool
+    total: Count
+
+
+def runs_page_of(
+    *, user: Actor, filters: RunFilters | None, cursor: Cursor | None, size: int = 50
+) -> RunsPage:
+    """One page of `user`'s history under `filters`, after or before `cursor`: its ids
+    through the creation-time index, then those runs with their joins; the history's
+    size is counted up to a cap."""
+    listed = runs_list(user=user, filters=filters)
+    page = keyset_page(listed, order=RUN_ORDER, size=size, cursor=cursor)
+    return RunsPage(
+        runs=runs_in_order(user=user, run_ids=page.ids),
+        next=page.next,
+        previous=page.previous,
+        first=page.first,
+        total=capped_count(listed),
+    )
 
 
 def runs_headline_metrics(*, run_ids: Sequence[int]) -> dict[int, list[MetricEstimate]]:

@@ -1,4 +1,5 @@
-"""What every dashboard view shares: domain errors mapped to HTTP, paging."""
+"""What every dashboard view shares: domain errors mapped to HTTP, paging (by number for
+short lists, by cursor for long ones: runs.keyset)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest
 
-from runs.errors import NotFoundError, NotPermittedError
+from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
+from runs.keyset import Cursor, cursor_from
 from runs.models import Run
 from runs.selectors.runs import run_get
 
@@ -55,3 +58,25 @@ def query_without_page(request: HttpRequest, name: str = "page") -> str:
 def call(func: Callable[..., T], **kwargs: Any) -> T:
     with domain_errors():
         return func(**kwargs)
+
+
+CURSOR_PARAMETERS = ("after", "before", "page")
+"""A cursor-paged list's place in its URL; `page` is what its links said before."""
+
+
+def cursor_of(request: HttpRequest) -> Cursor | None:
+    """The page a cursor-paged list was asked for (`?after=` or `?before=`); a token
+    the list did not give out shows its first page, with a word why."""
+    try:
+        return cursor_from(after=request.GET.get("after"), before=request.GET.get("before"))
+    except InvalidRequestError:
+        messages.warning(request, "That page link is no longer valid; here is the first page.")
+        return None
+
+
+def query_without_cursor(request: HttpRequest) -> str:
+    """The current filters as a query string, for the links of a cursor-paged list."""
+    params = request.GET.copy()
+    for name in CURSOR_PARAMETERS:
+        params.pop(name, None)
+    return params.urlencode()

@@ -15,16 +15,17 @@ from runs.annotations import AnnotationValues, case_annotation_save
 from runs.errors import InvalidRequestError
 from runs.forms import AnnotationForm, CaseFilterForm
 from runs.selectors.annotations import annotation_of, case_annotations
-from runs.selectors.case_table import FIXED_COLUMNS, case_table_rows, columns_chosen, criterion_tops
-from runs.selectors.cases import (
-    case_detail,
-    cases_in_order,
-    run_case_table,
-    run_criteria,
-    run_outcome_counts,
+from runs.selectors.case_table import (
+    FIXED_COLUMNS,
+    case_table_page,
+    case_table_rows,
+    columns_chosen,
+    criterion_tops,
+    page_number_cursor,
 )
+from runs.selectors.cases import case_detail, run_criteria, run_outcome_counts
 from runs.selectors.exports import run_cases_export
-from runs.views._common import call, domain_errors, get_run_or_404, page_of, query_without_page
+from runs.views._common import call, cursor_of, domain_errors, get_run_or_404, query_without_cursor
 
 
 @login_required
@@ -37,16 +38,11 @@ def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
     filters = form.case_filters()
     fixed, picked = form.columns_asked()
     columns = columns_chosen(fixed=fixed, criteria=picked, known=names)
-    cases = run_case_table(run=run, filters=filters)
-    if filters.search:
-        # A search's matches are worked out once, as bare ids, rather than once for the
-        # count and again for the page; the page's own cases are then read by id.
-        page = page_of(request, list(cases.values_list("pk", flat=True)))
-        page.object_list = cases_in_order(case_ids=list(page.object_list))
-    else:
-        page = page_of(request, cases)
-    rows = case_table_rows(run=run, cases=list(page.object_list), tops=criterion_tops(criteria))
-    query = query_without_page(request)
+    counts = run_outcome_counts(run=run)
+    cursor = cursor_of(request) or page_number_cursor(request.GET.get("page"), filters=filters)
+    page = case_table_page(run=run, filters=filters, counts=counts, cursor=cursor)
+    rows = case_table_rows(run=run, cases=page.cases, tops=criterion_tops(criteria))
+    query = query_without_cursor(request)
     return render(
         request,
         "runs/cases.html",
@@ -59,7 +55,7 @@ def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
             "columns": columns,
             "column_names": FIXED_COLUMNS,
             "criteria": names,
-            "counts": run_outcome_counts(run=run),
+            "counts": counts,
             "query": query,
         },
     )

@@ -20,12 +20,11 @@ from runs.selectors.runs import (
     LIVE_STATUSES,
     run_filter_choices,
     runs_headline_metrics,
-    runs_in_order,
-    runs_list,
     runs_live_status,
+    runs_page_of,
 )
 from runs.sequential_runs import sequential_continuation, sequential_state
-from runs.views._common import get_run_or_404, page_of, query_without_page
+from runs.views._common import cursor_of, get_run_or_404, query_without_cursor
 from runs.views.run_readouts import run_page_readouts
 
 HEADLINE_METRICS = 3
@@ -42,10 +41,8 @@ def runs_page(request: HttpRequest) -> HttpResponse:
         releases=choices.releases,
         datasets=choices.datasets,
     )
-    listed = runs_list(user=request.user, filters=form.run_filters())
-    page = page_of(request, listed.values_list("pk", flat=True))
-    runs = runs_in_order(user=request.user, run_ids=list(page.object_list))
-    headline = runs_headline_metrics(run_ids=[run.pk for run in runs])
+    page = runs_page_of(user=request.user, filters=form.run_filters(), cursor=cursor_of(request))
+    headline = runs_headline_metrics(run_ids=[run.pk for run in page.runs])
     rows = [
         {
             "run": run,
@@ -54,12 +51,12 @@ def runs_page(request: HttpRequest) -> HttpResponse:
             "missing": max((m.n_missing for m in headline.get(run.pk, [])), default=0),
             "live": run.status in LIVE_STATUSES,
         }
-        for run in runs
+        for run in page.runs
     ]
     return render(
         request,
         "runs/runs.html",
-        {"form": form, "page": page, "rows": rows, "query": query_without_page(request)},
+        {"form": form, "page": page, "rows": rows, "query": query_without_cursor(request)},
     )
 
 

@@ -124,7 +124,12 @@ def test_runs_list_filters_and_pages(viewer, token_for) -> None:
         int(first.run_id),
     ]
     assert ids("status=queued") == []
-    assert ids("created_after=2000-01-01T00:00:00Z&limit=1&offset=1") == [int(first.run_id)]
+    page = client.get("/api/runs?created_after=2000-01-01T00:00:00Z&limit=1", **headers).json()
+    assert [item["id"] for item in page["items"]] == [int(second.run_id)]
+    assert page["previous"] is None
+    after = page["next"]
+    assert ids(f"created_after=2000-01-01T00:00:00Z&limit=1&after={after}") == [int(first.run_id)]
+    assert client.get("/api/runs?limit=1&offset=1", **headers).status_code == 400
     assert client.get("/api/runs?limit=0", **headers).status_code == 400
     assert client.get("/api/runs?status=finished", **headers).status_code == 422
 

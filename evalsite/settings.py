@@ -82,7 +82,12 @@ INSTALLED_APPS = [
     "metrics",
 ]
 
+OLOPROOF_SERVER_TIMING = env_bool("OLOPROOF_SERVER_TIMING", False)
+"""Add `Server-Timing: app;dur=<ms>` to every response (evalsite/server_timing.py)."""
+
 MIDDLEWARE = [
+    # First, so its figure covers every other layer; absent unless OLOPROOF_SERVER_TIMING.
+    "evalsite.server_timing.ServerTimingMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Serves /static/ from the WSGI process itself, compressed and cached for a year
     # under hashed names (evalsite.static_files), so the dashboard needs no CDN and no

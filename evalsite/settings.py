@@ -13,7 +13,6 @@ lists every variable.
 from __future__ import annotations
 
 import importlib.util
-import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -274,7 +273,7 @@ else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)
     }
-CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
 # A task is acknowledged only once it has finished, so a killed worker's task is
 # delivered again; tasks are idempotent, so a redelivery never duplicates work.
 CELERY_TASK_ACKS_LATE = True

@@ -281,6 +281,15 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker that loses its broker keeps trying (after 2, 4, 6 ... s, then every 30 s) rather
+# than exiting after Celery's hundred attempts: a worker is a service, and a broker back
+# after an hour should find it waiting. Before it first connects, `oloproof worker` waits
+# for the database and the broker itself, one line per attempt (runs.worker_start).
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# The chunk in hand when the broker goes away runs to its end and is recorded (its
+# claim and transaction are the database's); its message, left unacknowledged, comes
+# back and is skipped. Cancelling it instead (Celery 6's default) would waste the work.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 OLOPROOF_CELERY_APP = "evalsite.celery.app"
 """The Celery app work is handed to: loaded on the first hand-over (`runs.dispatch`),
 not with Django, so a command that hands nothing over never pays for Celery."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import socket
+import sys
 import warnings
 
-from oloproof.cli._django import django_ready
+from oloproof._platform import django_setup
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,9 +69,13 @@ def worker_argv(*, concurrency: int | None, loglevel: str, quiet: bool = False) 
 
 
 def handle(args: argparse.Namespace) -> int:
-    django_ready()
+    django_setup()
+    from runs.worker_start import services_wait
+
+    services_wait(say=say, warn=not args.quiet)
     from evalsite.celery import app
 
+    logging.getLogger("py.warnings").addFilter(_without_cancel_notice)
     if args.quiet:
         # The embedded worker of `oloproof serve` (often root in a container): its
         # "running as superuser" notice is for deployments, which start workers themselves.
@@ -77,5 +83,25 @@ def handle(args: argparse.Namespace) -> int:
 
         warnings.filterwarnings("ignore", category=SecurityWarning)
     argv = worker_argv(concurrency=args.concurrency, loglevel=args.loglevel, quiet=args.quiet)
-    app.worker_main(argv)
+    try:
+        app.worker_main(argv)
+    finally:
+        # The worker put its logging proxies in place of the standard streams; the
+        # process's exit flushes these, which the proxies cannot be asked to do.
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
     return 0
+
+
+def _without_cancel_notice(record: logging.LogRecord) -> bool:
+    """False for Celery's notice that it will cancel a lost connection's tasks by default.
+
+    The settings choose explicitly (CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS)
+    and the notice would add seven lines to every lost connection. A filter on the logger,
+    since the worker turns warnings into log records and sets Celery's back to "always".
+    """
+    return "we introduced an optional breaking change" not in record.getMessage()
+
+
+def say(line: str) -> None:
+    """One line of the worker's own about its start, where its process manager collects it."""
+    print(f"oloproof worker: {line}", file=sys.stderr, flush=True)

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections
 from django.utils import timezone
 
 from runs.chunks import chunks_reclaim_stale, chunks_touch_pending
 from runs.dispatch import Enqueue, send_work, stale_after
 from runs.models import Run, RunChunk
 from runs.optimization_work import optimizations_sweep
+from runs.worker_start import failure_reason
 
 logger = logging.getLogger(__name__)
 
@@ -111,6 +112,15 @@ class SweepThread:
         while True:
             try:
                 self.sweep()
+            except DatabaseError as exc:
+                # The database is away (restarting, unreachable): one line, not a traceback
+                # every interval; the chunks' own retries and this loop resume once it is back.
+                logger.warning(
+                    "sweeping for lost run work: cannot reach the database (%s); trying again "
+                    "in %g s",
+                    failure_reason(exc),
+                    self.interval,
+                )
             except Exception:
                 logger.exception("sweeping for lost run work failed; trying again later")
             finally:

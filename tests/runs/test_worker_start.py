@@ -179,3 +179,6 @@ def test_a_database_lost_in_the_middle_of_a_chunk_loses_no_case(tmp_path: Path) 
             "SELECT COUNT(*) FROM metrics_caseverdict WHERE run_id = ?", [run_id]
         )
         assert verdicts == 2 * N_CASES
+        log = log_of(running)
+        assert "sweeping for lost run work: cannot reach the database (" in log
+        assert "sweeping for lost run work failed" not in log  # one line, not a traceback

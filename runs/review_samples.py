@@ -3,8 +3,9 @@
 A sample fixes, once per (project, dataset, split, criterion, case set), each case's
 drawing probability and a random seed; every run on the same cases shares it, so
 labels given for one run count for the next one whose outputs are the same. The
-probabilities favour cases the judge was least sure of, and those whose verdict moved
-from the previous release's (`oloproof_core.labels.sampling_probabilities`). Draws are
+probabilities are the queue's design (`oloproof_core.labels.sampling_probabilities`:
+uniform, the design measured to give the narrowest interval) and are kept with the
+sample, so later draws use the same ones whichever run asks. Draws are
 a pure function of the seed and their position: they are recorded in blocks as the
 queue reaches them, and two requests recording the same block write the same rows.
 """
@@ -20,7 +21,6 @@ from collections.abc import Sequence
 from django.db import IntegrityError, transaction
 
 from oloproof_core.labels import draw_cases, sampling_probabilities
-from runs.access import LOCAL
 from runs.models import ReviewDraw, ReviewSample, Run
 from runs.selectors.label_cases import (
     JudgeColumn,
@@ -29,7 +29,6 @@ from runs.selectors.label_cases import (
     judge_column,
     labelled_metric_of,
 )
-from runs.selectors.previous_release import run_previous_release
 
 DRAW_BLOCK = 200
 """Draws recorded at a time: the queue rarely needs more before the next block."""
@@ -57,7 +56,7 @@ def sample_for_run(
     if found is not None:
         return found
     metric = metric if metric is not None else labelled_metric_of(run=run, criterion=criterion)
-    ids, probabilities = _distribution(run, criterion, column, metric)
+    ids, probabilities = _distribution(column, metric)
     try:
         with transaction.atomic():
             return ReviewSample.objects.create(
@@ -89,23 +88,12 @@ def _sample_of(run: Run, criterion: str, digest: str) -> ReviewSample | None:
     ).first()
 
 
-def _distribution(
-    run: Run, criterion: str, column: JudgeColumn, metric: LabelledMetric
-) -> tuple[list[str], list[float]]:
-    """The sorted case ids and each one's probability (judge, and baseline when there is one)."""
+def _distribution(column: JudgeColumn, metric: LabelledMetric) -> tuple[list[str], list[float]]:
+    """The sorted case ids and each one's drawing probability."""
     ids = sorted(column.case_ids)
     judged = dict(zip(column.case_ids, column.values, strict=True))
-    baseline_values = None
-    baseline = run_previous_release(user=LOCAL, run=run)
-    if baseline is not None:
-        before = judge_column(run=baseline, criterion=criterion)
-        earlier = dict(zip(before.case_ids, before.values, strict=True))
-        baseline_values = [earlier.get(case_id) for case_id in ids]
     probabilities = sampling_probabilities(
-        [judged[case_id] for case_id in ids],
-        metric.score_range,
-        value_type=metric.value_type,
-        baseline_values=baseline_values,
+        [judged[case_id] for case_id in ids], metric.score_range, value_type=metric.value_type
     )
     return ids, probabilities
 

@@ -91,7 +91,8 @@ def _labelled_runs(
     pass_fail = bool(np.all((truth == 0.0) | (truth == 1.0)))
     for n in w.LABELS:
         drawn = w.used_draws(index[:n], truth, NONE_MISSING)
-        records.add(("combined", n), w.combined(verdicts, q, drawn, NONE_MISSING), mean)
+        kind = "pass_fail" if pass_fail else "score"
+        records.add(("combined", n), w.combined(verdicts, q, drawn, NONE_MISSING, kind), mean)
         alone = (
             clopper_pearson(int(drawn.truth.sum()), n)
             if pass_fail
@@ -162,12 +163,14 @@ def weighted(sims: int) -> list[dict[str, Any]]:
             verdicts = judge(truth, rng)
             mean = float(truth.mean())
             uniforms = rng.random(max(w.LABELS))
-            designs = (("uniform", uniform), ("weighted", w.probabilities(verdicts, "score")))
+            favoured = w.probabilities(verdicts, "score", w.FAVOUR)
+            designs = (("uniform", uniform), ("weighted", favoured))
             for design, q in designs:
                 index = w.draw_indices(q, uniforms)
                 for n in w.LABELS:
                     drawn = w.used_draws(index[:n], truth, NONE_MISSING)
-                    records.add((design, n), w.combined(verdicts, q, drawn, NONE_MISSING), mean)
+                    found = w.combined(verdicts, q, drawn, NONE_MISSING, "score")
+                    records.add((design, n), found, mean)
         for n in w.LABELS:
             rows.append(
                 {
@@ -199,7 +202,7 @@ def missing(sims: int) -> list[dict[str, Any]]:
         for n in w.LABELS:
             drawn = w.used_draws(index[:n], truth, gone)
             records.note(f"used {n}", float(drawn.truth.size))
-            records.add(("combined", n), w.combined(verdicts, q, drawn, gone), mean)
+            records.add(("combined", n), w.combined(verdicts, q, drawn, gone, "pass_fail"), mean)
     return [
         {
             "truth": f"pass rate {MISSING_RATE}",

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from oloproof_core.labels import draw_cases, labelled_estimate, sampling_probabilities
+from oloproof_core.labels._labelled import tuning_for
 from oloproof_core.stats import Interval, prediction_powered_interval
 
 Array = npt.NDArray[np.float64]
@@ -82,6 +83,9 @@ SCORE_JUDGES: dict[str, Judge] = {
     "biased (truth + 0.1 + N(0, 0.1), clipped)": shifted(0.1, 0.1),
     "pure noise (uniform)": uniform_noise,
 }
+FAVOUR = 0.5
+"""The favoured design's share in the bench's comparison of designs."""
+
 WEIGHTED_JUDGES: dict[str, Judge] = {
     "biased (truth + 0.1 + N(0, 0.1), clipped)": shifted(0.1, 0.1),
     "unsure in the middle (sd 0.02 + 0.8 t (1 - t))": unsure_in_the_middle,
@@ -96,10 +100,14 @@ def score_truth(rng: np.random.Generator, n: int = CASES) -> Array:
     return rng.beta(*SCORE_SHAPE, n)
 
 
-def probabilities(verdicts: Array | list[float | None], value_type: str) -> Array:
-    """The queue's drawing probability of each case, from the labels layer itself."""
+def probabilities(
+    verdicts: Array | list[float | None], value_type: str, favour: float = 0.0
+) -> Array:
+    """Each case's drawing probability, from the labels layer itself (the queue's: uniform;
+    with `favour`, that share going to the cases the favoured design weighs more)."""
     values = verdicts if isinstance(verdicts, list) else verdicts.tolist()
-    return np.asarray(sampling_probabilities(values, (0.0, 1.0), value_type=value_type))
+    chances = sampling_probabilities(values, (0.0, 1.0), value_type=value_type, favour=favour)
+    return np.asarray(chances)
 
 
 def with_missing(verdicts: Array, missing: npt.NDArray[np.bool_]) -> list[float | None]:
@@ -141,11 +149,20 @@ def used_draws(index: npt.NDArray[np.int64], truth: Array, missing: npt.NDArray[
     return Drawn(position[kept].astype(np.int64), truth[kept])
 
 
-def combined(verdicts: Array, q: Array, drawn: Drawn, missing: npt.NDArray[np.bool_]) -> Interval:
-    """The combined (prediction-powered) interval over all N cases, missing ones bounded."""
+def combined(
+    verdicts: Array, q: Array, drawn: Drawn, missing: npt.NDArray[np.bool_], value_type: str
+) -> Interval:
+    """The combined (prediction-powered) interval over all N cases, missing ones bounded,
+    with the bets the labels layer picks for the metric's kind."""
     observed = ~missing
     return prediction_powered_interval(
-        verdicts[observed], q[observed], drawn.observed, drawn.truth, int(missing.sum()), CONFIDENCE
+        verdicts[observed],
+        q[observed],
+        drawn.observed,
+        drawn.truth,
+        int(missing.sum()),
+        CONFIDENCE,
+        tuning=tuning_for(value_type),
     ).interval
 
 
@@ -155,7 +172,8 @@ def _through_labels_layer(
     """One run's interval both ways: (labels layer, fast path, same cases drawn)."""
     ids = [f"case-{i:05d}" for i in range(verdicts.size)]
     values = with_missing(verdicts, missing)
-    q = probabilities(values, value_type)
+    # Scores through the favoured design, so its weights are checked too.
+    q = probabilities(values, value_type, FAVOUR if value_type == "score" else 0.0)
     draws = draw_cases(ids, q.tolist(), seed=seed, start=0, count=LABELS[1])
     estimate = labelled_estimate(
         case_ids=ids,
@@ -165,11 +183,12 @@ def _through_labels_layer(
         truth={case: float(t) for case, t in zip(ids, truth, strict=True)},
         score_range=(0.0, 1.0),
         confidence=CONFIDENCE,
+        value_type=value_type,
     )
     assert estimate is not None
     index = draw_indices(q, queue_uniforms(seed, LABELS[1]))
     same = [ids[i] for i in index] == [draw.case_id for draw in draws]
-    fast = combined(verdicts, q, used_draws(index, truth, missing), missing)
+    fast = combined(verdicts, q, used_draws(index, truth, missing), missing, value_type)
     return estimate.interval, fast, same
 
 

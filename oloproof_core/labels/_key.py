@@ -14,7 +14,7 @@ from oloproof_core._canonical import digest_value
 
 __all__ = ["is_model_judged", "label_key"]
 
-MODEL_JUDGED_KINDS = frozenset({"rubric_judge"})
+MODEL_JUDGED_KINDS = frozenset({"RubricJudge"})
 
 
 def label_key(input: Any, output: Any, expected: Any) -> str:

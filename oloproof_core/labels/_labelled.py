@@ -15,11 +15,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from oloproof_core.labels._sampling import Draw
-from oloproof_core.stats import Interval, prediction_powered_interval
+from oloproof_core.stats import (
+    DIFFERENCE_TUNING,
+    SCORE_TUNING,
+    BetTuning,
+    Interval,
+    prediction_powered_interval,
+)
 
 __all__ = ["LabelledEstimate", "labelled_difference", "labelled_estimate"]
 
 METHOD = "prediction-powered: judge verdicts + labelled random draws (betting, finite-sample)"
+
+
+def tuning_for(value_type: str) -> BetTuning:
+    """The bets on the judge's corrections, chosen by the metric's kind before any label.
+
+    A score judge's corrections are small and spread evenly about zero, which the bolder
+    tuning for differences bets on best (a fifth narrower at 50 to 200 labels); a
+    pass/fail judge's are mostly zero with a few of -1 or +1, where the scores' tuning
+    loses less (bench/README.md, "Labels and the judge").
+    """
+    return SCORE_TUNING if value_type == "pass_fail" else DIFFERENCE_TUNING
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +99,7 @@ def labelled_estimate(
     truth: Mapping[str, float],
     score_range: tuple[float, float],
     confidence: float,
+    value_type: str = "pass_fail",
 ) -> LabelledEstimate | None:
     """The combined figure of one run's metric; None until the queue's first draw is labelled."""
     low, high = score_range
@@ -105,6 +123,7 @@ def labelled_estimate(
         confidence=confidence,
         scale=(low, span),
         next_position=next_position,
+        tuning=tuning_for(value_type),
     )
 
 
@@ -119,6 +138,7 @@ def labelled_difference(
     candidate_truth: Mapping[str, float],
     score_range: tuple[float, float],
     confidence: float,
+    value_type: str = "pass_fail",
 ) -> LabelledEstimate | None:
     """Candidate minus baseline on the same cases, from both runs' verdicts and labels.
 
@@ -149,6 +169,7 @@ def labelled_difference(
         confidence=confidence,
         scale=(-span, 2.0 * span),
         next_position=next_position,
+        tuning=tuning_for(value_type),
     )
 
 
@@ -177,6 +198,7 @@ def _conclude(
     confidence: float,
     scale: tuple[float, float],
     next_position: int | None,
+    tuning: BetTuning,
 ) -> LabelledEstimate:
     offset, span = scale
     found = prediction_powered_interval(
@@ -186,6 +208,7 @@ def _conclude(
         [min(1.0, max(0.0, value)) for value in truth_units],
         n_missing,
         confidence,
+        tuning=tuning,
     )
     return LabelledEstimate(
         estimate=offset + found.estimate * span,

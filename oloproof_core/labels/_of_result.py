@@ -33,6 +33,7 @@ def labelled_figure(result: Result, metric: str, confidence: float) -> LabelledE
         truth=labels.truth,
         score_range=stored.score_range,
         confidence=confidence,
+        value_type=stored.value_type,
     )
 
 
@@ -59,6 +60,7 @@ def labelled_change(
         candidate_truth=after.truth,
         score_range=stored.score_range,
         confidence=confidence,
+        value_type=stored.value_type,
     )
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._bounded_mean import bounded_mean_interval
+from ._bounded_mean import SCORE_TUNING, BetTuning, bounded_mean_interval
 from ._interval import Interval
 from ._validate import check_confidence, check_count
 
@@ -67,6 +67,8 @@ def prediction_powered_interval(
     truth: npt.ArrayLike,
     n_missing: int,
     confidence: float = 0.95,
+    *,
+    tuning: BetTuning = SCORE_TUNING,
 ) -> RectifiedMean:
     """Interval for the mean truth, from verdicts of every observed case and labelled draws.
 
@@ -74,7 +76,9 @@ def prediction_powered_interval(
     each observed case's drawing probability (rescaled here to sum to one over the
     observed cases: draws that landed on a missing case are left out by the caller,
     which keeps the rest i.i.d.); ``drawn`` the index of each labelled draw's case,
-    in draw order; ``truth`` the people's value of each draw on ``[0, 1]``.
+    in draw order; ``truth`` the people's value of each draw on ``[0, 1]``. ``tuning``
+    is the bets' (``_bounded_mean``); any keeps the guarantee, so it is chosen by the
+    metric's kind before any label is seen (``oloproof_core.labels``).
     """
     level = check_confidence(confidence)
     missing = check_count(n_missing, "n_missing")
@@ -88,7 +92,7 @@ def prediction_powered_interval(
         raise ValueError("a draw names a case outside the observed cases")
     terms = (labels - verdicts[index]) * weights[index]
     bound = float(weights.max()) if weights.size else 1.0
-    rectifier = _centred_interval(terms, bound, level)
+    rectifier = _centred_interval(terms, bound, level, tuning)
     judge_mean = float(verdicts.mean()) if verdicts.size else 0.0
     observed = Interval(
         _clip(judge_mean + rectifier.lower, 0.0, 1.0), _clip(judge_mean + rectifier.upper, 0.0, 1.0)
@@ -107,12 +111,14 @@ def _with_missing(observed: Interval, n_observed: int, n_missing: int) -> Interv
     return Interval(low, (n_observed * observed.upper + n_missing) / total)
 
 
-def _centred_interval(terms: npt.NDArray[np.float64], bound: float, level: float) -> Interval:
+def _centred_interval(
+    terms: npt.NDArray[np.float64], bound: float, level: float, tuning: BetTuning
+) -> Interval:
     """Betting interval for the mean of values in ``[-bound, bound]``."""
     if terms.size == 0:
         return Interval(-1.0, 1.0)
     unit = np.clip((terms + bound) / (2.0 * bound), 0.0, 1.0)
-    found = bounded_mean_interval(unit, level)
+    found = bounded_mean_interval(unit, level, tuning=tuning)
     lower = max(-1.0, found.lower * 2.0 * bound - bound)
     upper = min(1.0, found.upper * 2.0 * bound - bound)
     return Interval(min(lower, upper), upper)

@@ -137,4 +137,5 @@ def combined_estimate(
         truth=draws.truth,
         score_range=metric.score_range,
         confidence=metric.confidence,
+        value_type=metric.value_type,
     )

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from oloproof_core.evaluators import RubricJudge
 from oloproof_core.gates import load_policy
 from oloproof_core.labels import (
     Draw,
@@ -134,9 +135,11 @@ def test_draws_are_used_up_to_the_first_one_without_a_label() -> None:
     assert found.next_position is None
 
 
-def test_the_queue_favours_uncertain_and_changed_verdicts_yet_keeps_every_case_drawable() -> None:
+def test_the_queue_draws_uniformly_or_favours_uncertain_and_changed_verdicts_if_asked() -> None:
+    values: list[float | None] = [0.5, 0.0, 1.0, None]
+    assert sampling_probabilities(values, (0.0, 1.0), value_type="score") == [0.25] * 4
     q = sampling_probabilities(
-        [0.5, 0.0, 1.0, None], (0.0, 1.0), value_type="score", baseline_values=[0.5, 0.0, 0.0, 1.0]
+        values, (0.0, 1.0), value_type="score", baseline_values=[0.5, 0.0, 0.0, 1.0], favour=0.5
     )
     assert sum(q) == pytest.approx(1.0)
     assert min(q) >= 0.5 / 4
@@ -187,9 +190,7 @@ def test_score_calibration_gives_correlation_and_mean_absolute_difference() -> N
 def test_a_gate_reads_the_labelled_interval_and_says_so() -> None:
     ids, truth, judge = biased_run(600, np.random.default_rng(2), false_pass=0.5)
     run = make_run({"quality": [float(v) for v in judge]}, ids=ids)
-    run.provenance["evaluators"] = [
-        {"criterion": "quality", "kind": "rubric_judge", "parameters": {"model": "m"}}
-    ]
+    run.provenance["evaluators"] = [RubricJudge(criterion="quality", rubric="Polite?").describe()]
     policy = load_policy({"version": 1, "rules": [{"metric": "quality", "min": 0.75}]})
     before = policy.decide(run)
     assert "assumes the judge is right" in before.rules[0].figures["interval_source"]

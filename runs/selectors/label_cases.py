@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import QuerySet
 
 from metrics.batching import KEY_BATCH, batches
@@ -138,7 +139,23 @@ def _keyed(results: QuerySet[CaseResult], rows: QuerySet[DatasetCase]) -> dict[s
     return found
 
 
+LABEL_KEYS_CACHE_S = 3600
+
+
 def run_label_keys(*, run: Run) -> dict[str, str]:
-    """Case id -> label key of every case of the run the system did not fail on."""
+    """Case id -> label key of every case of the run the system did not fail on.
+
+    A finished run's keys never change, and digesting every case's content is most of
+    a metric page's time at 10,000 cases, so they are kept in the cache a while.
+    """
+    cache_key = None
+    if run.finished_at is not None:
+        cache_key = f"oloproof:label-keys:{run.pk}:{run.finished_at.timestamp():.6f}"
+        kept = cache.get(cache_key)
+        if kept is not None:
+            return dict(kept)
     cases = cases_to_label(run=run)
-    return {case_id: case.key for case_id, case in cases.items() if case.key is not None}
+    keys = {case_id: case.key for case_id, case in cases.items() if case.key is not None}
+    if cache_key is not None:
+        cache.set(cache_key, keys, LABEL_KEYS_CACHE_S)
+    return keys

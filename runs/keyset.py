@@ -121,7 +121,8 @@ def few_rows() -> Iterator[None]:
     if connection.vendor != "postgresql":
         yield
         return
-    with transaction.atomic(), connection.cursor() as cursor:
+    # No savepoint inside a transaction already open: the settings last to its end.
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         cursor.execute(
             "SELECT set_config('jit', 'off', true), "
             "set_config('max_parallel_workers_per_gather', '0', true)"

@@ -42,12 +42,15 @@ def search_bot(case: dict[str, Any]) -> Any:
     return {"label": "other", "reason": f"looked at {len(question)} characters"}
 
 
-@pytest.fixture(autouse=True, params=["few matches", "many matches"])
+@pytest.fixture(autouse=True, params=["few matches", "many matches", "common at once"])
 def matches(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """PostgreSQL reads few matches by id and tests each row for many: both must agree.
-    (SQLite has one path; it runs both ways alike.)"""
+    """PostgreSQL reads few matches by id and tests each row for many, and takes a search
+    matching many of the run's first cases for common at once: all must agree. (SQLite
+    has one path; it runs every way alike.)"""
     if request.param == "many matches":
         monkeypatch.setattr(case_search, "FEW_MATCHES", 0)
+    if request.param == "common at once":
+        monkeypatch.setattr(case_search, "COMMON_IN_SAMPLE", 1)
     return str(request.param)
 
 

@@ -49,10 +49,23 @@ def compare_runs(
 
     With `fdr` (the default) each metric's `flag` is decided on its Benjamini–
     Hochberg q-value across the metrics; `fdr=False` flags on the plain p-values.
+    Where both runs carry people's labels of a metric on one queue's draws,
+    `labelled` holds the difference from verdicts and labels together.
     """
     _check_has_cases(baseline, candidate)
     paired = paired_columns(baseline, candidate, value_columns(baseline), value_columns(candidate))
-    return compare_paired_values(paired, confidence, fdr=fdr)
+    comparison = compare_paired_values(paired, confidence, fdr=fdr)
+    if baseline.labels and candidate.labels:
+        from oloproof_core.labels import labelled_change
+
+        found = {
+            item.metric: labelled_change(baseline, candidate, item.metric, comparison.confidence)
+            for item in comparison.metrics
+            if item.metric == item.criterion  # labels are per criterion
+        }
+        labelled = {name: figure for name, figure in found.items() if figure is not None}
+        comparison = replace(comparison, labelled=labelled)
+    return comparison
 
 
 def compare_paired_values(

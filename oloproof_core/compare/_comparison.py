@@ -14,6 +14,7 @@ from oloproof_core.stats import Interval
 
 if TYPE_CHECKING:
     from oloproof_core.compare._cases import CaseChanges, PairCounts
+    from oloproof_core.labels import LabelledEstimate
     from oloproof_core.result import Result
 
 
@@ -166,6 +167,9 @@ class Comparison:
     metrics_only_in_candidate: tuple[str, ...] = ()
     n_clusters: int | None = None
     fdr: bool = True
+    labelled: dict[str, LabelledEstimate] = field(default_factory=dict)
+    """Candidate minus baseline from both runs' verdicts and people's labels, per metric
+    both runs have labels of on one queue's draws (`oloproof_core.labels`)."""
 
     @property
     def cluster_aware(self) -> bool:
@@ -196,6 +200,7 @@ class Comparison:
             "n_clusters": self.n_clusters,
             "fdr": "benjamini-hochberg" if self.fdr else None,
             "metrics": [item.to_dict() for item in self.metrics],
+            "labelled": {name: figure.to_dict() for name, figure in self.labelled.items()},
         }
 
     def cases(

@@ -66,6 +66,12 @@ def render_comparison(comparison: Comparison) -> str:
         if index == 0:
             lines.append("  ".join("-" * width for width in widths))
     lines.extend(_notes(comparison))
+    for name, figure in comparison.labelled.items():
+        lines.append(
+            f"{name} with people's labels ({figure.n_labels} labelled draws): difference "
+            f"{figure.estimate:+.3f}, interval [{figure.interval.lower:+.3f}, "
+            f"{figure.interval.upper:+.3f}]"
+        )
     return "\n".join(lines)
 
 

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from oloproof_core.compare import compare_runs
 from oloproof_core.evaluators import RubricJudge
 from oloproof_core.gates import load_policy
 from oloproof_core.labels import (
@@ -216,3 +217,35 @@ def test_a_gate_reads_the_labelled_interval_and_says_so() -> None:
 def test_a_label_is_keyed_by_what_was_judged() -> None:
     assert label_key({"q": 1}, "a", "a") == label_key({"q": 1}, "a", "a")
     assert label_key({"q": 1}, "a", "a") != label_key({"q": 1}, "b", "a")
+
+
+def test_two_runs_labelled_on_one_queue_are_compared_and_gated_with_their_labels() -> None:
+    rng = np.random.default_rng(9)
+    ids, truth, old_judge = biased_run(800, rng, false_pass=0.2)
+    better = np.where(rng.random(800) < 0.3, 1.0, truth)  # the candidate fixes some failures
+    new_judge = np.where(better == 1, 1.0, old_judge)
+    q = sampling_probabilities(list(old_judge), (0.0, 1.0), value_type="pass_fail")
+    draws = tuple(draw_cases(ids, q, seed="pair", start=0, count=200))
+    runs = []
+    for judged, people in ((old_judge, truth), (new_judge, better)):
+        run = make_run({"quality": [float(v) for v in judged]}, ids=ids)
+        run.labels["quality"] = MetricLabels(
+            criterion="quality",
+            sample="pair",
+            probabilities=dict(zip(ids, q, strict=True)),
+            draws=draws,
+            truth={d.case_id: float(people[int(d.case_id[1:])]) for d in draws},
+        )
+        runs.append(run)
+    baseline, candidate = runs
+    comparison = compare_runs(baseline, candidate)
+    change = comparison.labelled["quality"]
+    assert change.interval.contains(float(better.mean() - truth.mean()))
+    assert change.interval.lower > 0
+    assert "with people's labels (200 labelled draws)" in str(comparison)
+    policy = load_policy(
+        {"version": 1, "rules": [{"metric": "quality", "no_regression": {"margin": 0.02}}]}
+    )
+    rule = policy.decide(candidate, baseline=baseline).rules[0]
+    assert "200 labelled draws" in rule.figures["interval_source"]
+    assert rule.figures["lower"] == change.interval.lower

@@ -279,3 +279,11 @@ def test_two_people_on_one_case_show_how_far_they_agree(
     agreement = re.search(r'<tr data-figure="agreement">.*?</tr>', shown, re.S)
     assert agreement
     assert '<td class="num">0.000</td>' in agreement.group(0)
+    # The case itself is listed first, with both people's labels and their disagreement.
+    rows = re.search(r'<table class="grid" id="labelled-cases-table">.*?</table>', shown, re.S)
+    assert rows
+    first = re.search(r"<tbody>\s*<tr[^>]*>(.*?)</tr>", rows.group(0), re.S)
+    assert first
+    assert "ticket-02" in first.group(1)
+    assert "people disagree" in first.group(1)
+    assert 'id="people-disagree-count">1<' in shown

@@ -11,7 +11,8 @@ p50 and p99 per page to bench/results/scale_pages.json.
 Run: .venv/bin/python -m bench.scale_pages [--cases 1000000] [--runs 10000]
      [--repeats 100] [--postgres postgresql://postgres@127.0.0.1:5432]
      [--reuse DATA_FOLDER]   (measure again on the store an earlier run seeded)
-     [--seed-only] [--keep]  (leave the database and the folder for --reuse)
+     [--seed-only] [--only TEXT] [--drop]
+The database and the data folder are kept for --reuse unless --drop (after measuring).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -74,6 +76,7 @@ def main() -> int:
     parser.add_argument("--reuse", default="", help="the data folder of an earlier seeding")
     parser.add_argument("--seed-only", action="store_true")
     parser.add_argument("--only", default="", help="measure only pages whose name has this")
+    parser.add_argument("--drop", action="store_true", help="drop the store after measuring")
     args = parser.parse_args()
     data_dir = args.reuse or seed_store(args)
     if args.seed_only:
@@ -84,6 +87,11 @@ def main() -> int:
     report = measure_pages(data_dir=data_dir, seeded=saved, repeats=args.repeats, only=args.only)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "scale_pages.json").write_text(json.dumps(report, indent=2) + "\n")
+    if args.drop:
+        from bench._platform import drop_database
+
+        drop_database(args.postgres, saved["database_url"].rsplit("/", 1)[1])
+        shutil.rmtree(data_dir, ignore_errors=True)
     return 0
 
 

@@ -26,7 +26,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.models import User as Account
 from django.db.models import Q, QuerySet
 
-from runs.errors import NotFoundError, NotPermittedError
+from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
 from runs.models import (
     ROLE_RANK,
     Approval,
@@ -192,3 +192,20 @@ def owned_by(user: Actor) -> Q:
 
 def account_of(user: Any) -> Account | None:
     return user if isinstance(user, Account) else None
+
+
+MAX_AUTHOR = 200
+
+
+def author_of(user: Actor, given: str | None, *, refusal: str) -> str:
+    """Who a person's record (an annotation, a label) is by: the signed-in account, or the
+    name the local process gives; anyone else is refused with `refusal`."""
+    account = account_of(user)
+    if account is not None:
+        return account.get_username()
+    if isinstance(user, LocalProcess) and given and given.strip():
+        name = given.strip()
+        if len(name) > MAX_AUTHOR:
+            raise InvalidRequestError(f"an author name holds at most {MAX_AUTHOR} characters")
+        return name
+    raise NotPermittedError(refusal)

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from runs.access import Actor, LocalProcess, Role, account_of, role_require
+from runs.access import Actor, Role, account_of, author_of, role_require
 from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
 from runs.models import CaseAnnotation, CaseAnnotationChange, CaseResult, Rating, Run
 
 MAX_COMMENT = 10_000
-MAX_AUTHOR = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,17 +51,10 @@ class AnnotationValues:
         return AnnotationValues(rating=rating, score=score, comment=comment)
 
 
-def _author(user: Actor, author_name: str | None) -> str:
-    """Who the annotation is by: the signed-in account, or the name the process gives."""
-    account = account_of(user)
-    if account is not None:
-        return account.get_username()
-    if isinstance(user, LocalProcess) and author_name and author_name.strip():
-        name = author_name.strip()
-        if len(name) > MAX_AUTHOR:
-            raise InvalidRequestError(f"an author name holds at most {MAX_AUTHOR} characters")
-        return name
-    raise NotPermittedError("annotating a case needs a signed-in account with the runner role")
+def _author(user: Actor, given: str | None) -> str:
+    return author_of(
+        user, given, refusal="annotating a case needs a signed-in account with the runner role"
+    )
 
 
 def case_annotation_save(

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from metrics.batching import KEY_BATCH, batches
-from runs.access import Actor, LocalProcess, Role, account_of, run_for
+from runs.access import Actor, Role, account_of, author_of, run_for
 from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
 from runs.models import Label, Run
 from runs.selectors.label_cases import (
@@ -30,7 +30,6 @@ from runs.selectors.label_cases import (
 )
 
 MAX_NOTE = 10_000
-MAX_AUTHOR = 200
 MAX_PROBLEMS_SHOWN = 20
 _PASS_WORDS = {"1": 1.0, "pass": 1.0, "true": 1.0, "0": 0.0, "fail": 0.0, "false": 0.0}
 _NEEDS_RUNNER = "labelling a case needs a signed-in account with the runner role"
@@ -115,17 +114,8 @@ def _note(note: Any) -> str:
     return text
 
 
-def _author(actor: Actor, author_name: str | None) -> str:
-    """Who the label is by: the signed-in account, or the name the process gives."""
-    account = account_of(actor)
-    if account is not None:
-        return account.get_username()
-    if isinstance(actor, LocalProcess) and author_name and author_name.strip():
-        name = author_name.strip()
-        if len(name) > MAX_AUTHOR:
-            raise InvalidRequestError(f"an author name holds at most {MAX_AUTHOR} characters")
-        return name
-    raise NotPermittedError(_NEEDS_RUNNER)
+def _author(actor: Actor, given: str | None) -> str:
+    return author_of(actor, given, refusal=_NEEDS_RUNNER)
 
 
 def _labelling(actor: Actor, run_id: int) -> Run:

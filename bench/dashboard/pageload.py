@@ -18,14 +18,14 @@ import json
 import os
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+from bench._platform import serve_dashboard
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 REPO = Path(__file__).resolve().parents[2]
@@ -48,12 +48,6 @@ TRANSFERRED = (
 )
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def serve(repo: Path, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
     env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
     env.update(OLOPROOF_DATA_DIR=str(folder / "data"), PYTHONPATH=str(repo))
@@ -62,23 +56,7 @@ def serve(repo: Path, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
     subprocess.run(
         [*command, "demo", "--no-serve"], cwd=folder, env=env, check=True, stdout=subprocess.DEVNULL
     )
-    port = free_port()
-    process = subprocess.Popen(
-        [*command, "serve", "--no-worker", f"--port={port}"],
-        cwd=folder,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return process, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("oloproof serve did not answer within 120 s")
+    return serve_dashboard(env, folder)
 
 
 def signed_in_state(browser: Any, base: str) -> Any:

@@ -27,7 +27,6 @@ import math
 import os
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from bench._platform import serve_dashboard
 
 from ._http import Browser
 
@@ -76,28 +77,6 @@ def _oloproof(env: dict[str, str], folder: Path, *args: str, stdin: str = "") ->
         check=True,
         stdout=subprocess.DEVNULL,
     )
-
-
-def _serve(env: dict[str, str], folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-    process = subprocess.Popen(
-        [sys.executable, "-m", "oloproof", "serve", "--no-worker", f"--port={port}"],
-        cwd=folder,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return process, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("oloproof serve did not answer within 120 s")
 
 
 def _summary(times: list[float]) -> dict[str, float]:
@@ -190,7 +169,7 @@ def review_page(cases: int, repeats: int, repo: Path = REPO) -> dict[str, Any]:
     seeded_s = time.perf_counter() - begin
     print(f"recorded run {run_id}: {cases:,} judged cases in {seeded_s:.0f} s ({folder})")
     _oloproof(env, folder, "user", "create", USER, "--password-stdin", stdin=PASSWORD + "\n")
-    process, base = _serve(env, folder)
+    process, base = serve_dashboard(env, folder)
     try:
         figures = _measure(base, run_id, repeats)
     finally:

@@ -9,8 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from oloproof import evaluate, system
-from oloproof.evaluators import ExactMatch
+from oloproof import system
 from oloproof_core.labels import draw_cases
 from runs.access import LOCAL
 from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
@@ -25,8 +24,7 @@ from runs.selectors.labels import (
     run_labels,
     truth_by_case,
 )
-from runs.store import DjangoStore
-from tests.support.case_runs import reply_quality, ticket_bot, ticket_rows, ticket_run
+from tests.support.case_runs import ticket_bot, ticket_run
 
 pytestmark = pytest.mark.django_db
 
@@ -42,18 +40,6 @@ def stored() -> list[tuple[Any, ...]]:
             "criterion", "key", "author_name", "value", "note", "updated_at"
         )
     )
-
-
-def rerun(bot: Any, n: int = 12) -> Run:
-    result = evaluate(
-        bot,
-        ticket_rows(n),
-        [ExactMatch(criterion="exact_label", field="label"), reply_quality],
-        store=DjangoStore(),
-        concurrency=1,
-        isolation="thread",
-    )
-    return Run.objects.get(pk=int(result.run_id))
 
 
 def test_a_runner_labels_and_saving_again_edits_their_label(run, teammate) -> None:
@@ -153,7 +139,7 @@ def test_an_import_is_saved_whole_or_refused_whole_naming_each_bad_line(run, tea
 def test_a_later_run_reuses_a_label_only_where_its_output_is_the_same(run, teammate) -> None:
     for case_id in ("ticket-01", "ticket-02"):
         save_label(teammate, run.pk, case_id, "exact_label", "pass")
-    same = rerun(ticket_bot)
+    same = ticket_run(12, ticket_bot)
     assert truth_by_case(same, "exact_label") == {"ticket-01": 1.0, "ticket-02": 1.0}
 
     @system(name="ticket-bot", version="2")
@@ -163,7 +149,7 @@ def test_a_later_run_reuses_a_label_only_where_its_output_is_the_same(run, teamm
             answer["reply"] = "A different reply"
         return answer
 
-    assert truth_by_case(rerun(changed), "exact_label") == {"ticket-01": 1.0}
+    assert truth_by_case(ticket_run(12, changed), "exact_label") == {"ticket-01": 1.0}
 
 
 def test_two_people_are_both_kept_and_their_disagreement_shown(run, teammate, approver) -> None:
@@ -229,7 +215,7 @@ def test_the_queue_draws_deterministically_and_records_each_draw_with_its_probab
 
 def queue_queries(n: int) -> list[str]:
     """The queries of the review queue of an n-case run once three draws are labelled."""
-    run = rerun(ticket_bot, n)
+    run = ticket_run(n, ticket_bot)
     for _ in range(3):
         shown = review_queue(LOCAL, run.pk, "reply_quality")
         assert shown.case_id is not None

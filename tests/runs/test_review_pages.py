@@ -13,11 +13,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from oloproof import evaluate
-from oloproof.evaluators import ExactMatch
 from runs.models import Label, Run
-from runs.store import DjangoStore
-from tests.support.case_runs import reply_quality, ticket_bot, ticket_rows, ticket_run
+from tests.support.case_runs import ticket_run
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.judged_runs import CURT, GREETS, judged_run
 
@@ -236,18 +233,6 @@ def test_a_sub_score_and_an_unknown_metric(run: Run, teammate: User) -> None:
     assert "This figure assumes the judge is right." not in shown  # no model judges it
 
 
-def _run_of(n: int) -> Run:
-    result = evaluate(
-        ticket_bot,
-        ticket_rows(n),
-        [ExactMatch(criterion="exact_label", field="label"), reply_quality],
-        store=DjangoStore(),
-        concurrency=1,
-        isolation="thread",
-    )
-    return Run.objects.get(pk=int(result.run_id))
-
-
 def _queue_queries(client: Client, run: Run, labelled: int) -> int:
     url = f"/runs/{run.pk}/review/exact_label/"
     for _ in range(labelled):
@@ -262,7 +247,7 @@ def _queue_queries(client: Client, run: Run, labelled: int) -> int:
 
 def test_the_queue_reads_as_many_queries_for_500_cases_as_for_50(teammate: User) -> None:
     client = signed_in(teammate)
-    small, large = _run_of(50), _run_of(500)
+    small, large = ticket_run(50), ticket_run(500)
     assert _queue_queries(client, small, 3) == _queue_queries(client, large, 3)
 
 

@@ -48,10 +48,11 @@ def reply_quality(case: Any) -> tuple[float, str]:
     return 1.0, "Polite and complete."
 
 
-def ticket_run() -> Run:
+def ticket_run(n: int | None = None, bot: Any = ticket_bot) -> Run:
+    """A recorded run of `bot` (the ticket bot by default) on the ticket rows (`n` of them)."""
     result = evaluate(
-        ticket_bot,
-        ticket_rows(),
+        bot,
+        ticket_rows(N_CASES if n is None else n),
         [ExactMatch(criterion="exact_label", field="label"), reply_quality],
         store=DjangoStore(),
         concurrency=1,

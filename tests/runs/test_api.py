@@ -54,7 +54,11 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     assert ("GET", "/api/compare/cases?baseline=1&candidate=1") in routes
     assert ("POST", "/api/runs/1/annotations") in routes
     assert ("GET", "/api/runs/1/export") in routes
-    assert len(routes) == 21
+    assert ("POST", "/api/runs/1/labels") in routes
+    assert ("GET", "/api/runs/1/labels") in routes
+    assert ("GET", "/api/runs/1/metrics/{metric}/calibration") in routes
+    assert ("GET", "/api/runs/1/review/{metric}/next") in routes
+    assert len(routes) == 25
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])

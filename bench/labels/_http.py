@@ -15,6 +15,7 @@ from http.cookies import SimpleCookie
 from urllib.parse import urlencode, urlsplit
 
 CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+SERVER_TIMING = re.compile(r"app;dur=([0-9.]+)")
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,8 @@ class Answer:
     location: str
     body: str
     ms: float
+    server_ms: float | None
+    """The app's own time (the `Server-Timing` header), without the wait for a thread."""
 
 
 class Browser:
@@ -50,7 +53,9 @@ class Browser:
         for header in response.headers.get_all("Set-Cookie") or []:
             for name, morsel in SimpleCookie(header).items():
                 self.cookies[name] = morsel.value
-        return Answer(response.status, response.headers.get("Location", ""), text, ms)
+        timing = SERVER_TIMING.search(response.headers.get("Server-Timing", ""))
+        server_ms = float(timing.group(1)) if timing else None
+        return Answer(response.status, response.headers.get("Location", ""), text, ms, server_ms)
 
     def get(self, path: str) -> Answer:
         return self._send("GET", path)

@@ -51,7 +51,9 @@ HIDDEN = re.compile(r'<input type="hidden" name="(case_id|position)" value="([^"
 def _environment(repo: Path, folder: Path) -> dict[str, str]:
     """The served checkout first on the path, the fresh data folder as the store."""
     env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
-    env.update(OLOPROOF_DATA_DIR=str(folder / "data"), PYTHONPATH=str(repo))
+    env.update(
+        OLOPROOF_DATA_DIR=str(folder / "data"), PYTHONPATH=str(repo), OLOPROOF_SERVER_TIMING="1"
+    )
     env.pop("OLOPROOF_STATIC_ROOT", None)
     return env
 
@@ -96,15 +98,23 @@ def _summary(times: list[float]) -> dict[str, float]:
 
 def _page_times(browser: Browser, path: str, repeats: int) -> dict[str, Any]:
     """The page and the floor in turns, `repeats` each."""
-    times, floors = [], []
+    times, floors, server = [], [], []
     for _ in range(repeats):
         floors.append(browser.get(FLOOR).ms)
         answer = browser.get(path)
         if answer.status != 200:
             raise SystemExit(f"{path} answered {answer.status}")
         times.append(answer.ms)
+        if answer.server_ms is not None:
+            server.append(answer.server_ms)
     page = _summary(times)
-    return {**page, "floor": _summary(floors), "bytes": len(answer.body.encode())}
+    in_server = _summary(server) if server else None
+    return {
+        **page,
+        "server": in_server,
+        "floor": _summary(floors),
+        "bytes": len(answer.body.encode()),
+    }
 
 
 def _shown(body: str) -> dict[str, str]:

@@ -15,11 +15,11 @@ import struct
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import oloproof_core as engine
 from oloproof_core.compare import column_lists
 from oloproof_core.stats import digest_order
 
 if TYPE_CHECKING:
-    import oloproof_core as engine
     from oloproof_core.compare import ValueColumns
 
 
@@ -29,6 +29,8 @@ def value_columns_encode(result: engine.Result) -> dict[str, Any]:
     The reading order is kept with them: hashing 100,000 ids would otherwise cost
     each comparison.
     """
+    if isinstance(result.cases, engine.CaseColumns):
+        return _columns_encode(result.cases, result.metrics)
     columns = column_lists(result)
     names = list(columns.values)
     values = [value for name in names for value in columns.values[name]]
@@ -41,6 +43,33 @@ def value_columns_encode(result: engine.Result) -> dict[str, Any]:
         "cluster_labels": None if codes is None else list(labels or ()),
         "read_order": _packed("i", digest_order(columns.ids)),
     }
+
+
+def _columns_encode(
+    cases: engine.CaseColumns, metrics: Sequence[engine.MetricEstimate]
+) -> dict[str, Any]:
+    """The fields from a conclusion's columns (a worker's run): the arrays' own bytes,
+    with no per-value Python float, so a million-case run's columns cost their size."""
+    from oloproof_core.stats import ReadOrder
+
+    values = b"".join(cases.metric_column(metric).astype("<f8").tobytes() for metric in metrics)
+    codes, labels = cases.cluster_codes, cases.cluster_labels
+    if codes is not None and "" in labels:  # an empty label is no cluster: the lists know
+        return value_columns_encode(_cases_result(cases, metrics))
+    return {
+        "case_ids": json.dumps(cases.ids, ensure_ascii=False),
+        "metrics": [metric.metric for metric in metrics],
+        "values": values,
+        "cluster_codes": None if codes is None else codes.astype("<i4").tobytes(),
+        "cluster_labels": None if codes is None else list(labels),
+        "read_order": ReadOrder.of(cases.ids).indices.astype("<i4").tobytes(),
+    }
+
+
+def _cases_result(
+    cases: engine.CaseColumns, metrics: Sequence[engine.MetricEstimate]
+) -> engine.Result:
+    return engine.Result(metrics=list(metrics), cases=list(cases), provenance={})
 
 
 def _packed(kind: str, numbers: Sequence[float]) -> bytes:

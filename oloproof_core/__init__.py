@@ -24,6 +24,8 @@ from oloproof_core._version import __version__
 _EXPORTS: dict[str, str] = {
     "CacheEntry": "oloproof_core.store",
     "canonical_json": "oloproof_core._canonical",
+    "CaseColumns": "oloproof_core.case_columns",
+    "CaseColumnsBuilder": "oloproof_core.case_columns",
     "CaseError": "oloproof_core.case",
     "CaseResult": "oloproof_core.case",
     "check_run_config": "oloproof_core.run_config",
@@ -94,6 +96,7 @@ _EXPORTS: dict[str, str] = {
     "sequential_order": "oloproof_core.sequential",
     "service_cost": "oloproof_core.measurement",
     "storable_text": "oloproof_core.limits",
+    "MAX_RUN_CASES": "oloproof_core.limits",
     "Store": "oloproof_core.store",
     "UndeclaredReadError": "oloproof_core.errors",
     "value_problem": "oloproof_core.limits",
@@ -114,6 +117,8 @@ if TYPE_CHECKING:
     from oloproof_core.aggregate import estimate_metric as estimate_metric
     from oloproof_core.case import CaseError as CaseError
     from oloproof_core.case import CaseResult as CaseResult
+    from oloproof_core.case_columns import CaseColumns as CaseColumns
+    from oloproof_core.case_columns import CaseColumnsBuilder as CaseColumnsBuilder
     from oloproof_core.components import component as component
     from oloproof_core.conclusion import conclude_run as conclude_run
     from oloproof_core.context import Measurements as Measurements
@@ -145,6 +150,7 @@ if TYPE_CHECKING:
     from oloproof_core.isolation import UnprotectedRunWarning as UnprotectedRunWarning
     from oloproof_core.isolation import keep_from_systems as keep_from_systems
     from oloproof_core.judging import JudgingTally as JudgingTally
+    from oloproof_core.limits import MAX_RUN_CASES as MAX_RUN_CASES
     from oloproof_core.limits import storable_text as storable_text
     from oloproof_core.limits import value_problem as value_problem
     from oloproof_core.measurement import observation as observation
@@ -181,8 +187,11 @@ if TYPE_CHECKING:
     from oloproof_core.verdict import Verdict as Verdict
 
 __all__ = [
+    "MAX_RUN_CASES",
     "RUN_CONFIG_FIELDS",
     "CacheEntry",
+    "CaseColumns",
+    "CaseColumnsBuilder",
     "CaseError",
     "CaseResult",
     "CheckedRunConfig",

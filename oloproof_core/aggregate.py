@@ -9,6 +9,7 @@ from typing import Any
 
 from oloproof_core import stats
 from oloproof_core.case import CaseResult
+from oloproof_core.case_columns import CaseColumns, listed
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.stats import Interval, proportion_interval
 
@@ -65,6 +66,8 @@ class MetricEstimate:
 def aggregate(
     cases: Sequence[CaseResult], evaluators: Sequence[Evaluator], confidence: float
 ) -> list[MetricEstimate]:
+    if isinstance(cases, CaseColumns):
+        return aggregate_columns(cases, evaluators, confidence)
     clusters = case_clusters(cases)
     ids = [case.id for case in cases]
     metrics: list[MetricEstimate] = []
@@ -97,6 +100,43 @@ def aggregate(
                     confidence,
                     clusters,
                     keys=ids,
+                )
+            )
+    return metrics
+
+
+def aggregate_columns(
+    columns: CaseColumns, evaluators: Sequence[Evaluator], confidence: float
+) -> list[MetricEstimate]:
+    """`aggregate` over a run's value columns: the same figures, one metric's values at
+    a time as a list (what `estimate_metric` reads), never a case object."""
+    clusters = columns.cluster_keys()
+    metrics: list[MetricEstimate] = []
+    for evaluator in evaluators:
+        criterion = evaluator.criterion
+        metrics.append(
+            estimate_metric(
+                criterion,
+                criterion,
+                listed(columns.metric_values(criterion)),
+                evaluator.value_type,
+                evaluator.score_range,
+                confidence,
+                clusters,
+                keys=columns.ids,
+            )
+        )
+        for name, sub_values in columns.scores.get(criterion, {}).items():
+            metrics.append(
+                estimate_metric(
+                    f"{criterion}.{name}",
+                    criterion,
+                    listed(sub_values),
+                    "score",
+                    evaluator.sub_score_range,
+                    confidence,
+                    clusters,
+                    keys=columns.ids,
                 )
             )
     return metrics

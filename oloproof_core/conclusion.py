@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 def conclude_run(
     plan: RunPlan,
-    cases: list[CaseResult],
+    cases: Sequence[CaseResult],
     dataset: Dataset,
     store: Store,
     *,
@@ -27,7 +28,11 @@ def conclude_run(
     duration_s: float,
     baseline: Result | None = None,
 ) -> Result:
-    """Aggregate the judged cases into metrics, record provenance and decide the gate."""
+    """Aggregate the judged cases into metrics, record provenance and decide the gate.
+
+    `cases` may be a run's value columns (`CaseColumns`): a worker concludes a large run
+    from those, with the same figures, never holding its cases whole.
+    """
     # Imported here: the statistics (scipy) load while the system's processes start.
     from oloproof_core.aggregate import aggregate
 

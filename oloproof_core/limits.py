@@ -27,6 +27,21 @@ TEXT_LIMITS = {
     "criterion": 200,
 }
 """Lengths of the platform's text columns, by what they hold."""
+MAX_RUN_CASES = 1_000_000
+"""Cases one run submitted to the workers may have, unless the platform's setting says
+otherwise: the size its planning, chunks and conclusion are measured at (bench/README.md,
+"Scale: a million cases")."""
+
+
+def run_cases_problem(n_cases: int, limit: int, setting: str) -> str | None:
+    """Why a run of `n_cases` cases is refused under `limit` (named by `setting`), or None."""
+    if n_cases <= limit:
+        return None
+    return (
+        f"has {n_cases:,} cases, over the limit of {limit:,} cases in one run ({setting}); "
+        f"submit a part of it (a split, or a smaller file), or ask the server's "
+        f"administrator to raise {setting}"
+    )
 
 
 def text_problem(text: str) -> str | None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from oloproof_core.case import CaseResult
+from oloproof_core.case_columns import CaseColumns
 from oloproof_core.usage import RoleUsage, usage_by_role
 
 if TYPE_CHECKING:  # the statistics (scipy) load only when a run aggregates
@@ -19,7 +20,9 @@ if TYPE_CHECKING:  # the statistics (scipy) load only when a run aggregates
 @dataclass(slots=True)
 class Result:
     metrics: list[MetricEstimate]
-    cases: list[CaseResult]
+    cases: Sequence[CaseResult]
+    """Every case whole, slimmed (`CaseResult.without_payload`), or as columns
+    (`CaseColumns`: what a conclusion reads of a large run)."""
     provenance: dict[str, Any]
     gate: Any = None
     run_id: str | None = None
@@ -79,6 +82,8 @@ class Result:
 
     def usage(self) -> dict[str, RoleUsage]:
         """The run's model usage by role (system, judge, metric, ...), over every case."""
+        if isinstance(self.cases, CaseColumns):
+            return {role: replace(figures) for role, figures in self.cases.model_usage.items()}
         return usage_by_role(call for case in self.cases for call in case.measurements.model_calls)
 
     def to_dict(self, *, include_cases: bool = True) -> dict[str, Any]:

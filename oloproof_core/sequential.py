@@ -59,7 +59,7 @@ def next_batch(rows: Sequence[Row], done: set[str], batch: int) -> list[Row]:
 
 def decide_sequential(
     plan: RunPlan,
-    cases: list[CaseResult],
+    cases: Sequence[CaseResult],
     dataset: Dataset,
     store: Store,
     *,

@@ -1,5 +1,8 @@
 """Finalising a run whose chunks are all done: aggregate, decide the gate, succeed once.
 
+The conclusion reads the run's value columns (`runs.selectors.case_columns`), not its
+cases whole, so its memory follows the ids and values of the cases, not their content.
+
 The success is a conditional update from running in the transaction that writes
 the metrics and the gate, so a finalising task delivered twice finalises once. A
 sequential run being continued whose gate is still inconclusive gets its next batch
@@ -19,7 +22,7 @@ from runs.dispatch import Enqueue, chunk_size, send_work_on_commit
 from runs.models import Run, RunChunk
 from runs.recording import run_conclusion_record, run_fail, run_sequential_moved
 from runs.run_code import RunCodeError, load_failure, run_plan_load
-from runs.selectors.results import run_result
+from runs.selectors.case_columns import run_case_columns
 from runs.sequential_runs import sequential_decide, sequential_next, sequential_state
 from runs.store import DjangoStore
 
@@ -57,7 +60,7 @@ def run_finalise(*, run_id: int) -> str:
         "started_at": started_at,
         "duration_s": (finished_at - started_at).total_seconds(),
     }
-    cases = run_result(run=run).cases
+    cases = run_case_columns(run=run, criteria=[e.criterion for e in plan.evaluators])
     # Before the conclusion: the gate says so when a chunk's system was not protected.
     plan.execution = _execution_provenance(chunks, plan)
     state = sequential_state(run)

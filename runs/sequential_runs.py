@@ -17,6 +17,7 @@ sequential order rather than dataset positions; its cases are recorded at those 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import oloproof_core as engine
@@ -85,7 +86,7 @@ def sequential_decide(
     *,
     run: Run,
     plan: engine.RunPlan,
-    cases: list[engine.CaseResult],
+    cases: Sequence[engine.CaseResult],
     dataset: engine.Dataset,
     state: dict[str, Any],
     timing: dict[str, Any],

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from oloproof_core.case_columns import CaseColumns
 from oloproof_core.compare._values import values_by_case
 
 if TYPE_CHECKING:
@@ -32,16 +33,24 @@ class ColumnLists:
 
 def column_lists(result: Result) -> ColumnLists:
     """Every metric of `result` as a list over its cases, with the cases' clusters."""
-    ids = [case.id for case in result.cases]
-    values = {
-        metric.metric: [_number(value) for value in values_by_case(result, metric).values()]
-        for metric in result.metrics
-    }
+    cases = result.cases
+    if isinstance(cases, CaseColumns):
+        # Read from the columns: NaN where missing already, no case made.
+        ids = cases.ids
+        values = {metric.metric: cases.metric_column(metric).tolist() for metric in result.metrics}
+        clusters = [cases.cluster(i) for i in range(len(cases))]
+    else:
+        ids = [case.id for case in cases]
+        values = {
+            metric.metric: [_number(value) for value in values_by_case(result, metric).values()]
+            for metric in result.metrics
+        }
+        clusters = [case.cluster for case in cases]
     labels: dict[str, int] = {}
     codes = [
         # An empty label is no cluster, as everywhere else.
-        labels.setdefault(case.cluster, len(labels)) if case.cluster else NO_CLUSTER
-        for case in result.cases
+        labels.setdefault(cluster, len(labels)) if cluster else NO_CLUSTER
+        for cluster in clusters
     ]
     if not labels:
         return ColumnLists(ids, values)

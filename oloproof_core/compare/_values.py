@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from oloproof_core.case_columns import CaseColumns, listed
+
 if TYPE_CHECKING:
     from oloproof_core.aggregate import MetricEstimate
     from oloproof_core.result import Result
+
+
+def values_listed(result: Result, metric: MetricEstimate) -> list[float | None]:
+    """The metric's value on each case, in case order, None where it is missing."""
+    cases = result.cases
+    if isinstance(cases, CaseColumns):
+        return listed(cases.metric_column(metric))
+    return list(values_by_case(result, metric).values())
 
 
 def values_by_case(result: Result, metric: MetricEstimate) -> dict[str, float | None]:
@@ -17,8 +27,11 @@ def values_by_case(result: Result, metric: MetricEstimate) -> dict[str, float | 
     """
     criterion = metric.criterion
     sub_score = metric.metric[len(criterion) + 1 :] if metric.is_sub_score else None
+    cases = result.cases
+    if isinstance(cases, CaseColumns):
+        return dict(zip(cases.ids, listed(cases.metric_column(metric)), strict=True))
     values: dict[str, float | None] = {}
-    for case in result.cases:
+    for case in cases:
         verdict = case.verdicts.get(criterion)
         if verdict is None or verdict.value is None:
             values[case.id] = None

@@ -9,7 +9,8 @@ import numpy as np
 import numpy.typing as npt
 
 from oloproof_core.aggregate import MetricEstimate, estimate_metric
-from oloproof_core.compare._values import values_by_case
+from oloproof_core.case_columns import CaseColumns
+from oloproof_core.compare._values import values_listed
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.stats import Interval, running_interval
 
@@ -51,7 +52,29 @@ class DecisionContext:
         return self.horizon is not None
 
     def ids(self) -> list[str]:
-        return [case.id for case in self.result.cases]
+        cases = self.result.cases
+        if isinstance(cases, CaseColumns):
+            return cases.ids
+        return [case.id for case in cases]
+
+    def clusters(self) -> list[str]:
+        """Each case's cluster, a case without one (or with an empty one) standing alone."""
+        cases = self.result.cases
+        if isinstance(cases, CaseColumns):
+            return [cases.cluster(i) or f"\0{case_id}" for i, case_id in enumerate(cases.ids)]
+        return [case.cluster or f"\0{case.id}" for case in cases]
+
+    def cases_missing(self) -> int:
+        """How many cases the system failed on or have any verdict missing."""
+        cases = self.result.cases
+        if isinstance(cases, CaseColumns):
+            return cases.missing_anything()
+        return sum(
+            1
+            for case in cases
+            if case.error is not None
+            or any(verdict.value is None for verdict in case.verdicts.values())
+        )
 
     def interval_for(self, name: str, confidence: float | None = None) -> Interval:
         """The interval a bound rule reads: fixed-size, or anytime-valid when sequential."""
@@ -132,8 +155,7 @@ class DecisionContext:
 
     def values(self, name: str) -> list[float | None]:
         """Per-case values of a metric (None where missing), in case order."""
-        stored = self.result.metric(name)
-        return list(values_by_case(self.result, stored).values())
+        return values_listed(self.result, self.result.metric(name))
 
     def _recompute(self, stored: MetricEstimate, level: float | None = None) -> MetricEstimate:
         if not self.result.cases:

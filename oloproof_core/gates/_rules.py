@@ -230,7 +230,7 @@ class BoundRule(Rule):
         ids = context.ids()
         clusters = None
         if metric.n_clusters is not None:
-            clusters = [case.cluster or f"\0{case.id}" for case in context.result.cases]
+            clusters = context.clusters()
         return repeats_needed(
             lambda k: repeated_interval(metric, values, ids, clusters, k, context.confidence),
             lambda interval: self._decide(interval) != "inconclusive",
@@ -309,13 +309,7 @@ class MissingRule(Rule):
             return metric.n_missing, metric.n_observed + metric.n_missing
         result = context.result
         if result.cases:
-            missing = sum(
-                1
-                for case in result.cases
-                if case.error is not None
-                or any(verdict.value is None for verdict in case.verdicts.values())
-            )
-            return missing, len(result.cases)
+            return context.cases_missing(), len(result.cases)
         # A result saved without cases: the most-missing metric is a lower bound on the
         # cases with anything missing, and the best figure available.
         worst = max(result.metrics, key=lambda metric: metric.n_missing)

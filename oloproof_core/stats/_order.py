@@ -28,7 +28,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ._digest_order import digest_order
+from ._digest_order import key_digest
 
 __all__ = ["FIXED_SEED", "Keys", "ReadOrder", "key_order", "read_order"]
 
@@ -37,8 +37,19 @@ FIXED_SEED = 20_240_101
 
 
 def key_order(keys: Sequence[Hashable]) -> IndexArray:
-    """Indices that read the entries in the order of their keys' SHA-256 digests."""
-    return np.array(digest_order(keys), np.intp)
+    """Indices that read the entries in the order of their keys' SHA-256 digests.
+
+    The same indices as `digest_order`, from the digests packed in one buffer (32
+    bytes a key) rather than one bytes object each: a million case ids sort in 40 MB
+    instead of 150 MB.
+    """
+    packed = bytearray(32 * len(keys))
+    for index, key in enumerate(keys):
+        packed[32 * index : 32 * index + 32] = key_digest(key)
+    words = np.frombuffer(packed, dtype=">u8").reshape(len(keys), 4)
+    # Byte order is the order of the big-endian words, first word first; lexsort is
+    # stable, so equal keys keep their given order, as `digest_order`'s sort does.
+    return np.lexsort(words.T[::-1]).astype(np.intp)
 
 
 class ReadOrder:

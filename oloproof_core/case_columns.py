@@ -1,0 +1,249 @@
+"""A run's cases as narrow columns: what its conclusion reads, and nothing else.
+
+Concluding a run reads, per case, its id, its cluster, whether the system failed, each
+criterion's value and each sub-score, and its model calls only as sums by role. A
+run of a million cases held as `CaseResult` objects (inputs, outputs, verdicts with
+their feedback) needs gigabytes; held as these columns it needs the ids and eight
+bytes per case and metric. `CaseColumns` is a sequence of cases too, so every reader
+of `Result.cases` still works: a case asked for is made on the spot from its columns
+(id, cluster, error type, verdict values and scores), never kept. The readers a
+conclusion goes through (`aggregate`, `values_by_case`, `column_lists`, the gate's
+missing-cases rule, `Result.usage`) read the columns directly instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
+
+from oloproof_core.case import CaseError, CaseResult
+from oloproof_core.context import ModelCall
+from oloproof_core.usage import RoleUsage
+from oloproof_core.verdict import Verdict
+
+if TYPE_CHECKING:  # NumPy loads when columns are built: `Result` checks for them cheaply
+    import numpy as np
+    import numpy.typing as npt
+
+    from oloproof_core.aggregate import MetricEstimate
+
+    FloatArray = npt.NDArray[np.float64]
+    CodeArray = npt.NDArray[np.int32]
+
+NONE = -1
+"""The code of a case without a cluster, or without an error."""
+
+
+class CaseColumns(Sequence[CaseResult]):
+    """A run's cases in order, column by column (see the module's docstring).
+
+    `values[criterion]` and `scores[criterion][name]` hold one float per case, NaN
+    where missing (a sub-score is missing wherever its verdict is); `cluster_codes`
+    index `cluster_labels` and `error_codes` index `error_types`, `NONE` for none.
+    """
+
+    __slots__ = (
+        "cluster_codes",
+        "cluster_labels",
+        "error_codes",
+        "error_types",
+        "ids",
+        "model_usage",
+        "scores",
+        "values",
+    )
+
+    def __init__(
+        self,
+        ids: list[str],
+        values: dict[str, FloatArray],
+        scores: dict[str, dict[str, FloatArray]],
+        *,
+        cluster_codes: CodeArray | None = None,
+        cluster_labels: Sequence[str] = (),
+        error_codes: CodeArray | None = None,
+        error_types: Sequence[str] = (),
+        model_usage: dict[str, RoleUsage] | None = None,
+    ) -> None:
+        self.ids = ids
+        self.values = values
+        self.scores = scores
+        self.cluster_codes = cluster_codes
+        self.cluster_labels = list(cluster_labels)
+        self.error_codes = error_codes
+        self.error_types = list(error_types)
+        self.model_usage = model_usage or {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, index: int) -> CaseResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CaseResult]: ...
+
+    def __getitem__(self, index: int | slice) -> CaseResult | list[CaseResult]:
+        if isinstance(index, slice):
+            return [self._case(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("case index out of range")
+        return self._case(index)
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        return (self._case(i) for i in range(len(self)))
+
+    def _case(self, i: int) -> CaseResult:
+        """Case `i` as far as the columns know it: no input, output or feedback."""
+        verdicts = {}
+        for criterion, column in self.values.items():
+            value = float(column[i])
+            if value != value:
+                verdicts[criterion] = Verdict(value=None, error="missing")
+                continue
+            scores = {
+                name: float(sub[i])
+                for name, sub in self.scores.get(criterion, {}).items()
+                if sub[i] == sub[i]
+            }
+            verdicts[criterion] = Verdict(value=value, scores=scores)
+        error = None
+        if self.error_codes is not None and self.error_codes[i] != NONE:
+            error = CaseError(self.error_types[int(self.error_codes[i])], "")
+        return CaseResult(
+            id=self.ids[i], input={}, expected=None, cluster=self.cluster(i), error=error,
+            verdicts=verdicts,
+        )  # fmt: skip
+
+    def cluster(self, i: int) -> str | None:
+        if self.cluster_codes is None or self.cluster_codes[i] == NONE:
+            return None
+        return self.cluster_labels[int(self.cluster_codes[i])]
+
+    def cluster_keys(self) -> list[str] | None:
+        """Each case's cluster, an unclustered case standing alone; None if none has one
+        (as `aggregate.case_clusters` reads `CaseResult`s)."""
+        codes = self.cluster_codes
+        if codes is None or not (codes != NONE).any():
+            return None
+        labels = self.cluster_labels
+        return [
+            labels[code] if code != NONE else f"\0{case_id}"
+            for code, case_id in zip(codes.tolist(), self.ids, strict=True)
+        ]
+
+    def metric_values(self, criterion: str, sub_score: str | None = None) -> FloatArray:
+        """A criterion's values (or one of its sub-scores'), NaN where missing."""
+        if sub_score is None:
+            return self.values.get(criterion, self._nothing())
+        return self.scores.get(criterion, {}).get(sub_score, self._nothing())
+
+    def metric_column(self, metric: MetricEstimate) -> FloatArray:
+        """A metric's values (a criterion's, or its sub-score's), NaN where missing."""
+        sub_score = metric.metric[len(metric.criterion) + 1 :] if metric.is_sub_score else None
+        return self.metric_values(metric.criterion, sub_score)
+
+    def _nothing(self) -> FloatArray:
+        import numpy as np
+
+        return np.full(len(self), np.nan)
+
+    def missing_anything(self) -> int:
+        """How many cases the system failed on or have a missing verdict."""
+        import numpy as np
+
+        missing = np.zeros(len(self), dtype=bool)
+        if self.error_codes is not None:
+            missing |= self.error_codes != NONE
+        for column in self.values.values():
+            missing |= np.isnan(column)
+        return int(missing.sum())
+
+    def nbytes(self) -> int:
+        """Roughly what the columns hold in memory: ids, their list, the arrays."""
+        arrays: list[Any] = [*self.values.values()]
+        arrays += [column for subs in self.scores.values() for column in subs.values()]
+        arrays += [a for a in (self.cluster_codes, self.error_codes) if a is not None]
+        ids = sum(map(sys.getsizeof, self.ids)) + sys.getsizeof(self.ids)
+        return ids + int(sum(column.nbytes for column in arrays))
+
+
+def listed(column: FloatArray) -> list[float | None]:
+    """A column as the values `estimate_metric` reads, None where missing."""
+    return [None if value != value else value for value in column.tolist()]
+
+
+class CaseColumnsBuilder:
+    """Collects a run's cases row by row, in order, into `CaseColumns`.
+
+    Each case costs its id and a few bytes per column while rows arrive; no row is kept.
+    """
+
+    def __init__(self, criteria: Iterable[str]) -> None:
+        self._criteria = list(criteria)
+        self._ids: list[str] = []
+        self._values = {criterion: array("d") for criterion in self._criteria}
+        self._scores: dict[str, dict[str, array[float]]] = {c: {} for c in self._criteria}
+        self._clusters = array("i")
+        self._cluster_labels: dict[str, int] = {}
+        self._errors = array("i")
+        self._error_types: dict[str, int] = {}
+        self._usage: dict[str, RoleUsage] = {}
+
+    def add(
+        self,
+        case_id: str,
+        *,
+        cluster: str | None,
+        error_type: str | None,
+        verdicts: Sequence[tuple[float | None, Mapping[str, Any] | None]],
+        model_calls: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        """One case: its verdicts' (value, scores) in the order of the criteria given
+        (None, None where it has none)."""
+        position = len(self._ids)
+        self._ids.append(case_id)
+        labels, types = self._cluster_labels, self._error_types
+        self._clusters.append(NONE if cluster is None else labels.setdefault(cluster, len(labels)))
+        self._errors.append(types.setdefault(error_type, len(types)) if error_type else NONE)
+        for criterion, (value, scores) in zip(self._criteria, verdicts, strict=True):
+            self._values[criterion].append(float("nan") if value is None else float(value))
+            subs = self._scores[criterion]
+            for name, score in (scores or {}).items():
+                column = subs.get(name)
+                if column is None:  # first seen here: missing on every earlier case
+                    column = subs[name] = array("d", [float("nan")]) * position
+                # A missing verdict's sub-scores are missing too, as `values_by_case` reads.
+                missing = value is None or score is None
+                column.append(float("nan") if missing else float(score))
+            for column in subs.values():
+                if len(column) == position:
+                    column.append(float("nan"))
+        for item in model_calls:
+            call = ModelCall(**item)
+            self._usage.setdefault(call.role, RoleUsage()).add(call)
+
+    def build(self) -> CaseColumns:
+        import numpy as np
+
+        def floats(column: array[float]) -> FloatArray:
+            return np.frombuffer(column, dtype=np.float64)
+
+        def codes(column: array[int]) -> CodeArray | None:
+            found = np.frombuffer(column, dtype=np.intc)  # array's "i" is C's int
+            return found if (found != NONE).any() else None
+
+        return CaseColumns(
+            self._ids,
+            {criterion: floats(column) for criterion, column in self._values.items()},
+            {c: {n: floats(col) for n, col in subs.items()} for c, subs in self._scores.items()},
+            cluster_codes=codes(self._clusters),
+            cluster_labels=list(self._cluster_labels),
+            error_codes=codes(self._errors),
+            error_types=list(self._error_types),
+            model_usage=self._usage,
+        )

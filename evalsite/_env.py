@@ -71,6 +71,7 @@ VARIABLES: Mapping[str, Variable] = {
         Variable("OLOPROOF_CHUNK_STALE_AFTER"),
         Variable("OLOPROOF_SWEEP_INTERVAL"),
         Variable("OLOPROOF_RECORD_CHUNK_SIZE"),
+        Variable("OLOPROOF_MAX_CASES"),
         Variable("OLOPROOF_LOG_LEVEL"),
         Variable("OLOPROOF_SERVER_TIMING"),
         Variable("OLOPROOF_DASHBOARD_URL", reader="runs/data_folder.py"),

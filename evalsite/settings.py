@@ -303,6 +303,9 @@ OLOPROOF_SWEEP_INTERVAL = env_int("OLOPROOF_SWEEP_INTERVAL", 30)
 
 OLOPROOF_RECORD_CHUNK_SIZE = env_int("OLOPROOF_RECORD_CHUNK_SIZE", 2000)
 """Cases written per batch when a run is recorded."""
+OLOPROOF_MAX_CASES = env_int("OLOPROOF_MAX_CASES", 1_000_000)
+"""The most cases a run submitted to the workers may have: a larger dataset is refused at
+submission, naming this setting (runs.run_code.run_config_verify)."""
 
 # One line per record on stderr, where containers and process managers collect it.
 LOGGING = {

@@ -22,6 +22,7 @@ from oloproof_core.errors import ConfigError, DeclarationError, OloproofError
 from oloproof_core.evaluation import plan_run
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.imports import load_object
+from oloproof_core.limits import run_cases_problem
 from oloproof_core.result_io import load_result
 from oloproof_core.run_config import (
     RunConfig,
@@ -69,12 +70,14 @@ def run_config_check(
     label: str,
     lines: Mapping[str, int] | None = None,
     roots: Sequence[str] | None = None,
+    max_cases: tuple[int, str] | None = None,
 ) -> CheckedRunConfig:
     """The config loaded as a worker would load it, or ConfigProblemsError naming each fault.
 
     A config of the wrong shape raises that ConfigError first (nothing is imported
     for it). Relative paths resolve from `base_dir`; with `roots`, code and files
-    must lie inside them.
+    must lie inside them. `max_cases`: the most cases a run may have and the name of
+    the setting that says so; a larger dataset is one of the problems.
     """
     shaped = check_run_config(data, label=label, lines=lines)
     where = _Locator(label, dict(lines or {}))
@@ -95,7 +98,7 @@ def run_config_check(
         )
         for index, entry in enumerate(shaped["evaluators"])
     ]
-    dataset = attempt("dataset", lambda: _dataset(shaped, base, where))
+    dataset = attempt("dataset", lambda: _dataset(shaped, base, where, max_cases))
     policy = None
     if shaped.get("policy"):
         policy = attempt("policy", lambda: _policy(shaped, base, where))
@@ -119,14 +122,26 @@ def _system(data: Mapping[str, Any], base: str, where: _Locator, roots: Any) -> 
         raise ConfigError(f"{where('system')}: {exc}") from None
 
 
-def _dataset(data: Mapping[str, Any], base: str, where: _Locator) -> Dataset:
+def _within(
+    dataset: Dataset, max_cases: tuple[int, str] | None, data: Mapping[str, Any], where: _Locator
+) -> Dataset:
+    problem = None if max_cases is None else run_cases_problem(len(dataset.rows), *max_cases)
+    if problem is not None:
+        split = f" (split {data['split']!r})" if data.get("split") else ""
+        raise ConfigError(f"{where('dataset')}: dataset {data['dataset']!r}{split} {problem}")
+    return dataset
+
+
+def _dataset(
+    data: Mapping[str, Any], base: str, where: _Locator, max_cases: tuple[int, str] | None
+) -> Dataset:
     path = os.path.join(base, data["dataset"])
     if not os.path.isfile(path):
         raise ConfigError(
             f"{where('dataset')}: dataset {data['dataset']!r} not found: looked for {path} "
             f"(relative paths resolve from {base}){_files_hint(path)}"
         )
-    return load_dataset(path, split=data.get("split"))
+    return _within(load_dataset(path, split=data.get("split")), max_cases, data, where)
 
 
 def _files_hint(path: str) -> str:

@@ -24,6 +24,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 import oloproof_core as engine
+from metrics.bulk_rows import rows_insert
 from runs.dispatch import Enqueue, send_work, stale_after, worker_name
 from runs.models import DatasetCase, Run, RunChunk
 from runs.recording import chunk_cases_record, run_fail
@@ -40,23 +41,56 @@ MAX_CHUNK_ATTEMPTS = 5
 # The ledger ------------------------------------------------------------------------
 
 
+_CHUNK_COLUMNS = (
+    "run_id",
+    "index",
+    "first_position",
+    "size",
+    "status",
+    "claimed_by",
+    "attempts",
+    "cases_done",
+    "judging",
+    "execution",
+    "touched_at",
+    "finished_at",
+)
+
+
+CHUNK_ROWS_PER_STATEMENT = 100_000
+"""Chunks per INSERT on SQLite: a run of ten million cases in chunks of 100 is one."""
+
+
 def chunks_create(*, run_id: int, total: int, size: int, start: int = 0) -> list[int]:
-    """Chunks of `size` over the positions [start, total), numbered after the run's others."""
+    """Chunks of `size` over the positions [start, total), numbered after the run's others.
+
+    One bulk insert (COPY on PostgreSQL) and one read of their ids, however many chunks,
+    with no model instance per chunk: `bulk_create` sent SQLite a statement per 2,730
+    chunks (32,766 parameters over 12 columns), so ten million cases in chunks of 100
+    took 37.
+    """
     now = timezone.now()
     first_index = RunChunk.objects.filter(run_id=run_id).count() if start else 0
-    chunks = RunChunk.objects.bulk_create(
-        [
-            RunChunk(
-                run_id=run_id,
-                index=first_index + index,
-                first_position=first,
-                size=min(size, total - first),
-                touched_at=now,
-            )
+    rows_insert(
+        model=RunChunk,
+        columns=_CHUNK_COLUMNS,
+        rows=(
+            _chunk_row(run_id, first_index + index, first, min(size, total - first), now)
             for index, first in enumerate(range(start, total, size))
-        ]
+        ),
+        ignore_conflicts=False,
+        batch_size=CHUNK_ROWS_PER_STATEMENT,
     )
-    return [chunk.pk for chunk in chunks]
+    created = RunChunk.objects.filter(run_id=run_id, index__gte=first_index)
+    return list(created.order_by("index").values_list("pk", flat=True))
+
+
+_PENDING = str(RunChunk.Status.PENDING.value)  # plain text: COPY sends an enum by its name
+
+
+def _chunk_row(run_id: int, index: int, first: int, size: int, now: datetime) -> tuple[Any, ...]:
+    """A pending chunk's row, in the order of `_CHUNK_COLUMNS`."""
+    return (run_id, index, first, size, _PENDING, "", 0, 0, {}, {}, now, None)
 
 
 def _chunk_claim(chunk_id: int, token: str) -> bool:

@@ -13,6 +13,8 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.conf import settings
+
 import oloproof_core as engine
 from runs.dispatch import worker_name
 from runs.errors import RunConfigInvalidError
@@ -57,14 +59,20 @@ def run_config_verify(
 
     The one check before a run is queued, whichever face queues it (the New-run form,
     `oloproof run --submit` and `oloproof.submit`, the API): its system and evaluators
-    import from `base_dir` inside `roots`, its dataset and rows load, its policy loads
-    and none of its rules could never pass, its run can be planned. Raises
-    RunConfigInvalidError listing each problem with the config key it concerns.
+    import from `base_dir` inside `roots`, its dataset and rows load and are no more
+    than OLOPROOF_MAX_CASES, its policy loads and none of its rules could never pass,
+    its run can be planned. Raises RunConfigInvalidError listing each problem with the
+    config key it concerns.
     """
     forget_changed_project_code(base_dir)
     try:
         checked = engine.run_config_check(
-            config, base_dir=base_dir, label=label, lines=lines, roots=roots
+            config,
+            base_dir=base_dir,
+            label=label,
+            lines=lines,
+            roots=roots,
+            max_cases=(max_run_cases(), "OLOPROOF_MAX_CASES"),
         )
     except engine.ConfigProblemsError as exc:
         raise RunConfigInvalidError(
@@ -74,6 +82,11 @@ def run_config_verify(
         raise RunConfigInvalidError([(None, str(exc))]) from None
     remember_project_code(base_dir)
     return checked
+
+
+def max_run_cases() -> int:
+    """The most cases a submitted run may have (the setting OLOPROOF_MAX_CASES)."""
+    return int(getattr(settings, "OLOPROOF_MAX_CASES", engine.MAX_RUN_CASES))
 
 
 def run_plan_load(

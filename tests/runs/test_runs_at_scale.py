@@ -1,0 +1,201 @@
+"""A large run on the workers' path: planning in a fixed number of statements, a conclusion
+read from narrow columns in memory that grows only by them, and a dataset too large for
+the server refused before anything is queued."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from django.db import connection, transaction
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+import oloproof
+import oloproof_core as engine
+from metrics.value_columns import value_columns_encode
+from oloproof.cli import main as cli_main
+from oloproof_core import ConfigError
+from runs import finalising, planning
+from runs.access import LOCAL
+from runs.errors import RunConfigInvalidError
+from runs.models import Dataset, Run, RunChunk
+from runs.projects import code_root_register, project_default_ensure
+from runs.recording import chunk_cases_record
+from runs.selectors.case_columns import run_case_columns
+from runs.selectors.results import run_result
+from runs.services import run_submit
+from runs.store import DjangoStore
+from tests.support.column_cases import CRITERIA, conclude, figures, judged_cases
+from tests.support.platform import write_project
+
+
+@pytest.fixture(autouse=True)
+def code_root(tmp_path: Path, db: None) -> None:
+    """Every project of a test lies in its folder: one code root for them all."""
+    code_root_register(by=LOCAL, project=project_default_ensure(), path=str(tmp_path))
+
+
+def submitted(folder: Path, n_cases: int) -> Run:
+    config_path = write_project(folder, n_cases=n_cases)
+    with transaction.atomic():
+        return run_submit(
+            config=yaml.safe_load(config_path.read_text()), base_dir=str(config_path.parent)
+        )
+
+
+@pytest.mark.django_db
+def test_planning_sends_as_many_statements_for_3000_cases_as_for_200(
+    tmp_path: Path, settings: Any
+) -> None:
+    # A chunk a case: 3,000 chunks are more than `bulk_create` puts in one statement on
+    # SQLite (32,766 parameters over 12 columns).
+    settings.OLOPROOF_CHUNK_SIZE = 1
+    # The dataset's rows go in blocks of this many (one COPY on PostgreSQL at any size).
+    settings.OLOPROOF_RECORD_CHUNK_SIZE = 5000
+    # The first submission creates the system and release the two measured ones find.
+    planning.run_start(run_id=submitted(tmp_path / "first", 10).pk)
+    counts = []
+    for n_cases in (200, 3000):
+        with CaptureQueriesContext(connection) as submitting:
+            run = submitted(tmp_path / str(n_cases), n_cases)
+        with CaptureQueriesContext(connection) as planning_it:
+            assert planning.run_start(run_id=run.pk) == "started"
+        assert RunChunk.objects.filter(run=run).count() == n_cases
+        counts.append((len(submitting), len(planning_it)))
+    # Submitting records the dataset's rows in bulk (COPY on PostgreSQL), planning its
+    # chunks: neither grows with the rows or the chunks.
+    assert counts[0] == counts[1]
+
+
+@pytest.mark.django_db
+def test_the_conclusion_from_columns_is_the_conclusion_from_whole_cases() -> None:
+    recorded = conclude(judged_cases(200, 4), digest="columns-vs-cases")
+    run = Run.objects.get(pk=DjangoStore().record_run(recorded))
+
+    whole = conclude(run_result(run=run).cases)
+    narrow = conclude(run_case_columns(run=run, criteria=CRITERIA))
+
+    assert isinstance(narrow.cases, engine.CaseColumns)
+    assert figures(narrow) == figures(whole)
+    assert figures(narrow)["metrics"] == figures(recorded)["metrics"]
+    assert narrow.gate.outcome == "fail"  # the missing rate; others undecided or passing
+    assert value_columns_encode(narrow) == value_columns_encode(whole)
+
+
+# Finalising's memory -------------------------------------------------------------------
+
+
+def running_run(folder: Path, n_cases: int) -> Run:
+    """A submitted, planned run whose chunks all recorded their cases: ready to finalise."""
+    run = submitted(folder, n_cases)
+    assert planning.run_start(run_id=run.pk) == "started"
+    pass_fail = frozenset({"exact_label", "short_label"})
+    for start in range(0, n_cases, 2000):
+        cases = []
+        for i in range(start, min(start + 2000, n_cases)):
+            case = engine.CaseResult(id=f"case_{i:05d}", input={}, expected=None)
+            case.output = {"label": "refund", "reasoning": "because " * 20}
+            case.verdicts["exact_label"] = engine.Verdict(value=float(i % 9 != 0), feedback="ok")
+            case.verdicts["short_label"] = engine.Verdict(value=1.0)
+            cases.append(case)
+        chunk_cases_record(run_id=run.pk, cases=cases, pass_fail=pass_fail, first_position=start)
+    RunChunk.objects.filter(run=run).update(status=RunChunk.Status.DONE, claimed_by="test:1")
+    return Run.objects.get(pk=run.pk)
+
+
+def finalising_peak(run: Run) -> int:
+    """Python's peak memory while the run is finalised (concluded again if it was)."""
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING)
+    tracemalloc.start()
+    try:
+        assert finalising.run_finalise(run_id=run.pk) == "succeeded"
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_finalising_memory_grows_by_the_value_columns_alone(
+    tmp_path: Path, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.OLOPROOF_CHUNK_SIZE = 2000
+    small, large = running_run(tmp_path / "small", 5000), running_run(tmp_path / "large", 20000)
+    finalising_peak(running_run(tmp_path / "warm", 50))  # code and statistics loaded once
+    criteria = ("exact_label", "short_label")
+    columns = [run_case_columns(run=run, criteria=criteria).nbytes() for run in (small, large)]
+    narrow = columns[1] - columns[0]  # what 15,000 more cases' columns hold
+
+    # Measured 2.4 times the columns' growth on SQLite and PostgreSQL: the columns, one
+    # metric's values as a list while it is aggregated, the value columns' encoding.
+    grown = finalising_peak(large) - finalising_peak(small)
+    assert grown < 4 * narrow, (grown, narrow)
+
+    # Reading every case whole, as finalising once did, grows by far more (46 times the
+    # columns' growth): the bound above tells the two apart.
+    monkeypatch.setattr(
+        finalising, "run_case_columns", lambda *, run, criteria: run_result(run=run).cases
+    )
+    grown_whole = finalising_peak(large) - finalising_peak(small)
+    assert grown_whole > 10 * narrow, (grown_whole, narrow)
+
+
+# Too many cases ------------------------------------------------------------------------
+
+
+LIMIT_NAMED = ("31 cases", "over the limit of 30 cases in one run", "OLOPROOF_MAX_CASES")
+
+
+@pytest.mark.django_db
+def test_a_dataset_over_the_limit_is_refused_at_submission_naming_the_setting(
+    tmp_path: Path, settings: Any
+) -> None:
+    settings.OLOPROOF_MAX_CASES = 30
+    with pytest.raises(RunConfigInvalidError) as refused:
+        submitted(tmp_path / "big", 31)
+    [(key, message)] = refused.value.problems
+    assert key == "dataset"
+    assert all(part in message for part in LIMIT_NAMED), message
+    assert "dataset 'data.jsonl' has 31 cases" in message
+    assert (Run.objects.count(), Dataset.objects.count()) == (0, 0)
+    settings.OLOPROOF_MAX_CASES = 31
+    assert submitted(tmp_path / "fits", 31).cases_total == 31
+
+
+@pytest.mark.django_db
+def test_every_face_refuses_it_with_that_message(
+    tmp_path: Path, settings: Any, teammate: Any, token_for: Any, capsys: Any
+) -> None:
+    settings.OLOPROOF_MAX_CASES = 30
+    config = write_project(tmp_path / "big", n_cases=31)
+    with pytest.raises(ConfigError) as refused:
+        oloproof.submit(config)
+    assert all(part in str(refused.value) for part in LIMIT_NAMED)
+    assert f"{config}:2: dataset 'data.jsonl'" in str(refused.value)
+
+    assert cli_main(["run", str(config), "--submit"]) != 0
+    printed = capsys.readouterr().err
+    assert all(part in printed for part in LIMIT_NAMED), printed
+    assert "Traceback" not in printed
+
+    fields = {"project": "default", "kind": "evaluation", "base_dir": str(config.parent),
+              "system": "bot.py:answer", "dataset": "data.jsonl", "policy": "",
+              "evaluators": "ExactMatch: {criterion: exact_label, field: label}"}  # fmt: skip
+    client = Client()
+    client.force_login(teammate)
+    form = client.post("/runs/new/", fields).context["form"]
+    assert all(part in form.errors["dataset"][0] for part in LIMIT_NAMED)
+
+    response = Client().post(
+        "/api/runs",
+        {"config": yaml.safe_load(config.read_text()), "base_dir": str(config.parent)},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {token_for(teammate)}",
+    )
+    assert response.status_code == 400
+    assert all(part in response.json()["detail"] for part in LIMIT_NAMED)
+    assert Run.objects.count() == 0

@@ -94,12 +94,13 @@ def _apart(first: float, second: float, metric: LabelledMetric) -> bool:
 
 def run_labels(*, user: Actor, run_id: int, criterion: str) -> list[CaseLabels]:
     """The labelled cases of a run's metric, in the run's order, with every person's label."""
-    run = run_for(user=user, run_id=run_id)
-    metric = labelled_metric_of(run=run, criterion=criterion)
-    column = judge_column(run=run, criterion=criterion)
-    found = _labels_of_run(run, criterion)
+    read = _read(user, run_id, criterion)
+    return _case_labels(read, _labels_of_run(read.run, criterion))
+
+
+def _case_labels(read: _Read, found: dict[str, list[Label]]) -> list[CaseLabels]:
     items = []
-    for case_id, judged in zip(column.case_ids, column.values, strict=True):
+    for case_id, judged in zip(read.column.case_ids, read.column.values, strict=True):
         given = found.get(case_id)
         if not given:
             continue
@@ -116,8 +117,8 @@ def run_labels(*, user: Actor, run_id: int, criterion: str) -> list[CaseLabels]:
                     for item in given
                 ],
                 mean=mean,
-                people_disagree=_apart(min(values), max(values), metric),
-                judge_disagrees=judged is not None and _apart(judged, mean, metric),
+                people_disagree=_apart(min(values), max(values), read.metric),
+                judge_disagrees=judged is not None and _apart(judged, mean, read.metric),
             )
         )
     return items
@@ -210,6 +211,8 @@ class LabelReport:
     calibration: Calibration | None
     people: Calibration | None
     labelled_cases: int
+    cases: list[CaseLabels]
+    """Every labelled case, in the run's order."""
 
     @property
     def judge_only(self) -> dict[str, Any]:
@@ -261,4 +264,5 @@ def metric_labels(*, user: Actor, run_id: int, criterion: str) -> LabelReport:
         calibration=_judge_calibration(read, found),
         people=_people(read, found),
         labelled_cases=len(found),
+        cases=_case_labels(read, found),
     )

@@ -18,7 +18,7 @@ from metrics.selectors import run_metric_estimates
 from runs.access import Actor
 from runs.errors import DomainError, NotFoundError
 from runs.models import Run
-from runs.selectors.labels import ReviewQueue, labelled_metric, metric_labels, run_labels
+from runs.selectors.labels import CaseLabels, ReviewQueue, labelled_metric, metric_labels
 
 FIGURE_NAMES = {
     "agreement": ("agreement", "share of cases where both said the same"),
@@ -178,17 +178,16 @@ def metric_page_readouts(*, user: Actor, run: Run, metric: str, width_text: str)
         "people_rows": figure_rows(labels.people),
         "width_error": width_error,
         "width_answer": width_answer(labelled, width),
-        **labelled_case_rows(user=user, run=run, criterion=found.criterion),
+        **labelled_case_rows(labels.cases),
     }
 
 
 LABELLED_CASES_SHOWN = 100
 
 
-def labelled_case_rows(*, user: Actor, run: Run, criterion: str) -> dict[str, Any]:
+def labelled_case_rows(labelled: list[CaseLabels]) -> dict[str, Any]:
     """The labelled cases, those people disagree on first, then those the judge does."""
-    cases = run_labels(user=user, run_id=run.pk, criterion=criterion)
-    cases.sort(key=lambda case: (not case.people_disagree, not case.judge_disagrees))
+    cases = sorted(labelled, key=lambda case: (not case.people_disagree, not case.judge_disagrees))
     return {
         "labelled_rows": cases[:LABELLED_CASES_SHOWN],
         "labelled_total": len(cases),

@@ -7,6 +7,10 @@ folder.
 """
 
 import os
+import signal
+from collections.abc import Iterator
+
+import pytest
 
 os.environ["OLOPROOF_RECORD"] = "0"
 
@@ -15,3 +19,17 @@ pytest_plugins = (
     "tests.support.fake_openai_fixtures",
     "tests.support.optimize_fixtures",
 )
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_as_it_was() -> Iterator[None]:
+    """Every test leaves Ctrl-C's handling as it found it.
+
+    An ignored SIGINT survives `exec`: a test process that was left ignoring it would
+    start every later command ignoring Ctrl-C, and the tests of Ctrl-C would wait for
+    a command that can never hear it.
+    """
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    if signal.getsignal(signal.SIGINT) is not before and before is not None:
+        signal.signal(signal.SIGINT, before)

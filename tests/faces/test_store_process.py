@@ -89,6 +89,10 @@ def first_batch_recorded(project: Path) -> bool:
         return False
 
 
+def _hear_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def hanging_command(project: Path) -> subprocess.Popen[bytes]:
     """`oloproof run` in its own session (as from a terminal), its second batch hanging."""
     write_project(project, n=2 * BATCH + 150)
@@ -101,6 +105,8 @@ def hanging_command(project: Path) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        # Ctrl-C as a terminal's foreground job has it, whatever this process was given.
+        preexec_fn=_hear_ctrl_c,
     )
     deadline = time.monotonic() + 120
     while not first_batch_recorded(project):

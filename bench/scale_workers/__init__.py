@@ -1,0 +1,1 @@
+"""Runs at scale across Celery workers (see __main__)."""

@@ -9,64 +9,20 @@ finalising, so the finalising step's peak can be told from the chunks'.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 
-def start_workers(count: int, env: dict[str, str], logs: Path) -> list[subprocess.Popen[bytes]]:
-    workers = []
-    for index in range(count):
-        log = (logs / f"worker-{count}-{index}.log").open("ab")
-        command = [sys.executable, "-m", "oloproof", "worker", "--concurrency=1"]
-        workers.append(
-            subprocess.Popen(
-                [*command, "--loglevel=WARNING"],
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        )
-    return workers
-
-
-def stop_workers(workers: list[subprocess.Popen[bytes]]) -> None:
-    for worker in workers:
-        if worker.poll() is None:
-            os.killpg(worker.pid, signal.SIGTERM)
-    for worker in workers:
-        try:
-            worker.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(worker.pid, signal.SIGKILL)
-            worker.wait()
-        # Pool and system processes left by a main process that died first.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(worker.pid, signal.SIGKILL)
-
-
 def kill_worker(worker: subprocess.Popen[bytes]) -> None:
     """SIGKILL a worker's whole session: main process, pool process, system processes."""
     os.killpg(worker.pid, signal.SIGKILL)
     worker.wait()
-
-
-def wait_for_workers(count: int, timeout: float = 180) -> None:
-    from evalsite.celery import app
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if len(app.control.ping(timeout=1.0)) >= count:
-            return
-    raise SystemExit(f"only some of {count} workers answered within {timeout:.0f}s")
 
 
 def _children(pid: int) -> list[int]:

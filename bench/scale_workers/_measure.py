@@ -19,15 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from bench._platform import django_on, drop_database, fresh_database
-from bench.scale_workers._fleet import (
-    MemorySampler,
-    PrivateRedis,
-    kill_worker,
-    start_workers,
-    stop_workers,
-    wait_for_workers,
-)
+from bench.scale_workers._fleet import MemorySampler, PrivateRedis, kill_worker
 from bench.scale_workers._project import run_config, write_project
+from bench.workers.__main__ import start_workers, stop_workers, wait_for_workers
 
 REPO = Path(__file__).resolve().parents[2]
 POLL_S = 0.25
@@ -65,7 +59,7 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
     project = write_project(work / "project", kind=spec["kind"], cases=spec["cases"], salt=salt)
     workers = start_workers(spec["workers"], env, work)
     try:
-        wait_for_workers(spec["workers"])
+        wait_for_workers(spec["workers"], timeout=180)
         with MemorySampler(workers) as sampler:
             row = _submit_and_wait(spec, project, workers, sampler, broker)
         row.update(sampler.report())

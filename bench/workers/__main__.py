@@ -15,6 +15,7 @@ Writes bench/results/workers.json.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -107,6 +108,9 @@ def stop_workers(workers: list[subprocess.Popen[bytes]]) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait()
+        # Pool and system processes left by a main process that died first.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(worker.pid, signal.SIGKILL)
 
 
 def wait_for_workers(count: int, timeout: float = 120) -> None:

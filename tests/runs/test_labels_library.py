@@ -26,10 +26,16 @@ def test_a_gate_decided_again_reads_the_labels_and_says_so(
     before = oloproof.gate(run.pk, POLICY, store=DjangoStore())
     assert "assumes the judge is right" in before.rules[0].figures["interval_source"]
     assert "assumes the judge is right" in str(oloproof.load(run.pk, store=DjangoStore()))
-    for _ in range(10):
+    # People pass every reply; the judge fails every third (q-000, q-003, ...). Label ten
+    # draws, and on until a draw the judge failed is among them (the queue's seed is
+    # random: this takes more than 40 draws with probability under 1e-7).
+    labelled_ids: list[str] = []
+    while len(labelled_ids) < 10 or all(int(case[2:]) % 3 for case in labelled_ids):
         shown = review_queue(teammate, run.pk, "tone")
         assert shown.case_id is not None
-        save_label(teammate, run.pk, shown.case_id, "tone", 1.0)  # people pass every reply
+        assert len(labelled_ids) < 40
+        save_label(teammate, run.pk, shown.case_id, "tone", 1.0)
+        labelled_ids.append(shown.case_id)
     loaded = oloproof.load(run.pk, store=DjangoStore())
     labelled = loaded.labelled("tone")
     assert labelled is not None

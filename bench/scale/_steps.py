@@ -141,30 +141,18 @@ def _cases_write(run_id: int, n_cases: int) -> None:
 
     from metrics.bulk_rows import rows_insert
     from metrics.models import CaseVerdict
+    from runs.case_rows import CASE_RESULT_COLUMNS
     from runs.models import CaseResult, Run, RunChunk
 
     def failed(i: int) -> bool:
         return i % ERROR_EVERY == 0
 
-    case_columns = (
-        "run_id",
-        "case_id",
-        "position",
-        "output",
-        "error_type",
-        "error_message",
-        "error_traceback",
-        "latency_ms",
-        "artifacts",
-        "model_calls",
-        "outcome",
-    )
     verdict_columns = ("run_id", "case_id", "criterion", "value", "scores", "error", "cached")
     with transaction.atomic():
-        rows_insert(model=CaseResult, columns=case_columns, ignore_conflicts=False, rows=(
+        rows_insert(model=CaseResult, columns=CASE_RESULT_COLUMNS, ignore_conflicts=False, rows=(
             (run_id, f"case_{i:07d}", i, None if failed(i) else {"label": "refund"},
-             "TimeoutError" if failed(i) else "", "slow" if failed(i) else "", "", 1.5, {}, [],
-             "missing" if failed(i) else ("passed" if i % 7 else "failed"))
+             "TimeoutError" if failed(i) else "", "slow" if failed(i) else "", "", 1.5, None,
+             {}, [], "missing" if failed(i) else ("passed" if i % 7 else "failed"))
             for i in range(n_cases)
         ))  # fmt: skip
         rows_insert(model=CaseVerdict, columns=verdict_columns, ignore_conflicts=False, rows=(

@@ -45,13 +45,18 @@ def judge_says(page: Any) -> str:
     return "9" if GREETS in judge else "0"
 
 
-def test_labelling_the_queue_with_keys_and_buttons_moves_the_combined_interval(
-    visit: Visit, models_on: FakeOpenAI, tmp_path: Path
-) -> None:
+def runner_on_a_judged_run(visit: Visit, models_on: FakeOpenAI, tmp_path: Path) -> tuple[Run, Any]:
+    """A recorded model-judged run, and the browser's page signed in as a runner."""
     run = judged_run(models_on, tmp_path)
     member("rita", "runner")
     visit.login("rita")
-    page = visit.page
+    return run, visit.page
+
+
+def test_labelling_the_queue_with_keys_and_buttons_moves_the_combined_interval(
+    visit: Visit, models_on: FakeOpenAI, tmp_path: Path
+) -> None:
+    run, page = runner_on_a_judged_run(visit, models_on, tmp_path)
     visit.go(f"/runs/{run.pk}/")
     people = page.locator("td.people-cell[data-metric=tone]")
     assert "assumes the judge is right" in people.inner_text()
@@ -122,10 +127,7 @@ def test_labelling_the_queue_with_keys_and_buttons_moves_the_combined_interval(
 def test_pass_and_fail_by_key_and_by_button(
     visit: Visit, models_on: FakeOpenAI, tmp_path: Path
 ) -> None:
-    run = judged_run(models_on, tmp_path)
-    member("rita", "runner")
-    visit.login("rita")
-    page = visit.page
+    run, page = runner_on_a_judged_run(visit, models_on, tmp_path)
     visit.go(f"/runs/{run.pk}/review/exact_label/?blind=1")
     passed = submitting(page, lambda: page.keyboard.press("p"))
     assert "blind=1" in page.url

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from oloproof_core._names_on_first_use import names_on_first_use
 
 if TYPE_CHECKING:
-    from ._calibration import Calibration, calibrate
+    from ._calibration import Calibration, calibrate, judge_against_people, person_against_person
     from ._key import is_model_judged, label_key
     from ._labelled import LabelledEstimate, labelled_difference, labelled_estimate
     from ._metric_labels import MetricLabels
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "Calibration": "._calibration",
     "calibrate": "._calibration",
+    "judge_against_people": "._calibration",
+    "person_against_person": "._calibration",
     "Draw": "._sampling",
     "draw_cases": "._sampling",
     "is_model_judged": "._key",
@@ -45,6 +47,7 @@ __all__ = [
     "calibrate",
     "draw_cases",
     "is_model_judged",
+    "judge_against_people",
     "judge_calibration",
     "label_key",
     "labelled_change",
@@ -52,6 +55,7 @@ __all__ = [
     "labelled_estimate",
     "labelled_figure",
     "people_agreement",
+    "person_against_person",
     "sampling_probabilities",
 ]
 

@@ -9,7 +9,7 @@ its interval (``oloproof_core.stats._agreement`` says which are exact).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +21,7 @@ from oloproof_core.stats import (
     proportion_figure,
 )
 
-__all__ = ["Calibration", "calibrate"]
+__all__ = ["Calibration", "calibrate", "judge_against_people", "person_against_person"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,3 +91,42 @@ def _pass_fail(
         ),
     }
     return Calibration("pass_fail", len(pairs), confidence, figures)
+
+
+def judge_against_people(
+    judged: Mapping[str, float | None],
+    truth: Mapping[str, float],
+    *,
+    value_type: str,
+    score_range: tuple[float, float],
+    confidence: float,
+) -> Calibration | None:
+    """The judge's verdict (case id -> value, None where missing) against people's value,
+    over every labelled case the judge has a verdict on; None when there is none."""
+    pairs = [
+        (value, truth[case])
+        for case, value in judged.items()
+        if value is not None and case in truth
+    ]
+    return person_against_person(
+        pairs, value_type=value_type, score_range=score_range, confidence=confidence
+    )
+
+
+def person_against_person(
+    pairs: Sequence[tuple[float, float]],
+    *,
+    value_type: str,
+    score_range: tuple[float, float],
+    confidence: float,
+) -> Calibration | None:
+    """One rater against another, one pair of values per case; None without pairs."""
+    if not pairs:
+        return None
+    return calibrate(
+        [first for first, _ in pairs],
+        [second for _, second in pairs],
+        value_type=value_type,
+        score_range=score_range,
+        confidence=confidence,
+    )

@@ -9,7 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from oloproof_core.compare._values import values_by_case
-from oloproof_core.labels._calibration import Calibration, calibrate
+from oloproof_core.labels._calibration import (
+    Calibration,
+    judge_against_people,
+    person_against_person,
+)
 from oloproof_core.labels._labelled import LabelledEstimate, labelled_difference, labelled_estimate
 
 if TYPE_CHECKING:
@@ -67,18 +71,12 @@ def labelled_change(
 def judge_calibration(result: Result, metric: str, confidence: float) -> Calibration | None:
     """The judge against people on every labelled case of the run (drawn or not)."""
     labels = result.labels.get(metric)
-    if labels is None or not labels.truth:
+    if labels is None:
         return None
     stored = result.metric(metric)
-    values = values_by_case(result, stored)
-    pairs = [
-        (judged, labels.truth[case])
-        for case, judged in values.items()
-        if judged is not None and case in labels.truth
-    ]
-    return calibrate(
-        [judged for judged, _ in pairs],
-        [human for _, human in pairs],
+    return judge_against_people(
+        values_by_case(result, stored),
+        labels.truth,
         value_type=stored.value_type,
         score_range=stored.score_range,
         confidence=confidence,
@@ -88,12 +86,11 @@ def judge_calibration(result: Result, metric: str, confidence: float) -> Calibra
 def people_agreement(result: Result, metric: str, confidence: float) -> Calibration | None:
     """One person against another, on the cases two people labelled."""
     labels = result.labels.get(metric)
-    if labels is None or not labels.pairs:
+    if labels is None:
         return None
     stored = result.metric(metric)
-    return calibrate(
-        [first for first, _ in labels.pairs],
-        [second for _, second in labels.pairs],
+    return person_against_person(
+        labels.pairs,
         value_type=stored.value_type,
         score_range=stored.score_range,
         confidence=confidence,

@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from oloproof_core.labels import Calibration, LabelledEstimate, calibrate
+from oloproof_core.labels import (
+    Calibration,
+    LabelledEstimate,
+    judge_against_people,
+    person_against_person,
+)
 from runs.access import LOCAL, Actor, run_for
 from runs.models import Label, ReviewSample, Run
 from runs.review_samples import case_set_digest
@@ -158,17 +163,22 @@ def _labelled(read: _Read) -> LabelledEstimate | None:
 
 
 def _judge_calibration(read: _Read, found: dict[str, list[Label]]) -> Calibration | None:
-    pairs = [
-        (judged, mean_value(found[case_id]))
-        for case_id, judged in zip(read.column.case_ids, read.column.values, strict=True)
-        if judged is not None and case_id in found
-    ]
-    return _calibrated(pairs, read.metric)
+    judged = dict(zip(read.column.case_ids, read.column.values, strict=True))
+    truth = {case_id: mean_value(given) for case_id, given in found.items()}
+    return judge_against_people(judged, truth, **_scale(read.metric))
 
 
 def _people(read: _Read, found: dict[str, list[Label]]) -> Calibration | None:
     pairs = [(given[0].value, given[1].value) for given in found.values() if len(given) >= 2]
-    return _calibrated(pairs, read.metric)
+    return person_against_person(pairs, **_scale(read.metric))
+
+
+def _scale(metric: LabelledMetric) -> dict[str, Any]:
+    return {
+        "value_type": metric.value_type,
+        "score_range": metric.score_range,
+        "confidence": metric.confidence,
+    }
 
 
 def labelled_metric(run_id: int, criterion: str, *, user: Actor = LOCAL) -> LabelledEstimate | None:
@@ -186,18 +196,6 @@ def people_agreement(run_id: int, criterion: str, *, user: Actor = LOCAL) -> Cal
     """The first person to label each case against the second, over cases two labelled."""
     read = _read(user, run_id, criterion)
     return _people(read, _labels_of_run(read.run, criterion))
-
-
-def _calibrated(pairs: list[tuple[float, float]], metric: LabelledMetric) -> Calibration | None:
-    if not pairs:
-        return None
-    return calibrate(
-        [first for first, _ in pairs],
-        [second for _, second in pairs],
-        value_type=metric.value_type,
-        score_range=metric.score_range,
-        confidence=metric.confidence,
-    )
 
 
 @dataclass(frozen=True, slots=True)

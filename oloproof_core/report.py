@@ -79,13 +79,14 @@ def render_text(result: Result) -> str:
 
 def _judge_lines(result: Result) -> list[str]:
     """Per model-judged metric: the figure with people's labels, or what it assumes without."""
-    from oloproof_core.labels import is_model_judged
+    from oloproof_core.labels import model_judged_criteria
 
+    judged = model_judged_criteria(result.provenance)
     lines: list[str] = []
-    for described in result.provenance.get("evaluators") or []:
-        name = described.get("criterion")
-        if not any(metric.metric == name for metric in result.metrics):
-            continue
+    for metric in result.metrics:
+        name = metric.metric
+        if name != metric.criterion:
+            continue  # labels are per criterion
         labelled = result.labelled(name)
         if labelled is not None:
             lines.append(
@@ -94,7 +95,7 @@ def _judge_lines(result: Result) -> list[str]:
                 f"{_number(labelled.interval.upper)}]; people minus judge "
                 f"[{labelled.judge_bias.lower:+.3f}, {labelled.judge_bias.upper:+.3f}]"
             )
-        elif is_model_judged(described.get("kind", ""), described.get("parameters")):
+        elif name in judged:
             lines.append(
                 f"{name} is scored by a model: its interval assumes the judge is right "
                 "until people label the review queue's draws"

@@ -130,14 +130,9 @@ class DecisionContext:
 
     def judged_by_model(self, name: str) -> bool:
         """Whether the run's provenance says a model gives this metric's verdicts."""
-        from oloproof_core.labels import is_model_judged
+        from oloproof_core.labels import model_judged_criteria
 
-        criterion = self.result.metric(name).criterion
-        return any(
-            item.get("criterion") == criterion
-            and is_model_judged(item.get("kind", ""), item.get("parameters"))
-            for item in self.result.provenance.get("evaluators") or []
-        )
+        return self.result.metric(name).criterion in model_judged_criteria(self.result.provenance)
 
     def has_metric(self, name: str) -> bool:
         return any(metric.metric == name for metric in self.result.metrics)

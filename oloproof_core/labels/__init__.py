@@ -13,7 +13,7 @@ from oloproof_core._names_on_first_use import names_on_first_use
 
 if TYPE_CHECKING:
     from ._calibration import Calibration, calibrate, judge_against_people, person_against_person
-    from ._key import is_model_judged, label_key
+    from ._key import is_model_judged, label_key, model_judged_criteria
     from ._labelled import LabelledEstimate, labelled_difference, labelled_estimate
     from ._metric_labels import MetricLabels
     from ._of_result import judge_calibration, labelled_change, labelled_figure, people_agreement
@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "draw_cases": "._sampling",
     "is_model_judged": "._key",
     "label_key": "._key",
+    "model_judged_criteria": "._key",
     "LabelledEstimate": "._labelled",
     "labelled_difference": "._labelled",
     "labelled_estimate": "._labelled",
@@ -54,6 +55,7 @@ __all__ = [
     "labelled_difference",
     "labelled_estimate",
     "labelled_figure",
+    "model_judged_criteria",
     "people_agreement",
     "person_against_person",
     "sampling_probabilities",

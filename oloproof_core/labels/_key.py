@@ -12,7 +12,7 @@ from typing import Any
 
 from oloproof_core._canonical import digest_value
 
-__all__ = ["is_model_judged", "label_key"]
+__all__ = ["is_model_judged", "label_key", "model_judged_criteria"]
 
 MODEL_JUDGED_KINDS = frozenset({"RubricJudge"})
 
@@ -27,3 +27,12 @@ def is_model_judged(kind: str, parameters: Mapping[str, Any] | None) -> bool:
     if kind in MODEL_JUDGED_KINDS:
         return True
     return kind == "metric_file" and bool((parameters or {}).get("models"))
+
+
+def model_judged_criteria(provenance: Mapping[str, Any]) -> frozenset[str]:
+    """The criteria a run's provenance says a model judges."""
+    return frozenset(
+        str(item.get("criterion"))
+        for item in provenance.get("evaluators") or []
+        if is_model_judged(item.get("kind", ""), item.get("parameters"))
+    )

@@ -22,7 +22,8 @@ sqrt(c (1 - c) / sims).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -121,16 +122,11 @@ def pass_fail(sims: int) -> list[dict[str, Any]]:
     for r, rate in enumerate(RATES):
         for j, (name, judge) in enumerate(w.PASS_FAIL_JUDGES.items()):
             rng, records = _rng(1, r, j), Records()
-            # Without a baseline every pass/fail case weighs the same: the queue's
-            # probabilities are uniform whatever the verdicts, so they are read once.
+            # The queue's probabilities, read once from a first draw of the judge's verdicts
+            # (uniform whatever they are; drawn as the figures in bench/README.md were).
             q = w.probabilities(judge(w.pass_fail_truth(rng, rate), rng), "pass_fail")
-            for _ in range(sims):
-                truth = w.pass_fail_truth(rng, rate)
-                verdicts = judge(truth, rng)
-                mean = float(truth.mean())
-                records.note("judge_minus_truth", float(verdicts.mean()) - mean)
-                records.add("judge_only", clopper_pearson(int(verdicts.sum()), w.CASES), mean)
-                _labelled_runs(records, truth, verdicts, q, rng.random(max(w.LABELS)))
+            truth_of = partial(w.pass_fail_truth, rate=rate)
+            _simulate(records, rng, sims, truth_of, judge, q, _exact_on_verdicts)
             rows += _rows(records, rate, truth=f"pass rate {rate}", judge=name)
     return rows
 
@@ -141,15 +137,36 @@ def scores(sims: int) -> list[dict[str, Any]]:
     q = np.full(w.CASES, 1.0 / w.CASES)
     for j, (name, judge) in enumerate(w.SCORE_JUDGES.items()):
         rng, records = _rng(2, j), Records()
-        for _ in range(sims):
-            truth = w.score_truth(rng)
-            verdicts = judge(truth, rng)
-            mean = float(truth.mean())
-            records.note("judge_minus_truth", float(verdicts.mean()) - mean)
-            records.add("judge_only", bounded_mean_interval(verdicts, w.CONFIDENCE), mean)
-            _labelled_runs(records, truth, verdicts, q, rng.random(max(w.LABELS)))
+        _simulate(records, rng, sims, w.score_truth, judge, q, _betting_on_verdicts)
         rows += _rows(records, SCORE_MEAN, truth="scores Beta(4, 2)", judge=name)
     return rows
+
+
+def _exact_on_verdicts(verdicts: w.Array) -> Interval:
+    return clopper_pearson(int(verdicts.sum()), w.CASES)
+
+
+def _betting_on_verdicts(verdicts: w.Array) -> Interval:
+    return bounded_mean_interval(verdicts, w.CONFIDENCE)
+
+
+def _simulate(
+    records: Records,
+    rng: np.random.Generator,
+    sims: int,
+    truth_of: Callable[[np.random.Generator], w.Array],
+    judge: w.Judge,
+    q: w.Array,
+    judge_only: Callable[[w.Array], Interval],
+) -> None:
+    """`sims` runs: the truth, the judge's verdicts, its own interval and the labelled ones."""
+    for _ in range(sims):
+        truth = truth_of(rng)
+        verdicts = judge(truth, rng)
+        mean = float(truth.mean())
+        records.note("judge_minus_truth", float(verdicts.mean()) - mean)
+        records.add("judge_only", judge_only(verdicts), mean)
+        _labelled_runs(records, truth, verdicts, q, rng.random(max(w.LABELS)))
 
 
 def weighted(sims: int) -> list[dict[str, Any]]:

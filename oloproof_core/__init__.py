@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "canonical_json": "oloproof_core._canonical",
     "CaseColumns": "oloproof_core.case_columns",
     "CaseColumnsBuilder": "oloproof_core.case_columns",
+    "DeferredIds": "oloproof_core.case_columns",
     "CaseError": "oloproof_core.case",
     "CaseResult": "oloproof_core.case",
     "check_run_config": "oloproof_core.run_config",
@@ -119,6 +120,7 @@ if TYPE_CHECKING:
     from oloproof_core.case import CaseResult as CaseResult
     from oloproof_core.case_columns import CaseColumns as CaseColumns
     from oloproof_core.case_columns import CaseColumnsBuilder as CaseColumnsBuilder
+    from oloproof_core.case_columns import DeferredIds as DeferredIds
     from oloproof_core.components import component as component
     from oloproof_core.conclusion import conclude_run as conclude_run
     from oloproof_core.context import Measurements as Measurements
@@ -203,6 +205,7 @@ __all__ = [
     "DatasetError",
     "DatasetSource",
     "DeclarationError",
+    "DeferredIds",
     "DspyMetric",
     "InMemoryStore",
     "JudgingTally",

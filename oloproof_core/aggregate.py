@@ -5,13 +5,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oloproof_core import stats
 from oloproof_core.case import CaseResult
 from oloproof_core.case_columns import CaseColumns, listed
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.stats import Interval, proportion_interval
+
+if TYPE_CHECKING:
+    from oloproof_core.case_columns import FloatArray
+    from oloproof_core.stats._order import Keys
 
 CLOPPER_PEARSON = "clopper-pearson exact"
 BETTING = "betting (Waudby-Smith & Ramdas 2024)"
@@ -108,38 +112,66 @@ def aggregate(
 def aggregate_columns(
     columns: CaseColumns, evaluators: Sequence[Evaluator], confidence: float
 ) -> list[MetricEstimate]:
-    """`aggregate` over a run's value columns: the same figures, one metric's values at
-    a time as a list (what `estimate_metric` reads), never a case object."""
+    """`aggregate` over a run's value columns: the same figures, never a case object.
+
+    Without clusters a metric is estimated from its column itself, read in the order
+    the columns carry (`CaseColumns.order_keys`); with clusters, one metric at a time
+    as a list, as `estimate_metric` reads it.
+    """
     clusters = columns.cluster_keys()
     metrics: list[MetricEstimate] = []
     for evaluator in evaluators:
         criterion = evaluator.criterion
-        metrics.append(
-            estimate_metric(
-                criterion,
-                criterion,
-                listed(columns.metric_values(criterion)),
-                evaluator.value_type,
-                evaluator.score_range,
-                confidence,
-                clusters,
-                keys=columns.ids,
-            )
-        )
-        for name, sub_values in columns.scores.get(criterion, {}).items():
-            metrics.append(
-                estimate_metric(
-                    f"{criterion}.{name}",
-                    criterion,
-                    listed(sub_values),
-                    "score",
-                    evaluator.sub_score_range,
-                    confidence,
-                    clusters,
-                    keys=columns.ids,
+        named = [(criterion, columns.metric_values(criterion), evaluator.value_type)]
+        named += [
+            (f"{criterion}.{name}", sub_values, "score")
+            for name, sub_values in columns.scores.get(criterion, {}).items()
+        ]
+        for metric, column, value_type in named:
+            low_high = evaluator.score_range if metric == criterion else evaluator.sub_score_range
+            figures = (value_type, low_high, confidence)
+            if clusters is None:
+                found = _column_estimate(metric, criterion, column, *figures, columns.order_keys())
+            else:
+                values = listed(column)
+                found = estimate_metric(
+                    metric, criterion, values, *figures, clusters, keys=columns.ids
                 )
-            )
+            metrics.append(found)
     return metrics
+
+
+def _column_estimate(
+    metric: str,
+    criterion: str,
+    column: FloatArray,
+    value_type: str,
+    score_range: tuple[float, float],
+    confidence: float,
+    keys: Keys,
+) -> MetricEstimate:
+    """`estimate_metric` without clusters, from a column (NaN where missing): the same
+    figures, with no list of values made."""
+    import numpy as np
+
+    observed = column[~np.isnan(column)]
+    n_observed = int(observed.size)
+    n_missing = int(column.size) - n_observed
+    if value_type == "pass_fail":
+        successes = int((observed >= 1.0).sum())
+        interval = proportion_interval(successes, n_observed, n_missing, confidence)
+        estimate = successes / n_observed if n_observed else None
+        method = CLOPPER_PEARSON
+    else:
+        low, high = score_range
+        interval = stats.completed_mean_interval(column, low, high, confidence, keys=keys)
+        estimate = math.fsum(observed.tolist()) / n_observed if n_observed else None
+        method = BETTING
+    return MetricEstimate(
+        metric=metric, estimate=estimate, interval=interval, n_observed=n_observed,
+        n_missing=n_missing, method=method, confidence=confidence, value_type=value_type,
+        score_range=score_range, criterion=criterion,
+    )  # fmt: skip
 
 
 def case_clusters(cases: Sequence[CaseResult]) -> list[str] | None:

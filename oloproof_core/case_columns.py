@@ -9,13 +9,19 @@ of `Result.cases` still works: a case asked for is made on the spot from its col
 (id, cluster, error type, verdict values and scores), never kept. The readers a
 conclusion goes through (`aggregate`, `values_by_case`, `column_lists`, the gate's
 missing-cases rule, `Result.usage`) read the columns directly instead.
+
+A store that keeps the run's ids itself passes them as `DeferredIds`, read only if a
+reader asks for an id (a comparison by case, clusters, a sequential look), and the
+reading order the statistics need as a `ReadOrder` worked out from each id's digest
+prefix as the rows streamed by: a plain run is then concluded holding, per case, its
+values, its error code and its place in that order, and no id.
 """
 
 from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 from oloproof_core.case import CaseError, CaseResult
@@ -28,12 +34,51 @@ if TYPE_CHECKING:  # NumPy loads when columns are built: `Result` checks for the
     import numpy.typing as npt
 
     from oloproof_core.aggregate import MetricEstimate
+    from oloproof_core.stats import ReadOrder
 
     FloatArray = npt.NDArray[np.float64]
     CodeArray = npt.NDArray[np.int32]
 
 NONE = -1
 """The code of a case without a cluster, or without an error."""
+
+
+class DeferredIds(Sequence[str]):
+    """A run's case ids in its order, read from their store only when first asked for."""
+
+    __slots__ = ("_ids", "_length", "_read")
+
+    def __init__(self, read: Callable[[], list[str]], length: int) -> None:
+        self._read = read
+        self._length = length
+        self._ids: list[str] | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._ids is not None
+
+    def _loaded(self) -> list[str]:
+        if self._ids is None:
+            ids = self._read()
+            if len(ids) != self._length:
+                raise RuntimeError(f"the store holds {len(ids)} case ids for {self._length} cases")
+            self._ids = ids
+        return self._ids
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        return self._loaded()[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
 
 
 class CaseColumns(Sequence[CaseResult]):
@@ -51,13 +96,14 @@ class CaseColumns(Sequence[CaseResult]):
         "error_types",
         "ids",
         "model_usage",
+        "read_order",
         "scores",
         "values",
     )
 
     def __init__(
         self,
-        ids: list[str],
+        ids: Sequence[str],
         values: dict[str, FloatArray],
         scores: dict[str, dict[str, FloatArray]],
         *,
@@ -66,8 +112,10 @@ class CaseColumns(Sequence[CaseResult]):
         error_codes: CodeArray | None = None,
         error_types: Sequence[str] = (),
         model_usage: dict[str, RoleUsage] | None = None,
+        read_order: ReadOrder | None = None,
     ) -> None:
         self.ids = ids
+        self.read_order = read_order
         self.values = values
         self.scores = scores
         self.cluster_codes = cluster_codes
@@ -136,6 +184,11 @@ class CaseColumns(Sequence[CaseResult]):
             for code, case_id in zip(codes.tolist(), self.ids, strict=True)
         ]
 
+    def order_keys(self) -> Sequence[str] | ReadOrder:
+        """What fixes the statistics' reading order: the order worked out when the columns
+        were built, or the ids themselves."""
+        return self.ids if self.read_order is None else self.read_order
+
     def metric_values(self, criterion: str, sub_score: str | None = None) -> FloatArray:
         """A criterion's values (or one of its sub-scores'), NaN where missing."""
         if sub_score is None:
@@ -168,7 +221,11 @@ class CaseColumns(Sequence[CaseResult]):
         arrays: list[Any] = [*self.values.values()]
         arrays += [column for subs in self.scores.values() for column in subs.values()]
         arrays += [a for a in (self.cluster_codes, self.error_codes) if a is not None]
-        ids = sum(map(sys.getsizeof, self.ids)) + sys.getsizeof(self.ids)
+        if self.read_order is not None:
+            arrays.append(self.read_order.indices)
+        ids = 0
+        if not isinstance(self.ids, DeferredIds) or self.ids.loaded:
+            ids = sum(map(sys.getsizeof, self.ids)) + sys.getsizeof(self.ids)
         return ids + int(sum(column.nbytes for column in arrays))
 
 
@@ -181,11 +238,16 @@ class CaseColumnsBuilder:
     """Collects a run's cases row by row, in order, into `CaseColumns`.
 
     Each case costs its id and a few bytes per column while rows arrive; no row is kept.
+    With `keep_ids` false it costs the 8-byte prefix of its id's digest instead, and
+    `build` is given the ids as the store keeps them (`DeferredIds`).
     """
 
-    def __init__(self, criteria: Iterable[str]) -> None:
+    def __init__(self, criteria: Iterable[str], *, keep_ids: bool = True) -> None:
         self._criteria = list(criteria)
+        self._keep_ids = keep_ids
+        self._count = 0
         self._ids: list[str] = []
+        self._prefixes = array("Q")
         self._values = {criterion: array("d") for criterion in self._criteria}
         self._scores: dict[str, dict[str, array[float]]] = {c: {} for c in self._criteria}
         self._clusters = array("i")
@@ -205,8 +267,14 @@ class CaseColumnsBuilder:
     ) -> None:
         """One case: its verdicts' (value, scores) in the order of the criteria given
         (None, None where it has none)."""
-        position = len(self._ids)
-        self._ids.append(case_id)
+        position = self._count
+        self._count += 1
+        if self._keep_ids:
+            self._ids.append(case_id)
+        else:
+            from oloproof_core.stats import key_prefix
+
+            self._prefixes.append(key_prefix(case_id))
         labels, types = self._cluster_labels, self._error_types
         self._clusters.append(NONE if cluster is None else labels.setdefault(cluster, len(labels)))
         self._errors.append(types.setdefault(error_type, len(types)) if error_type else NONE)
@@ -227,8 +295,24 @@ class CaseColumnsBuilder:
             call = ModelCall(**item)
             self._usage.setdefault(call.role, RoleUsage()).add(call)
 
-    def build(self) -> CaseColumns:
+    @property
+    def count(self) -> int:
+        """How many cases were added."""
+        return self._count
+
+    def build(self, ids: Sequence[str] | None = None) -> CaseColumns:
+        """The columns; `ids` are the cases' ids when the builder did not keep them."""
         import numpy as np
+
+        from oloproof_core.stats import ReadOrder
+
+        read_order = None
+        if not self._keep_ids:
+            if ids is None or len(ids) != self._count:
+                raise ValueError(f"build needs the ids of the {self._count} cases it was given")
+            prefixes = np.frombuffer(self._prefixes, dtype=np.uint64)
+            read_order = ReadOrder.of_prefixes(prefixes)
+            self._prefixes = array("Q")  # the order is all they were for
 
         def floats(column: array[float]) -> FloatArray:
             return np.frombuffer(column, dtype=np.float64)
@@ -238,7 +322,7 @@ class CaseColumnsBuilder:
             return found if (found != NONE).any() else None
 
         return CaseColumns(
-            self._ids,
+            self._ids if ids is None else ids,
             {criterion: floats(column) for criterion, column in self._values.items()},
             {c: {n: floats(col) for n, col in subs.items()} for c, subs in self._scores.items()},
             cluster_codes=codes(self._clusters),
@@ -246,4 +330,5 @@ class CaseColumnsBuilder:
             error_codes=codes(self._errors),
             error_types=list(self._error_types),
             model_usage=self._usage,
+            read_order=read_order,
         )

@@ -36,7 +36,7 @@ def column_lists(result: Result) -> ColumnLists:
     cases = result.cases
     if isinstance(cases, CaseColumns):
         # Read from the columns: NaN where missing already, no case made.
-        ids = cases.ids
+        ids = list(cases.ids)
         values = {metric.metric: cases.metric_column(metric).tolist() for metric in result.metrics}
         clusters = [cases.cluster(i) for i in range(len(cases))]
     else:

@@ -17,6 +17,8 @@ from oloproof_core.stats import Interval, running_interval
 FloatArray = npt.NDArray[np.float64]
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from oloproof_core.compare import Comparison
     from oloproof_core.labels import LabelledEstimate
     from oloproof_core.result import Result
@@ -51,7 +53,7 @@ class DecisionContext:
     def sequential(self) -> bool:
         return self.horizon is not None
 
-    def ids(self) -> list[str]:
+    def ids(self) -> Sequence[str]:
         cases = self.result.cases
         if isinstance(cases, CaseColumns):
             return cases.ids

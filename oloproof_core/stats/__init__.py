@@ -57,9 +57,9 @@ if TYPE_CHECKING:
         few_clusters_warning,
     )
     from ._difference import PairedDifference
-    from ._digest_order import digest_order
+    from ._digest_order import digest_order, key_prefix
     from ._interval import Interval
-    from ._missing import mean_interval
+    from ._missing import completed_mean_interval, mean_interval
     from ._missing_proportion import proportion_interval
     from ._multiplicity import benjamini_hochberg, holm_rejections
     from ._order import ReadOrder
@@ -97,6 +97,7 @@ _EXPORTS: dict[str, str] = {
     "cr1_paired_difference": "._cluster",
     "DIFFERENCE_TUNING": "._bounded_mean",
     "digest_order": "._digest_order",
+    "key_prefix": "._digest_order",
     "FEW_CLUSTERS": "._cluster_betting",
     "few_clusters_warning": "._cluster_betting",
     "holm_rejections": "._multiplicity",
@@ -104,6 +105,7 @@ _EXPORTS: dict[str, str] = {
     "MAX_CASES": "._sample_size",
     "mcnemar_exact_p_value": "._paired",
     "mean_interval": "._missing",
+    "completed_mean_interval": "._missing",
     "paired_mean_difference": "._paired",
     "paired_proportion_difference": "._paired",
     "PairedDifference": "._difference",
@@ -142,6 +144,7 @@ __all__ = [
     "clopper_pearson",
     "clustered_mean_interval",
     "clustered_paired_difference",
+    "completed_mean_interval",
     "correlation_figure",
     "cr1_mean_interval",
     "cr1_paired_difference",
@@ -149,6 +152,7 @@ __all__ = [
     "few_clusters_warning",
     "holm_rejections",
     "kappa_figure",
+    "key_prefix",
     "mcnemar_exact_p_value",
     "mean_abs_difference_figure",
     "mean_interval",

@@ -37,7 +37,7 @@ from ._interval import Interval
 from ._order import Keys
 from ._validate import check_confidence, check_count
 
-__all__ = ["check_range", "mean_interval", "rescale", "unscale"]
+__all__ = ["check_range", "completed_mean_interval", "mean_interval", "rescale", "unscale"]
 
 
 def check_range(low: float, high: float) -> tuple[float, float]:
@@ -96,10 +96,46 @@ def mean_interval(
     """
     lo, hi = check_range(low, high)
     missing = check_count(n_missing, "n_missing")
-    level = check_confidence(confidence)
     unit = rescale(values, lo, hi)
     worst = np.concatenate((unit, np.zeros(missing)))
     best = np.concatenate((unit, np.ones(missing)))
+    return _completions_interval(worst, best, lo, hi, confidence, keys)
+
+
+def completed_mean_interval(
+    column: npt.NDArray[np.float64],
+    low: float,
+    high: float,
+    confidence: float = 0.95,
+    *,
+    keys: Keys = None,
+) -> Interval:
+    """:func:`mean_interval` over a column of every case's score, NaN where missing.
+
+    ``keys`` name the column's cases in its order. Each completion keeps every case at
+    its place, so the values are read in the same order, and the interval is the same
+    to the last bit, as :func:`mean_interval` over the observed scores and the count of
+    missing ones with their keys put in that order; no list of scores is made.
+    """
+    lo, hi = check_range(low, high)
+    observed = ~np.isnan(column)
+    worst = np.zeros(column.size)
+    worst[observed] = rescale(column[observed], lo, hi)
+    best = worst.copy()
+    best[~observed] = 1.0
+    return _completions_interval(worst, best, lo, hi, confidence, keys)
+
+
+def _completions_interval(
+    worst: npt.NDArray[np.float64],
+    best: npt.NDArray[np.float64],
+    lo: float,
+    hi: float,
+    confidence: float,
+    keys: Keys,
+) -> Interval:
+    """The lower end from the worst completion, the upper from the best, back in range."""
+    level = check_confidence(confidence)
     lower = bounded_mean_interval(worst, level, keys=keys).lower
     upper = bounded_mean_interval(best, level, keys=keys).upper
     return Interval(unscale(lower, lo, hi), unscale(upper, lo, hi))

@@ -64,3 +64,67 @@ def test_a_sub_score_first_seen_late_is_missing_before_it() -> None:
     ]  # fmt: skip
     assert columns.missing_anything() == 3
     assert columns.cluster_keys() == ["\0a", "\0b", "x", "\0d"]
+
+
+def deferred_columns(cases: list[engine.CaseResult]) -> engine.CaseColumns:
+    """The columns as a store that keeps the ids itself builds them."""
+    builder = engine.CaseColumnsBuilder(["exact", "quality"], keep_ids=False)
+    for case in cases:
+        builder.add(
+            case.id,
+            cluster=case.cluster,
+            error_type=None if case.error is None else case.error.type,
+            verdicts=[
+                (case.verdicts[c].value, dict(case.verdicts[c].scores))
+                for c in ("exact", "quality")
+            ],
+        )
+    read = [case.id for case in cases]
+    return builder.build(engine.DeferredIds(lambda: list(read), builder.count))
+
+
+def test_columns_without_their_ids_conclude_to_the_same_figures_reading_no_id() -> None:
+    cases = judged_cases(400, 7)
+    for case in cases:
+        case.cluster = None
+    policy = {
+        "version": 1,
+        "rules": [{"metric": "quality", "min": 1.0}, {"missing": {"max_rate": 0.2}}],
+    }
+    whole = conclude(cases, policy=policy)
+    columns = deferred_columns(cases)
+    narrow = conclude(columns, policy=policy)
+    # The same metrics and gate (the columns were built without the model calls).
+    assert figures(narrow)["metrics"] == figures(whole)["metrics"]
+    assert figures(narrow)["gate"] == figures(whole)["gate"]
+    assert isinstance(columns.ids, engine.DeferredIds)
+    assert not columns.ids.loaded
+    # The reading order worked out from the digest prefixes is the ids' own.
+    assert columns.read_order is not None
+    expected = engine.stats.ReadOrder.of([case.id for case in cases]).indices
+    assert columns.read_order.indices.tolist() == expected.tolist()
+    # Nothing per case but four value columns, the reading order and the error codes.
+    assert columns.nbytes() == len(cases) * (4 * 8 + 8 + 4)
+    assert [case.id for case in columns][:3] == ["case_00000", "case_00001", "case_00002"]
+    assert columns.ids.loaded
+
+
+def test_two_keys_sharing_a_digest_prefix_leave_the_order_to_the_ids() -> None:
+    import numpy as np
+
+    assert engine.stats.ReadOrder.of_prefixes(np.array([5, 3, 5], dtype=np.uint64)) is None
+    found = engine.stats.ReadOrder.of_prefixes(np.array([5, 3, 9], dtype=np.uint64))
+    assert found is not None
+    assert found.indices.tolist() == [1, 0, 2]
+
+
+def test_deferred_ids_that_do_not_match_the_cases_are_refused() -> None:
+    ids = engine.DeferredIds(lambda: ["a", "b"], 3)
+    assert len(ids) == 3
+    assert not ids.loaded
+    with pytest.raises(RuntimeError, match="2 case ids for 3 cases"):
+        ids[0]
+    builder = engine.CaseColumnsBuilder(["exact"], keep_ids=False)
+    builder.add("a", cluster=None, error_type=None, verdicts=[(1.0, None)])
+    with pytest.raises(ValueError, match="the ids of the 1 cases"):
+        builder.build()

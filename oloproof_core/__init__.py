@@ -36,6 +36,8 @@ _EXPORTS: dict[str, str] = {
     "ContractError": "oloproof_core.errors",
     "current_case": "oloproof_core.context",
     "Dataset": "oloproof_core.dataset",
+    "DatasetFile": "oloproof_core.dataset_file",
+    "check_dataset_file": "oloproof_core.dataset_file",
     "DatasetError": "oloproof_core.errors",
     "DatasetSource": "oloproof_core.evaluation",
     "decide_sequential": "oloproof_core.sequential",
@@ -128,6 +130,8 @@ if TYPE_CHECKING:
     from oloproof_core.dataset import Dataset as Dataset
     from oloproof_core.dataset import Row as Row
     from oloproof_core.dataset import load_dataset as load_dataset
+    from oloproof_core.dataset_file import DatasetFile as DatasetFile
+    from oloproof_core.dataset_file import check_dataset_file as check_dataset_file
     from oloproof_core.doctor import Protections as Protections
     from oloproof_core.doctor import protections as protections
     from oloproof_core.dspy_adapter import DspyMetric as DspyMetric
@@ -203,6 +207,7 @@ __all__ = [
     "ContractError",
     "Dataset",
     "DatasetError",
+    "DatasetFile",
     "DatasetSource",
     "DeclarationError",
     "DeferredIds",
@@ -228,6 +233,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "canonical_json",
+    "check_dataset_file",
     "check_run_config",
     "component",
     "conclude_run",

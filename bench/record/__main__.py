@@ -1,6 +1,7 @@
 """Record a 100,000-case run into SQLite and into PostgreSQL: seconds, peak memory, queries.
 
     .venv/bin/python -m bench.record [--cases 100000] [--postgres URL | --no-postgres]
+                                     [--no-sqlite] [--out rows.json]
 
 Each backend runs in its own process (Django settings are per process) on a fresh
 database: SQLite in a temporary data folder, PostgreSQL in a scratch database
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
 DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/oloproof_bench_record"
@@ -235,18 +237,22 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--postgres", default=DEFAULT_POSTGRES, help="scratch database URL")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--no-sqlite", action="store_true")
+    parser.add_argument("--out", default="", help="also write the rows to this JSON file")
     parser.add_argument("--child", choices=["sqlite", "postgresql"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure(args.child, args.cases)))
         return
-    rows = [_child("sqlite", args.cases, None)]
+    rows = [] if args.no_sqlite else [_child("sqlite", args.cases, None)]
     if not args.no_postgres:
         _scratch_postgres(args.postgres, "create")
         try:
             rows.append(_child("postgresql", args.cases, args.postgres))
         finally:
             _scratch_postgres(args.postgres, "drop")
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     print(
         f"{'backend':<11} {'cases':>8} {'seconds':>8} {'cases/s':>8} {'floor s':>8} "
         f"{'× floor':>8} {'queries':>8} {'peak MB':>8}"

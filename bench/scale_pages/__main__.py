@@ -11,7 +11,7 @@ p50 and p99 per page to bench/results/scale_pages.json.
 Run: .venv/bin/python -m bench.scale_pages [--cases 1000000] [--runs 10000]
      [--repeats 100] [--postgres postgresql://postgres@127.0.0.1:5432]
      [--reuse DATA_FOLDER]   (measure again on the store an earlier run seeded)
-     [--seed-only] [--only TEXT] [--drop]
+     [--seed-only] [--only TEXT] [--drop] [--out bench/results/scale_pages.json]
 The database and the data folder are kept for --reuse unless --drop (after measuring).
 """
 
@@ -77,6 +77,7 @@ def main() -> int:
     parser.add_argument("--seed-only", action="store_true")
     parser.add_argument("--only", default="", help="measure only pages whose name has this")
     parser.add_argument("--drop", action="store_true", help="drop the store after measuring")
+    parser.add_argument("--out", default=str(RESULTS / "scale_pages.json"))
     args = parser.parse_args()
     data_dir = args.reuse or seed_store(args)
     if args.seed_only:
@@ -85,8 +86,8 @@ def main() -> int:
 
     saved = json.loads((Path(data_dir) / "seeded.json").read_text())
     report = measure_pages(data_dir=data_dir, seeded=saved, repeats=args.repeats, only=args.only)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "scale_pages.json").write_text(json.dumps(report, indent=2) + "\n")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
     if args.drop:
         from bench._platform import drop_database
 

@@ -16,7 +16,7 @@ broker restarted empty; the run must still succeed with every case recorded once
 
 Every measurement runs in a process of its own on a scratch PostgreSQL database
 (`oloproof_scale_workers_*`, dropped after) with its dataset in a temporary folder.
-Results are merged into bench/results/scale_workers.json.
+Results are merged into bench/results/scale_workers.json (or the file given by `--out`).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def _series(args: argparse.Namespace, kind: str) -> dict[str, Any]:
             {"workers": workers, **row, "load_before": before, "load_after": _load_average()}
         )
         _print_row(kind, rows[-1])
-    rows = _merged(kind, cases, chunk, rows)
+    rows = _merged(Path(args.out), kind, cases, chunk, rows)
     base = next((row for row in rows if row["workers"] == 1), None)
     for row in rows:
         row["efficiency"] = (
@@ -73,9 +73,11 @@ def _series(args: argparse.Namespace, kind: str) -> dict[str, Any]:
     return {"cases": cases, "chunk_size": chunk, "concurrency": concurrency, "runs": rows}
 
 
-def _merged(kind: str, cases: int, chunk: int, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _merged(
+    results: Path, kind: str, cases: int, chunk: int, rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """These rows with those of an earlier call on the same cases and chunks, by workers."""
-    earlier = json.loads(RESULTS.read_text()).get(kind) if RESULTS.exists() else None
+    earlier = json.loads(results.read_text()).get(kind) if results.exists() else None
     if not earlier or (earlier["cases"], earlier["chunk_size"]) != (cases, chunk):
         return rows
     measured = {row["workers"] for row in rows}
@@ -119,11 +121,11 @@ def _print_row(kind: str, row: dict[str, Any]) -> None:
     )
 
 
-def _save(update: dict[str, Any]) -> None:
-    report = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+def _save(update: dict[str, Any], results: Path) -> None:
+    report = json.loads(results.read_text()) if results.exists() else {}
     report.update(update, cpus=os.cpu_count())
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
 
 def _arguments() -> argparse.Namespace:
@@ -143,6 +145,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--planning-sizes", type=int, nargs=2, default=[1_000, 50_000])
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/9")
+    parser.add_argument("--out", default=str(RESULTS), help="the JSON file results merge into")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     return parser.parse_args()
 
@@ -164,12 +167,12 @@ def main() -> None:
         spec = {**_common(args), "kind": "planning", "sizes": args.planning_sizes, "chunk": 500}
         rows = _child(spec)
         print(json.dumps(rows, indent=1), flush=True)
-        _save({"planning": rows})
+        _save({"planning": rows}, Path(args.out))
     for kind in ("io", "trivial"):
         if getattr(args, kind):
-            _save({kind: _series(args, kind)})
+            _save({kind: _series(args, kind)}, Path(args.out))
     if args.faults:
-        _save({"faults": _faults(args)})
+        _save({"faults": _faults(args)}, Path(args.out))
 
 
 if __name__ == "__main__":

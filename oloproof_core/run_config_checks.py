@@ -1,11 +1,12 @@
 """A run config checked as deeply as a worker will load it, every problem at once.
 
 `check_run_config` checks the shape only. Before a run is queued, this also imports
-the system and the evaluators from the config's folder, reads the dataset and its
-rows, loads the policy (refusing rules that could never pass on these evaluators)
-and the baseline, and plans the run with the same `plan_run` the workers call. It
-collects every problem, each with the key it concerns, rather than stopping at the
-first, so a form can show each beside its field and a command line all together.
+the system and the evaluators from the config's folder, checks the dataset's rows as
+they are read (keeping none: `oloproof_core.dataset_file`), loads the policy (refusing
+rules that could never pass on these evaluators) and the baseline, and plans the run
+with the same `plan_run` the workers call. It collects every problem, each with the key
+it concerns, rather than stopping at the first, so a form can show each beside its
+field and a command line all together.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from oloproof_core.dataset import Dataset, load_dataset
+from oloproof_core.dataset_file import DatasetFile, check_dataset_file
 from oloproof_core.errors import ConfigError, DeclarationError, OloproofError
 from oloproof_core.evaluation import plan_run
 from oloproof_core.evaluators import Evaluator
@@ -55,10 +56,12 @@ class ConfigProblemsError(ConfigError):
 
 @dataclass(slots=True)
 class CheckedRunConfig:
-    """A config whose code imported, whose dataset loaded and whose run could be planned."""
+    """A config whose code imported, whose dataset checked and whose run could be planned."""
 
     config: RunConfig
-    dataset: Dataset
+    dataset: DatasetFile
+    """The dataset checked row by row without holding its rows (`DatasetFile.rows` reads
+    them again), so a million-case dataset is queued in bounded memory."""
     policy: Any = None
     """The loaded policy (a `Policy`), or None when the config names none."""
 
@@ -123,9 +126,12 @@ def _system(data: Mapping[str, Any], base: str, where: _Locator, roots: Any) -> 
 
 
 def _within(
-    dataset: Dataset, max_cases: tuple[int, str] | None, data: Mapping[str, Any], where: _Locator
-) -> Dataset:
-    problem = None if max_cases is None else run_cases_problem(len(dataset.rows), *max_cases)
+    dataset: DatasetFile,
+    max_cases: tuple[int, str] | None,
+    data: Mapping[str, Any],
+    where: _Locator,
+) -> DatasetFile:
+    problem = None if max_cases is None else run_cases_problem(len(dataset), *max_cases)
     if problem is not None:
         split = f" (split {data['split']!r})" if data.get("split") else ""
         raise ConfigError(f"{where('dataset')}: dataset {data['dataset']!r}{split} {problem}")
@@ -134,14 +140,14 @@ def _within(
 
 def _dataset(
     data: Mapping[str, Any], base: str, where: _Locator, max_cases: tuple[int, str] | None
-) -> Dataset:
+) -> DatasetFile:
     path = os.path.join(base, data["dataset"])
     if not os.path.isfile(path):
         raise ConfigError(
             f"{where('dataset')}: dataset {data['dataset']!r} not found: looked for {path} "
             f"(relative paths resolve from {base}){_files_hint(path)}"
         )
-    return _within(load_dataset(path, split=data.get("split")), max_cases, data, where)
+    return _within(check_dataset_file(path, split=data.get("split")), max_cases, data, where)
 
 
 def _files_hint(path: str) -> str:

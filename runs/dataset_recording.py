@@ -1,7 +1,9 @@
 """The one writer of datasets and their rows: each dataset once, by its content's digest.
 
 A run names its dataset by the digest of the rows' content; the first run to bring a
-dataset writes its rows, every later one finds them.
+dataset writes its rows, every later one finds them. A dataset checked from its file
+without its rows (`engine.DatasetFile`, at submission) has them read from the file
+again as they are written, so its size never sits in memory.
 """
 
 from __future__ import annotations
@@ -74,11 +76,37 @@ def dataset_cases_create(
     )
 
 
-def dataset_record(data: engine.Dataset) -> Dataset:
-    """The record of a loaded dataset, its cases written the first time its digest is seen."""
+def dataset_record(data: engine.Dataset | engine.DatasetFile) -> Dataset:
+    """The record of a loaded or checked dataset, its cases written the first time its
+    digest is seen."""
+    if isinstance(data, engine.DatasetFile):
+        return _dataset_file_record(data)
     return dataset_get_or_create(
         digest=data.digest, source=data.source, splits=data.splits, cases=data.rows
     )
+
+
+def _dataset_file_record(data: engine.DatasetFile) -> Dataset:
+    """The record of a checked dataset file; its rows, read from the file again, go to the
+    database in batches as they are read the first time its digest is seen."""
+    with transaction.atomic():
+        dataset, created = Dataset.objects.get_or_create(
+            digest=data.digest,
+            defaults={"source": data.source[:1000], "n_cases": data.n_cases, "splits": data.splits},
+        )
+        if created:
+            rows_insert(
+                model=DatasetCase,
+                columns=DATASET_CASE_COLUMNS,
+                rows=(
+                    (dataset.pk, row.id, position, row.input, row.expected, row.split, row.cluster)
+                    # The file's ids were checked unique: no row is skipped.
+                    for position, row in enumerate(data.rows())
+                ),
+                ignore_conflicts=False,
+                batch_size=_batch_size(None),
+            )
+    return dataset
 
 
 def dataset_of_result(result: engine.Result, *, batch_size: int | None = None) -> Dataset:

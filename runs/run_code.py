@@ -59,8 +59,9 @@ def run_config_verify(
 
     The one check before a run is queued, whichever face queues it (the New-run form,
     `oloproof run --submit` and `oloproof.submit`, the API): its system and evaluators
-    import from `base_dir` inside `roots`, its dataset and rows load and are no more
-    than OLOPROOF_MAX_CASES, its policy loads and none of its rules could never pass,
+    import from `base_dir` inside `roots`, its dataset's rows check as they are read
+    (none kept: the checked `DatasetFile` reads them again to record them) and are no
+    more than OLOPROOF_MAX_CASES, its policy loads and none of its rules could never pass,
     its run can be planned. Raises RunConfigInvalidError listing each problem with the
     config key it concerns.
     """

@@ -59,6 +59,34 @@ def rows_insert(
     return _insert_many(table, names, adapted, ignore_conflicts, batch_size)
 
 
+def large_row_insert(
+    *, model: type[models.Model], columns: Sequence[str], row: Sequence[Any]
+) -> None:
+    """Insert one new row whose byte columns are large (megabytes), each sent as it is.
+
+    PostgreSQL's text protocol, which `COPY` and Django's statements use, spells every
+    byte out as two hex digits, and the driver builds that text whole: for a column of
+    a million cases, several times the column. Here the bytes go as binary parameters.
+    """
+    fields = [model._meta.get_field(name) for name in columns]
+    names = [str(getattr(f, "column", name)) for f, name in zip(fields, columns, strict=True)]
+    adapters = [(i, adapt) for i, adapt in enumerate(map(_adapter, fields)) if adapt is not None]
+    values = _adapt(row, adapters)
+    if connection.vendor != "postgresql":  # SQLite binds bytes as they are
+        _insert_many(model._meta.db_table, names, [values], False, 1)
+        return
+    import psycopg  # only on PostgreSQL: the embedded default does without it
+
+    binary = (bytes, bytearray, memoryview)
+    marks = ", ".join("%b" if isinstance(value, binary) else "%s" for value in values)
+    sql = f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({_quoted(names)}) "
+    connection.ensure_connection()
+    # Django's cursors bind on the client, into the statement's text; psycopg's own
+    # binds on the server, where `%b` parameters travel in binary.
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(f"{sql}VALUES ({marks})", values)
+
+
 def _adapter(field: Any) -> Adapter | None:
     """How a column's values become what the driver sends (None: as they are)."""
     kind = field.get_internal_type()

@@ -10,11 +10,12 @@ from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 
 import oloproof_core as engine
 from metrics.batching import first_of_each, numbered_first_of_each
-from metrics.bulk_rows import rows_insert
+from metrics.bulk_rows import large_row_insert, rows_insert
 from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate, RunValueColumns
 from metrics.value_columns import value_columns_encode
 
@@ -200,20 +201,34 @@ def metric_estimates_create(
     )
 
 
-def run_value_columns_put(*, run_id: int, result: engine.Result) -> None:
+def run_value_columns_put(
+    *, run_id: int, result: engine.Result, case_ids_query: tuple[str, list[Any]] | None = None
+) -> None:
     """Keep a concluded run's value columns, replacing those of an earlier conclusion.
 
     A result without cases (a run that recorded none) keeps none: its comparisons
-    read the verdicts instead.
+    read the verdicts instead. When the result's case ids are the store's
+    (`engine.DeferredIds`), `case_ids_query` selects them as one JSON list, and the
+    database writes them in without the process ever holding them.
     """
     if not result.cases:
         RunValueColumns.objects.filter(run_id=run_id).delete()
         return
     fields = value_columns_encode(result)
-    # One upsert: a first conclusion inserts, a continued run's next one replaces.
-    RunValueColumns.objects.bulk_create(
-        [RunValueColumns(run_id=run_id, **fields)],
-        update_conflicts=True,
-        unique_fields=["run"],
-        update_fields=list(fields),
+    ids_from_query = fields["case_ids"] is None
+    if ids_from_query:
+        if case_ids_query is None:
+            raise ValueError("the run's case ids are in the store: pass the query that reads them")
+        fields["case_ids"] = "[]"
+    # Replaced whole (a continued run's next conclusion), in the caller's transaction.
+    RunValueColumns.objects.filter(run_id=run_id).delete()
+    large_row_insert(
+        model=RunValueColumns, columns=["run", *fields], row=[run_id, *fields.values()]
     )
+    if ids_from_query and case_ids_query is not None:
+        sql, params = case_ids_query
+        table = connection.ops.quote_name(RunValueColumns._meta.db_table)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} SET case_ids = ({sql}) WHERE run_id = %s", [*params, run_id]
+            )

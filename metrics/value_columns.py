@@ -49,21 +49,35 @@ def _columns_encode(
     cases: engine.CaseColumns, metrics: Sequence[engine.MetricEstimate]
 ) -> dict[str, Any]:
     """The fields from a conclusion's columns (a worker's run): the arrays' own bytes,
-    with no per-value Python float, so a million-case run's columns cost their size."""
+    with no per-value Python float, so a million-case run's columns cost their size.
+
+    `case_ids` is None when the ids are the store's (`engine.DeferredIds`): the writer
+    has the database fill them in.
+    """
+    import numpy as np
+
     from oloproof_core.stats import ReadOrder
 
-    values = b"".join(cases.metric_column(metric).astype("<f8").tobytes() for metric in metrics)
     codes, labels = cases.cluster_codes, cases.cluster_labels
     if codes is not None and "" in labels:  # an empty label is no cluster: the lists know
         return value_columns_encode(_cases_result(cases, metrics))
+    columns = [cases.metric_column(metric) for metric in metrics]
+    in_store = isinstance(cases.ids, engine.DeferredIds)
+    order = cases.read_order or ReadOrder.of(cases.ids)
     return {
-        "case_ids": json.dumps(cases.ids, ensure_ascii=False),
+        "case_ids": None if in_store else json.dumps(list(cases.ids), ensure_ascii=False),
         "metrics": [metric.metric for metric in metrics],
-        "values": values,
+        "values": _buffer(columns[0] if len(columns) == 1 else np.concatenate(columns), "<f8"),
         "cluster_codes": None if codes is None else codes.astype("<i4").tobytes(),
         "cluster_labels": None if codes is None else list(labels),
-        "read_order": ReadOrder.of(cases.ids).indices.astype("<i4").tobytes(),
+        "read_order": _buffer(order.indices, "<i4"),
     }
+
+
+def _buffer(column: Any, kind: str) -> memoryview:
+    """The column's bytes as `kind` (e.g. little-endian float64), handed to the driver
+    without a copy where the column is already stored that way."""
+    return column.astype(kind, copy=False).data.cast("B")
 
 
 def _cases_result(

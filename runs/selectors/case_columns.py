@@ -5,6 +5,11 @@ its cluster, each criterion's value and sub-scores and its model calls (summed b
 role as they stream by), in one streamed query over the three tables joined in the
 database: a million-case run's conclusion holds its ids and a few bytes per case and
 metric, never its inputs, outputs or feedback (`run_result` reads those).
+
+Nor does it hold the ids: each id's digest prefix fixes the statistics' reading order
+as the rows stream by, the ids stay in the database (`engine.DeferredIds`, read only
+for a comparison by case, clusters or a sequential look), and the value columns'
+list of ids is built by the database itself (`case_ids_json_sql`).
 """
 
 from __future__ import annotations
@@ -23,9 +28,12 @@ _BLOCK = 5000
 """Rows fetched per round trip while streaming."""
 
 
+_CASE_ORDER = "ORDER BY r.position, r.id"
+
+
 def run_case_columns(*, run: Run, criteria: Sequence[str]) -> engine.CaseColumns:
     """The run's cases in its order (position, then id), with the verdicts of `criteria`."""
-    builder = engine.CaseColumnsBuilder(criteria)
+    builder = engine.CaseColumnsBuilder(criteria, keep_ids=False)
     width = len(criteria)
     for row in _rows(run, criteria):
         case_id, error_type, calls, cluster = row[:4]
@@ -36,7 +44,35 @@ def run_case_columns(*, run: Run, criteria: Sequence[str]) -> engine.CaseColumns
             verdicts=[(row[4 + 2 * i], _json(row[5 + 2 * i], "{}")) for i in range(width)],
             model_calls=_json(calls, "[]") or (),
         )
-    return builder.build()
+    return builder.build(engine.DeferredIds(lambda: _case_ids(run.pk), builder.count))
+
+
+def _case_ids(run_id: int) -> list[str]:
+    cases = connection.ops.quote_name(CaseResult._meta.db_table)
+    sql = f"SELECT r.case_id FROM {cases} r WHERE r.run_id = %s {_CASE_ORDER}"
+    with transaction.atomic(), connection.chunked_cursor() as cursor:
+        cursor.execute(sql, [run_id])
+        ids: list[str] = []
+        while block := cursor.fetchmany(_BLOCK):
+            ids += (row[0] for row in block)
+        return ids
+
+
+def case_ids_json_sql(run_id: int) -> tuple[str, list[Any]]:
+    """A query whose one value is the run's case ids in its order as a JSON list, built
+    by the database: a million ids never pass through the process as strings."""
+    cases = connection.ops.quote_name(CaseResult._meta.db_table)
+    if connection.vendor == "postgresql":
+        aggregate = (
+            "SELECT COALESCE(json_agg(r.case_id ORDER BY r.position, r.id), '[]')::text "
+            f"FROM {cases} r WHERE r.run_id = %s"
+        )
+    else:  # SQLite aggregates the rows in the order its subquery gives them
+        aggregate = (
+            f"SELECT json_group_array(case_id) FROM (SELECT r.case_id FROM {cases} r "
+            f"WHERE r.run_id = %s {_CASE_ORDER})"
+        )
+    return aggregate, [run_id]
 
 
 def _rows(run: Run, criteria: Sequence[str]) -> Iterator[tuple[Any, ...]]:
@@ -63,7 +99,7 @@ def _rows(run: Run, criteria: Sequence[str]) -> Iterator[tuple[Any, ...]]:
         params.append(criterion)
     sql = (
         f"SELECT {', '.join(selected)} FROM {cases} r {' '.join(joins)} "
-        "WHERE r.run_id = %s ORDER BY r.position, r.id"
+        f"WHERE r.run_id = %s {_CASE_ORDER}"
     )
     with transaction.atomic():
         if connection.vendor == "postgresql":
@@ -75,8 +111,12 @@ def _rows(run: Run, criteria: Sequence[str]) -> Iterator[tuple[Any, ...]]:
         # A server-side cursor on PostgreSQL: rows arrive a block at a time.
         with connection.chunked_cursor() as cursor:
             cursor.execute(sql, [*params, run.pk])
-            while block := cursor.fetchmany(_BLOCK):
+            while True:
+                block = cursor.fetchmany(_BLOCK)
+                if not block:
+                    return
                 yield from block
+                del block  # before the next fetch: one block held at a time, not two
 
 
 def _json(value: Any, empty: str) -> Any:

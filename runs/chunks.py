@@ -31,6 +31,7 @@ from runs.recording import chunk_cases_record, run_fail
 from runs.run_code import RunCodeError, run_plan_load
 from runs.sequential_runs import sequential_rows, sequential_state
 from runs.store import DjangoStore
+from runs.worker_start import failure_reason, waits
 
 logger = logging.getLogger(__name__)
 
@@ -176,7 +177,7 @@ def chunk_execute(*, chunk_id: int) -> str:
 def _chunk_process(chunk: RunChunk, token: str, plan: engine.RunPlan) -> str:
     try:
         rows = _chunk_rows(chunk)
-        with _Heartbeat(chunk.pk, token) as heartbeat:
+        with _Heartbeat(chunk, token) as heartbeat:
             cases = engine.process_rows(
                 plan, rows, DjangoStore(project=chunk.run.project.slug), progress=heartbeat.progress
             )
@@ -184,7 +185,7 @@ def _chunk_process(chunk: RunChunk, token: str, plan: engine.RunPlan) -> str:
     except DatabaseError:
         # Likely passing (a lock timeout, a restarted server): hand the chunk back at
         # once rather than after the stale interval, and let the task retry.
-        _chunk_release(chunk.pk, token)
+        _chunk_hand_back(chunk, token)
         raise
     except Exception as exc:
         # The system's own failures are kept per case by the engine; an exception here
@@ -199,6 +200,25 @@ def _chunk_process(chunk: RunChunk, token: str, plan: engine.RunPlan) -> str:
     except BaseException:
         _chunk_release(chunk.pk, token)  # the worker is shutting down
         raise
+
+
+def _chunk_hand_back(chunk: RunChunk, token: str) -> None:
+    """Release a chunk after a database error, or say why it stays claimed."""
+    if not connection.in_atomic_block:  # never inside a caller's transaction
+        # The failed connection may be one the server dropped, which never works again:
+        # releasing through it failed, and left the chunk to wait for the sweep.
+        connection.close()
+    try:
+        _chunk_release(chunk.pk, token)
+    except DatabaseError as exc:
+        logger.warning(
+            "chunk %s of run %s stays claimed until it looks abandoned, %g s after its "
+            "last heartbeat: cannot reach the database to hand it back (%s)",
+            chunk.index,
+            chunk.run_id,
+            stale_after().total_seconds(),
+            failure_reason(exc),
+        )
 
 
 def _chunk_rows(chunk: RunChunk) -> list[engine.Row]:
@@ -277,13 +297,20 @@ class _Heartbeat:
     does not make a live worker look dead. It also stores the chunk's count of cases
     done, at most every `PROGRESS_EVERY_S`, which the progress selectors add to the
     run's count of finished chunks.
+
+    While the database is away it keeps the claim and keeps trying, after waits that
+    double up to its interval, and says so in one line when it loses the database and
+    one when it is back: a traceback every beat said nothing new and buried the log.
     """
 
-    def __init__(self, chunk_id: int, token: str) -> None:
-        self.chunk_id = chunk_id
+    def __init__(self, chunk: RunChunk, token: str) -> None:
+        self.chunk_id = chunk.pk
+        self.name = f"heartbeat of chunk {chunk.index} of run {chunk.run_id}"
         self.token = token
         self.interval = stale_after().total_seconds() / 4
+        self.every = min(PROGRESS_EVERY_S, self.interval)
         self.cases_done = 0
+        self._away_since: float | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, name="chunk-heartbeat", daemon=True)
 
@@ -301,18 +328,55 @@ class _Heartbeat:
 
     def _beat(self) -> None:
         stored, stored_at = 0, time.monotonic()
+        wait = self.every
+        # Capped at the interval, so a beat lands within one interval of the database's
+        # return, well before the chunk would look stale to the sweep.
+        away_waits = waits(self.every, self.interval)
         try:
-            while not self._stop.wait(min(PROGRESS_EVERY_S, self.interval)):
+            while not self._stop.wait(wait):
                 done = self.cases_done
-                if done == stored and time.monotonic() - stored_at < self.interval:
+                due = time.monotonic() - stored_at >= self.interval
+                if done == stored and not due and self._away_since is None:
                     continue
-                try:
-                    kept = _chunk_beat(self.chunk_id, self.token, done)
-                except Exception:
-                    logger.exception("heartbeat of chunk %s failed; retrying", self.chunk_id)
+                kept = self._store(done)
+                if kept is None:
+                    wait = next(away_waits)
                     continue
+                wait, away_waits = self.every, waits(self.every, self.interval)
                 if not kept:
+                    logger.warning(
+                        "%s: the chunk was taken from this worker while its heartbeat was "
+                        "stale; this worker will record none of its cases",
+                        self.name,
+                    )
                     return
                 stored, stored_at = done, time.monotonic()
         finally:
             connection.close()
+
+    def _store(self, done: int) -> bool | None:
+        """Whether the claim still holds, once stored; None while the database is away."""
+        try:
+            kept = _chunk_beat(self.chunk_id, self.token, done)
+        except DatabaseError as exc:
+            # A connection the server dropped never works again: the next try opens one.
+            connection.close()
+            if self._away_since is None:
+                self._away_since = time.monotonic()
+                logger.warning(
+                    "%s: lost the database (%s); the chunk stays claimed and the heartbeat "
+                    "keeps trying, at most %g s apart",
+                    self.name,
+                    failure_reason(exc),
+                    self.interval,
+                )
+            return None
+        except Exception:
+            # A fault of the platform rather than an absent database: worth its traceback.
+            logger.exception("%s failed; trying again", self.name)
+            return None
+        if self._away_since is not None:
+            away = time.monotonic() - self._away_since
+            logger.warning("%s: the database answers again, after %.1f s", self.name, away)
+            self._away_since = None
+        return kept

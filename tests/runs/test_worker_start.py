@@ -182,3 +182,8 @@ def test_a_database_lost_in_the_middle_of_a_chunk_loses_no_case(tmp_path: Path) 
         log = log_of(running)
         assert "sweeping for lost run work: cannot reach the database (" in log
         assert "sweeping for lost run work failed" not in log  # one line, not a traceback
+        # The chunk's heartbeat says so once however many beats fail (none may fall in the
+        # cut), and nothing in the log is a traceback.
+        lost = re.findall(r"heartbeat of chunk \d+ of run \d+: lost the database", log)
+        assert len(lost) <= 1
+        assert "Traceback" not in log

@@ -7,6 +7,7 @@ second delivery harmless, and the periodic sweep covers messages a broker lost.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from celery import shared_task
@@ -16,6 +17,7 @@ from django.db import DatabaseError
 
 from runs import chunks, finalising, optimization_work, planning, sweep
 from runs.dispatch import CHUNK_TASK, FINALISE_TASK, OPTIMIZATION_TASK, RUN_START_TASK, SWEEP_TASK
+from runs.worker_start import FIRST_WAIT_S, MAX_WAIT_S
 
 _TASK_OPTIONS: dict[str, Any] = {"acks_late": True, "reject_on_worker_lost": True}
 
@@ -26,16 +28,32 @@ def run_execute(run_id: int) -> str:
     return planning.run_start(run_id=run_id)
 
 
-@shared_task(
-    name=CHUNK_TASK,
-    autoretry_for=(DatabaseError,),
-    retry_backoff=True,
-    max_retries=5,
-    **_TASK_OPTIONS,
-)
-def run_chunk_execute(chunk_id: int) -> str:
+CHUNK_RETRIES = 8
+"""Retries of a chunk whose database failed, about one to two minutes of them (a server
+restarting); after them the sweep sends the chunk again."""
+
+
+def chunk_retry_countdown(retries: int) -> float:
+    """Seconds before the next try of a chunk that has been retried `retries` times.
+
+    The worker's start waits (1, 2, 4 ... up to 30 s), each drawn in its upper half:
+    the workers that lost the database together come back spread out, and no wait is
+    0 s (Celery's full jitter drew 0 s often, so a retry met the same outage at once).
+    """
+    ceiling = min(FIRST_WAIT_S * 2**retries, MAX_WAIT_S)
+    return round(random.uniform(ceiling / 2, ceiling), 1)
+
+
+@shared_task(name=CHUNK_TASK, bind=True, max_retries=CHUNK_RETRIES, **_TASK_OPTIONS)
+def run_chunk_execute(self: Any, chunk_id: int) -> str:
     """Execute one chunk of a run's cases, if no live worker holds it."""
-    return chunks.chunk_execute(chunk_id=chunk_id)
+    try:
+        return chunks.chunk_execute(chunk_id=chunk_id)
+    except DatabaseError as exc:
+        # Likely passing (a restarted server, a lock timeout); Celery's retry line
+        # ("Retry in 3.7s") shows this countdown.
+        countdown = chunk_retry_countdown(self.request.retries)
+        raise self.retry(exc=exc, countdown=countdown) from exc
 
 
 @shared_task(name=FINALISE_TASK, **_TASK_OPTIONS)

@@ -45,7 +45,7 @@ from runs.models import CaseResult, Dataset, Gate, Project, Release, Run, System
 from runs.projects import project_default_ensure
 from runs.run_fields import finished_run_fields, parse_time, policy_fields
 from runs.search_rows import search_rows_add
-from runs.selectors.case_columns import case_ids_json_sql
+from runs.selectors.case_columns import stored_case_ids_query
 
 logger = logging.getLogger(__name__)
 
@@ -171,9 +171,7 @@ def _metrics_and_gate_record(
 ) -> None:
     evaluators = evaluators_ensure(descriptions=result.provenance.get("evaluators") or [])
     metric_estimates_create(run_id=run.pk, metrics=result.metrics, evaluators=evaluators)
-    cases = result.cases
-    in_store = isinstance(cases, engine.CaseColumns) and isinstance(cases.ids, engine.DeferredIds)
-    ids_query = case_ids_json_sql(run.pk) if in_store else None
+    ids_query = stored_case_ids_query(run_id=run.pk, result=result)
     run_value_columns_put(run_id=run.pk, result=result, case_ids_query=ids_query)
     if gate is not None:
         gate_record(run=run, gate=gate, decided_at=decided_at)

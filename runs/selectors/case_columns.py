@@ -58,6 +58,15 @@ def _case_ids(run_id: int) -> list[str]:
         return ids
 
 
+def stored_case_ids_query(*, run_id: int, result: engine.Result) -> tuple[str, list[Any]] | None:
+    """`case_ids_json_sql` when `result`'s cases are columns whose ids are still in the
+    store (`run_case_columns`), None when the result holds its ids."""
+    cases = result.cases
+    if isinstance(cases, engine.CaseColumns) and isinstance(cases.ids, engine.DeferredIds):
+        return case_ids_json_sql(run_id)
+    return None
+
+
 def case_ids_json_sql(run_id: int) -> tuple[str, list[Any]]:
     """A query whose one value is the run's case ids in its order as a JSON list, built
     by the database: a million ids never pass through the process as strings."""

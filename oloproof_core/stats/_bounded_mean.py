@@ -68,6 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ._blocks import blocks, carried_cumsum
 from ._interval import Interval
 from ._interval_end import last_rejected
 from ._order import Keys, read_order
@@ -127,15 +128,23 @@ def plug_in_bets(
     ``horizon`` is the sample size the bets are tuned to: the sample's own size
     for a fixed-size interval, the number of cases available for a sequence.
     """
-    n = x.shape[1]
-    t = np.arange(1, n + 1, dtype=np.float64)
+    rows = x.shape[0]
     # A prior pseudo-observation with mean 1/2 and variance 1/4 keeps the
     # first bets finite and moderate.
     w = tuning.prior_weight
-    mu = (0.5 * w + np.cumsum(x, axis=1)) / (t + w)
-    s2 = (0.25 * w + np.cumsum((x - mu) ** 2, axis=1)) / (t + w)
-    s2_prev = np.concatenate((np.full((x.shape[0], 1), 0.25), s2[:, :-1]), axis=1)
-    bets: FloatArray = np.sqrt(2.0 * math.log(2.0 / alpha) / (max(horizon, 1) * s2_prev))
+    scale = 2.0 * math.log(2.0 / alpha)
+    bets: FloatArray = np.empty_like(x)
+    total, squares, s2_last = np.zeros(rows), np.zeros(rows), np.full(rows, 0.25)
+    for block in blocks(x):
+        values = x[:, block]
+        t = np.arange(block.start + 1, block.start + values.shape[1] + 1, dtype=np.float64)
+        running = carried_cumsum(values, total)
+        mu = (0.5 * w + running) / (t + w)
+        spread = carried_cumsum((values - mu) ** 2, squares)
+        s2 = (0.25 * w + spread) / (t + w)
+        s2_prev = np.concatenate((s2_last[:, None], s2[:, :-1]), axis=1)
+        bets[:, block] = np.sqrt(scale / (max(horizon, 1) * s2_prev))
+        total, squares, s2_last = running[:, -1], spread[:, -1], s2[:, -1]
     return bets
 
 
@@ -149,10 +158,14 @@ def max_log_capital(
     cap = np.full_like(gap, np.inf)
     with np.errstate(over="ignore"):
         np.divide(truncation, gap, out=cap, where=gap > 0.0)
-    factors = 1.0 + sign * np.minimum(bets, cap[:, None]) * (x - m[:, None])
-    log_capital = np.cumsum(np.log(factors), axis=1)
-    result: FloatArray = log_capital.max(axis=1)
-    return result
+    best = np.full(x.shape[0], -np.inf)
+    carried = np.zeros(x.shape[0])
+    for block in blocks(x):
+        factors = 1.0 + sign * np.minimum(bets[:, block], cap[:, None]) * (x[:, block] - m[:, None])
+        log_capital = carried_cumsum(np.log(factors), carried)
+        best = np.maximum(best, log_capital.max(axis=1))
+        carried = log_capital[:, -1]
+    return best
 
 
 def _prepare(
@@ -227,7 +240,10 @@ def interval_end(
     """
 
     def excess(m: FloatArray, among: npt.NDArray[np.intp]) -> FloatArray:
-        capital = max_log_capital(x[among], bets[among], m, sign, truncation)
+        # `among` lists rows in order, once each: all of them needs no copy of the sample.
+        whole = among.size == x.shape[0]
+        rows_x, rows_bets = (x, bets) if whole else (x[among], bets[among])
+        capital = max_log_capital(rows_x, rows_bets, m, sign, truncation)
         return capital - threshold
 
     every_row = np.arange(edge.size)

@@ -29,10 +29,12 @@ Why coverage survives whatever the missing outcomes are:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
-from ._bounded_mean import bounded_mean_interval
+from ._bounded_mean import SCORE_TUNING, Sample
 from ._interval import Interval
 from ._order import Keys
 from ._validate import check_confidence, check_count
@@ -97,9 +99,8 @@ def mean_interval(
     lo, hi = check_range(low, high)
     missing = check_count(n_missing, "n_missing")
     unit = rescale(values, lo, hi)
-    worst = np.concatenate((unit, np.zeros(missing)))
-    best = np.concatenate((unit, np.ones(missing)))
-    return _completions_interval(worst, best, lo, hi, confidence, keys)
+    completed = np.concatenate((unit, np.zeros(missing)))
+    return _completions_interval(completed, slice(unit.size, None), lo, hi, confidence, keys)
 
 
 def completed_mean_interval(
@@ -118,24 +119,43 @@ def completed_mean_interval(
     missing ones with their keys put in that order; no list of scores is made.
     """
     lo, hi = check_range(low, high)
-    observed = ~np.isnan(column)
-    worst = np.zeros(column.size)
-    worst[observed] = rescale(column[observed], lo, hi)
-    best = worst.copy()
-    best[~observed] = 1.0
-    return _completions_interval(worst, best, lo, hi, confidence, keys)
+    missing = np.isnan(column)
+    # Missing scores start at `low`, which rescales to 0 exactly: the worst completion,
+    # rescaled in place rather than through a copy per step (a million cases: 8 MB each).
+    completed = np.where(missing, lo, column)
+    bad = np.flatnonzero(~((completed >= lo) & (completed <= hi)))
+    if bad.size:
+        index = int(bad[0])
+        raise ValueError(
+            f"score {float(completed[index])!r} of case {index} is outside the "
+            f"declared range [{lo!r}, {hi!r}]"
+        )
+    completed -= lo
+    completed /= hi - lo
+    np.clip(completed, 0.0, 1.0, out=completed)
+    return _completions_interval(completed, missing, lo, hi, confidence, keys)
 
 
 def _completions_interval(
-    worst: npt.NDArray[np.float64],
-    best: npt.NDArray[np.float64],
+    completed: npt.NDArray[np.float64],
+    missing: slice | npt.NDArray[np.bool_],
     lo: float,
     hi: float,
     confidence: float,
     keys: Keys,
 ) -> Interval:
-    """The lower end from the worst completion, the upper from the best, back in range."""
+    """The lower end from the worst completion, the upper from the best, back in range.
+
+    `completed` holds the observed scores on [0, 1] and 0 where `missing`: the worst
+    completion. Each end is searched on its own side only, and the best completion is
+    the same array set to 1 where missing, so one completion is held at a time.
+    """
     level = check_confidence(confidence)
-    lower = bounded_mean_interval(worst, level, keys=keys).lower
-    upper = bounded_mean_interval(best, level, keys=keys).upper
+    if completed.size == 0:
+        return Interval(lo, hi)
+    alpha = 1.0 - level
+    threshold = math.log(2.0 / alpha)  # hedged: either side's capital reaching 2 / alpha
+    lower = Sample.of(completed, alpha, SCORE_TUNING, keys).end(1.0, threshold)
+    completed[missing] = 1.0
+    upper = Sample.of(completed, alpha, SCORE_TUNING, keys).end(-1.0, threshold)
     return Interval(unscale(lower, lo, hi), unscale(upper, lo, hi))

@@ -10,7 +10,8 @@ submits the same file), resets the kernel's high-water mark of its resident memo
 (`/proc/self/clear_refs`) and calls `runs.services.run_submit`, what `oloproof run
 --submit`, the API and the New-run form call: the config checked as a worker will load
 it, the dataset's rows checked and recorded. It reports the resident memory before, the
-peak during the submission (`VmHWM`), the seconds, and what was recorded: the dataset's
+peak during the submission (`VmHWM`), the seconds (and, once it is over, the seconds
+of checking the file alone, `check_dataset_file`), and what was recorded: the dataset's
 digest, its row count and an MD5 of its rows in order (computed by PostgreSQL), so two
 measurements of the same size can be compared row for row. No worker runs: the run stays
 queued, its hand-over in the data folder's filesystem broker.
@@ -81,8 +82,21 @@ def _child(cases: int, work: Path) -> dict[str, Any]:
         "resident_peak_mb": peak,
         "peak_over_before_mb": round(peak - before, 1),
         "seconds": round(seconds, 2),
+        "check_seconds": _check_seconds(project / "data.jsonl"),
         **_recorded(run.dataset_id),
     }
+
+
+def _check_seconds(path: Path) -> float | None:
+    """The file's check alone, once more after the submission (None: no such step)."""
+    import oloproof_core as engine
+
+    check = getattr(engine, "check_dataset_file", None)
+    if check is None:
+        return None
+    started = time.perf_counter()
+    check(path)
+    return round(time.perf_counter() - started, 2)
 
 
 def _recorded(dataset_id: int) -> dict[str, Any]:
@@ -153,7 +167,8 @@ def main() -> None:
         return
     rows = []
     for cases in args.cases:
-        rows.append(measure(args.postgres, cases))
+        load = [round(value, 2) for value in os.getloadavg()]
+        rows.append({**measure(args.postgres, cases), "load_before": load})
         print(json.dumps(rows[-1]), flush=True)
     RESULTS.write_text(json.dumps(_merged(args.label, rows), indent=2) + "\n")
 

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 CRITERION = "exact_label"
+SCORE_CRITERION = "quality"
+"""A score metric beside the pass/fail one: its interval is the betting one."""
 ERROR_EVERY = 50
-"""One case in 50 has its system fail (its verdict is then missing)."""
+"""One case in 50 has its system fail (its verdicts are then missing)."""
 
 
 def django_setup(*, migrate: bool) -> None:
@@ -40,6 +42,9 @@ def write_project(folder: Path) -> dict[str, Any]:
         "def answer(case):\n    return {'label': 'refund'}\n",
         encoding="utf-8",
     )
+    (folder / f"{SCORE_CRITERION}.py").write_text(
+        "def score(input, output):\n    return 0.5, {'feedback': ''}\n", encoding="utf-8"
+    )
     (folder / "data.jsonl").write_text('{"id": "a", "input": {"q": 1}}\n', encoding="utf-8")
     (folder / "release.yaml").write_text(
         textwrap.dedent(
@@ -48,6 +53,8 @@ def write_project(folder: Path) -> dict[str, Any]:
             rules:
               - metric: {CRITERION}
                 min: 0.5
+              - metric: {SCORE_CRITERION}
+                min: 0.3
               - missing: {{max_rate: 0.05}}
             """
         ),
@@ -56,7 +63,10 @@ def write_project(folder: Path) -> dict[str, Any]:
     return {
         "system": "bot.py:answer",
         "dataset": "data.jsonl",
-        "evaluators": [{"ExactMatch": {"criterion": CRITERION, "field": "label"}}],
+        "evaluators": [
+            {"ExactMatch": {"criterion": CRITERION, "field": "label"}},
+            f"{SCORE_CRITERION}.py",
+        ],
         "policy": "release.yaml",
     }
 
@@ -160,6 +170,11 @@ def _cases_write(run_id: int, n_cases: int) -> None:
              "not judged" if failed(i) else None, False)
             for i in range(n_cases)
         ))  # fmt: skip
+        rows_insert(model=CaseVerdict, columns=verdict_columns, ignore_conflicts=False, rows=(
+            (run_id, f"case_{i:07d}", SCORE_CRITERION, None if failed(i) else (i * 37 % 101) / 100,
+             {}, "not judged" if failed(i) else None, False)
+            for i in range(n_cases)
+        ))  # fmt: skip
         RunChunk.objects.filter(run_id=run_id).update(
             status=RunChunk.Status.DONE, claimed_by="bench:1", finished_at=timezone.now()
         )
@@ -202,6 +217,7 @@ def finalise(run_id: int, *, old: bool, trace: bool) -> dict[str, Any]:
     tracemalloc.stop()
     assert outcome == "succeeded", outcome
     estimate = MetricEstimate.objects.get(run_id=run_id, metric=CRITERION)
+    score = MetricEstimate.objects.get(run_id=run_id, metric=SCORE_CRITERION)
     run.refresh_from_db()
     return {
         "old": old,
@@ -212,6 +228,8 @@ def finalise(run_id: int, *, old: bool, trace: bool) -> dict[str, Any]:
         "rss_max_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "estimate": estimate.estimate,
         "interval": [estimate.lower, estimate.upper],
+        "score_estimate": score.estimate,
+        "score_interval": [score.lower, score.upper],
         "gate": run.gate.outcome,
     }
 

@@ -67,9 +67,10 @@ def judged_cases(n: int, seed: int) -> list[CaseResult]:
 CRITERIA = ("exact", "quality")
 
 
-def as_columns(cases: list[CaseResult]) -> engine.CaseColumns:
-    """The columns of `cases`, built row by row as the platform's reader builds them."""
-    builder = engine.CaseColumnsBuilder(CRITERIA)
+def as_columns(cases: list[CaseResult], *, keep_ids: bool = True) -> engine.CaseColumns:
+    """The columns of `cases`, built row by row as the platform's reader builds them;
+    without `keep_ids`, as a store that keeps the ids itself does (`DeferredIds`)."""
+    builder = engine.CaseColumnsBuilder(CRITERIA, keep_ids=keep_ids)
     for case in cases:
         builder.add(
             case.id,
@@ -81,7 +82,10 @@ def as_columns(cases: list[CaseResult]) -> engine.CaseColumns:
             ],
             model_calls=[asdict(call) for call in case.measurements.model_calls],
         )
-    return builder.build()
+    if keep_ids:
+        return builder.build()
+    ids = [case.id for case in cases]
+    return builder.build(engine.DeferredIds(lambda: list(ids), builder.count))
 
 
 POLICY: dict[str, Any] = {

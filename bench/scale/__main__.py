@@ -4,12 +4,13 @@
                                     [--postgres postgresql://postgres@127.0.0.1:5432]
 
 For each size, a scratch PostgreSQL database (`oloproof_scale_<cases>`, dropped after)
-gets a trivial run (a pass/fail metric and a score metric): its dataset recorded and its run planned through the
-platform's own functions (queries and seconds counted), its cases and verdicts written
-with the bulk path as finished chunks. The run is then finalised in fresh processes:
-once under tracemalloc (the conclusion's peak of Python memory), once without (seconds,
-resident memory before and at most). `--old-up-to` also finalises runs up to that size
-reading every case whole, as finalising did before it read value columns.
+gets a trivial run (a pass/fail metric and a score metric): its dataset recorded and its
+run planned through the platform's own functions (queries and seconds counted), its
+cases and verdicts written with the bulk path as finished chunks. The run is then
+finalised in fresh processes: once under tracemalloc (the conclusion's peak of Python
+memory), once without (seconds, resident memory before and at most). `--old-up-to` also
+finalises runs up to that size reading every case whole, as finalising did before it
+read value columns.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def _columns_encode(
         return value_columns_encode(_cases_result(cases, metrics))
     columns = [cases.metric_column(metric) for metric in metrics]
     in_store = isinstance(cases.ids, engine.DeferredIds)
-    order = cases.read_order or ReadOrder.of(cases.ids)
+    order = ReadOrder.of(cases.ids) if cases.read_order is None else cases.read_order
     return {
         "case_ids": None if in_store else json.dumps(list(cases.ids), ensure_ascii=False),
         "metrics": [metric.metric for metric in metrics],

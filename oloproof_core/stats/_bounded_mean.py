@@ -68,9 +68,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._blocks import blocks, carried_cumsum
+from ._blocks import bet_blocks, blocks, max_log_capital_of
 from ._interval import Interval
-from ._interval_end import last_rejected
+from ._interval_end import confidence_set_end
 from ._order import Keys, read_order
 from ._validate import check_confidence
 
@@ -128,23 +128,11 @@ def plug_in_bets(
     ``horizon`` is the sample size the bets are tuned to: the sample's own size
     for a fixed-size interval, the number of cases available for a sequence.
     """
-    rows = x.shape[0]
-    # A prior pseudo-observation with mean 1/2 and variance 1/4 keeps the
-    # first bets finite and moderate.
-    w = tuning.prior_weight
-    scale = 2.0 * math.log(2.0 / alpha)
     bets: FloatArray = np.empty_like(x)
-    total, squares, s2_last = np.zeros(rows), np.zeros(rows), np.full(rows, 0.25)
-    for block in blocks(x):
-        values = x[:, block]
-        t = np.arange(block.start + 1, block.start + values.shape[1] + 1, dtype=np.float64)
-        running = carried_cumsum(values, total)
-        mu = (0.5 * w + running) / (t + w)
-        spread = carried_cumsum((values - mu) ** 2, squares)
-        s2 = (0.25 * w + spread) / (t + w)
-        s2_prev = np.concatenate((s2_last[:, None], s2[:, :-1]), axis=1)
-        bets[:, block] = np.sqrt(scale / (max(horizon, 1) * s2_prev))
-        total, squares, s2_last = running[:, -1], spread[:, -1], s2[:, -1]
+    spans = list(blocks(x))
+    found = bet_blocks((x[:, span] for span in spans), alpha, horizon, tuning.prior_weight)
+    for span, block_bets in zip(spans, found, strict=True):
+        bets[:, span] = block_bets
     return bets
 
 
@@ -152,20 +140,8 @@ def max_log_capital(
     x: FloatArray, bets: FloatArray, m: FloatArray, sign: float, truncation: float = _TRUNCATION
 ) -> FloatArray:
     """Per row: ``max_t log K_t^{sign}(m)`` over ``t = 1 .. n``."""
-    gap = m if sign > 0 else 1.0 - m
-    # gap == 0 needs no truncation: every factor is then at least 1. A
-    # subnormal gap overflows to an infinite cap, which is the same limit.
-    cap = np.full_like(gap, np.inf)
-    with np.errstate(over="ignore"):
-        np.divide(truncation, gap, out=cap, where=gap > 0.0)
-    best = np.full(x.shape[0], -np.inf)
-    carried = np.zeros(x.shape[0])
-    for block in blocks(x):
-        factors = 1.0 + sign * np.minimum(bets[:, block], cap[:, None]) * (x[:, block] - m[:, None])
-        log_capital = carried_cumsum(np.log(factors), carried)
-        best = np.maximum(best, log_capital.max(axis=1))
-        carried = log_capital[:, -1]
-    return best
+    pairs = ((x[:, span], bets[:, span]) for span in blocks(x))
+    return max_log_capital_of(pairs, x.shape[0], m, sign, truncation)
 
 
 def _prepare(
@@ -239,30 +215,13 @@ def interval_end(
     end never cuts into the confidence set (``_interval_end``).
     """
 
-    def excess(m: FloatArray, among: npt.NDArray[np.intp]) -> FloatArray:
+    def capital(m: FloatArray, among: npt.NDArray[np.intp]) -> FloatArray:
         # `among` lists rows in order, once each: all of them needs no copy of the sample.
         whole = among.size == x.shape[0]
         rows_x, rows_bets = (x, bets) if whole else (x[among], bets[among])
-        capital = max_log_capital(rows_x, rows_bets, m, sign, truncation)
-        return capital - threshold
+        return max_log_capital(rows_x, rows_bets, m, sign, truncation)
 
-    every_row = np.arange(edge.size)
-    at_edge, at_mean = excess(edge, every_row), excess(mean, every_row)
-    result = edge.copy()
-    # Rejected even at the sample mean: only possible for adversarially
-    # ordered data; reporting the mean widens the set and keeps validity.
-    beyond = (at_edge >= 0.0) & (at_mean >= 0.0)
-    result[beyond] = mean[beyond]
-    rows = np.flatnonzero((at_edge >= 0.0) & (at_mean < 0.0))
-    if rows.size:
-        found = last_rejected(
-            lambda m, among: excess(m, rows[among]),
-            edge[rows],
-            mean[rows],
-            known=(at_edge[rows], at_mean[rows]),
-        )
-        result[rows] = found
-    return result
+    return confidence_set_end(capital, threshold, edge, mean)
 
 
 def bounded_mean_bounds(

@@ -15,9 +15,9 @@ from django.utils import timezone
 
 import oloproof_core as engine
 from metrics.batching import first_of_each, numbered_first_of_each
-from metrics.bulk_rows import large_row_insert, rows_insert
+from metrics.bulk_rows import large_bytes_write, large_row_insert, rows_insert
 from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate, RunValueColumns
-from metrics.value_columns import value_columns_encode
+from metrics.value_columns import BlobParts, value_columns_encode
 
 _EVALUATOR_FIELDS = ("kind", "source", "reads", "parameters", "value_type", "score_range")
 _ESTIMATE_FIELDS = (
@@ -220,11 +220,17 @@ def run_value_columns_put(
         if case_ids_query is None:
             raise ValueError("the run's case ids are in the store: pass the query that reads them")
         fields["case_ids"] = "[]"
+    parted = {name: value for name, value in fields.items() if isinstance(value, BlobParts)}
+    fields.update(dict.fromkeys(parted, b""))
     # Replaced whole (a continued run's next conclusion), in the caller's transaction.
     RunValueColumns.objects.filter(run_id=run_id).delete()
     large_row_insert(
         model=RunValueColumns, columns=["run", *fields], row=[run_id, *fields.values()]
     )
+    for name, blob in parted.items():
+        large_bytes_write(
+            model=RunValueColumns, pk=run_id, column=name, parts=blob.parts, total=blob.total
+        )
     if ids_from_query and case_ids_query is not None:
         sql, params = case_ids_query
         table = connection.ops.quote_name(RunValueColumns._meta.db_table)

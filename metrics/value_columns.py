@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import oloproof_core as engine
@@ -58,6 +59,10 @@ def _columns_encode(
 
     from oloproof_core.stats import ReadOrder
 
+    if isinstance(cases, engine.SpilledColumns) and not cases.clustered:
+        parted = _spilled_encode(cases, metrics)
+        if parted is not None:
+            return parted
     codes, labels = cases.cluster_codes, cases.cluster_labels
     if codes is not None and "" in labels:  # an empty label is no cluster: the lists know
         return value_columns_encode(_cases_result(cases, metrics))
@@ -71,6 +76,33 @@ def _columns_encode(
         "cluster_codes": None if codes is None else codes.astype("<i4").tobytes(),
         "cluster_labels": None if codes is None else list(labels),
         "read_order": _buffer(order.indices, "<i4"),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class BlobParts:
+    """A byte column too large to hold: its length and its bytes in parts, which the
+    store writes one after another (`bulk_rows.large_bytes_write`)."""
+
+    total: int
+    parts: Iterator[bytes]
+
+
+def _spilled_encode(
+    cases: engine.SpilledColumns, metrics: Sequence[engine.MetricEstimate]
+) -> dict[str, Any] | None:
+    """The fields from columns kept in files, the byte columns in parts: None if the
+    store did not read the reading order (the columns are then read whole)."""
+    order = cases.read_order_parts()
+    if order is None or not isinstance(cases.ids, engine.DeferredIds):
+        return None
+    return {
+        "case_ids": None,
+        "metrics": [metric.metric for metric in metrics],
+        "values": BlobParts(*cases.value_parts([metric.metric for metric in metrics])),
+        "cluster_codes": None,
+        "cluster_labels": None,
+        "read_order": BlobParts(*order),
     }
 
 

@@ -25,7 +25,9 @@ _EXPORTS: dict[str, str] = {
     "CacheEntry": "oloproof_core.store",
     "canonical_json": "oloproof_core._canonical",
     "CaseColumns": "oloproof_core.case_columns",
-    "CaseColumnsBuilder": "oloproof_core.case_columns",
+    "CaseColumnsBuilder": "oloproof_core.columns_builder",
+    "ReadingOrderBuilder": "oloproof_core.columns_builder",
+    "SpilledColumns": "oloproof_core.spilled_columns",
     "DeferredIds": "oloproof_core.case_columns",
     "CaseError": "oloproof_core.case",
     "CaseResult": "oloproof_core.case",
@@ -121,8 +123,9 @@ if TYPE_CHECKING:
     from oloproof_core.case import CaseError as CaseError
     from oloproof_core.case import CaseResult as CaseResult
     from oloproof_core.case_columns import CaseColumns as CaseColumns
-    from oloproof_core.case_columns import CaseColumnsBuilder as CaseColumnsBuilder
     from oloproof_core.case_columns import DeferredIds as DeferredIds
+    from oloproof_core.columns_builder import CaseColumnsBuilder as CaseColumnsBuilder
+    from oloproof_core.columns_builder import ReadingOrderBuilder as ReadingOrderBuilder
     from oloproof_core.components import component as component
     from oloproof_core.conclusion import conclude_run as conclude_run
     from oloproof_core.context import Measurements as Measurements
@@ -183,6 +186,7 @@ if TYPE_CHECKING:
     from oloproof_core.sequential import next_batch as next_batch
     from oloproof_core.sequential import run_until_decided as run_until_decided
     from oloproof_core.sequential import sequential_order as sequential_order
+    from oloproof_core.spilled_columns import SpilledColumns as SpilledColumns
     from oloproof_core.store import CacheEntry as CacheEntry
     from oloproof_core.store import InMemoryStore as InMemoryStore
     from oloproof_core.store import RecordsAsItGoes as RecordsAsItGoes
@@ -219,6 +223,7 @@ __all__ = [
     "OloproofError",
     "ProgressCallback",
     "Protections",
+    "ReadingOrderBuilder",
     "RecordsAsItGoes",
     "Result",
     "Row",
@@ -226,6 +231,7 @@ __all__ = [
     "RunConfigField",
     "RunOpening",
     "RunPlan",
+    "SpilledColumns",
     "Store",
     "System",
     "UndeclaredReadError",

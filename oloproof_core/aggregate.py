@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +11,7 @@ from oloproof_core import stats
 from oloproof_core.case import CaseResult
 from oloproof_core.case_columns import CaseColumns, listed
 from oloproof_core.evaluators import Evaluator
+from oloproof_core.spilled_columns import SpilledColumns
 from oloproof_core.stats import Interval, proportion_interval
 
 if TYPE_CHECKING:
@@ -118,6 +119,11 @@ def aggregate_columns(
     the columns carry (`CaseColumns.order_keys`); with clusters, one metric at a time
     as a list, as `estimate_metric` reads it.
     """
+    if isinstance(columns, SpilledColumns) and not columns.clustered:
+        return [
+            _spilled_estimate(columns, *named, confidence)
+            for named in _named_metrics(columns, evaluators)
+        ]
     clusters = columns.cluster_keys()
     metrics: list[MetricEstimate] = []
     for evaluator in evaluators:
@@ -139,6 +145,54 @@ def aggregate_columns(
                 )
             metrics.append(found)
     return metrics
+
+
+def _named_metrics(
+    columns: CaseColumns, evaluators: Sequence[Evaluator]
+) -> Iterator[tuple[str, str, str, tuple[float, float]]]:
+    """Each metric of the columns: (metric, criterion, value type, range), in the order
+    `aggregate` lists them."""
+    for evaluator in evaluators:
+        criterion = evaluator.criterion
+        yield criterion, criterion, evaluator.value_type, evaluator.score_range
+        for name in columns.sub_score_names(criterion):
+            yield f"{criterion}.{name}", criterion, "score", evaluator.sub_score_range
+
+
+def _spilled_estimate(
+    columns: SpilledColumns,
+    metric: str,
+    criterion: str,
+    value_type: str,
+    score_range: tuple[float, float],
+    confidence: float,
+) -> MetricEstimate:
+    """`_column_estimate` from the columns' files, a block at a time: the same figures."""
+    from oloproof_core.spill import Spill
+
+    pass_fail = value_type == "pass_fail"
+    found = columns.metric_figures(metric, None if pass_fail else score_range)
+    reading = columns.reading_file(metric)
+    if not pass_fail and reading is None:  # the store did not read it in reading order
+        column = columns.metric_values(criterion, metric[len(criterion) + 1 :] or None)
+        return _column_estimate(
+            metric, criterion, column, value_type, score_range, confidence, columns.order_keys()
+        )
+    n_observed = found.n_observed
+    if pass_fail:
+        interval = proportion_interval(found.successes, n_observed, found.n_missing, confidence)
+        estimate = found.successes / n_observed if n_observed else None
+    else:
+        assert reading is not None
+        low, high = score_range
+        interval = stats.spilled_mean_interval(reading, Spill, low, high, confidence)
+        estimate = found.total / n_observed if n_observed else None
+    return MetricEstimate(
+        metric=metric, estimate=estimate, interval=interval, n_observed=n_observed,
+        n_missing=found.n_missing, method=CLOPPER_PEARSON if pass_fail else BETTING,
+        confidence=confidence, value_type=value_type, score_range=score_range,
+        criterion=criterion,
+    )  # fmt: skip
 
 
 def _column_estimate(

@@ -11,21 +11,17 @@ conclusion goes through (`aggregate`, `values_by_case`, `column_lists`, the gate
 missing-cases rule, `Result.usage`) read the columns directly instead.
 
 A store that keeps the run's ids itself passes them as `DeferredIds`, read only if a
-reader asks for an id (a comparison by case, clusters, a sequential look), and the
-reading order the statistics need as a `ReadOrder` worked out from each id's digest
-prefix as the rows streamed by: a plain run is then concluded holding, per case, its
-values, its error code and its place in that order, and no id.
+reader asks for an id (a comparison by case, clusters, a sequential look); a worker
+concluding a large run keeps the columns themselves in files (`SpilledColumns`).
 """
 
 from __future__ import annotations
 
 import sys
-from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 from oloproof_core.case import CaseError, CaseResult
-from oloproof_core.context import ModelCall
 from oloproof_core.usage import RoleUsage
 from oloproof_core.verdict import Verdict
 
@@ -189,6 +185,10 @@ class CaseColumns(Sequence[CaseResult]):
         were built, or the ids themselves."""
         return self.ids if self.read_order is None else self.read_order
 
+    def sub_score_names(self, criterion: str) -> list[str]:
+        """A criterion's sub-scores, in the order they were first seen."""
+        return list(self.scores.get(criterion, {}))
+
     def metric_values(self, criterion: str, sub_score: str | None = None) -> FloatArray:
         """A criterion's values (or one of its sub-scores'), NaN where missing."""
         if sub_score is None:
@@ -232,103 +232,3 @@ class CaseColumns(Sequence[CaseResult]):
 def listed(column: FloatArray) -> list[float | None]:
     """A column as the values `estimate_metric` reads, None where missing."""
     return [None if value != value else value for value in column.tolist()]
-
-
-class CaseColumnsBuilder:
-    """Collects a run's cases row by row, in order, into `CaseColumns`.
-
-    Each case costs its id and a few bytes per column while rows arrive; no row is kept.
-    With `keep_ids` false it costs the 8-byte prefix of its id's digest instead, and
-    `build` is given the ids as the store keeps them (`DeferredIds`).
-    """
-
-    def __init__(self, criteria: Iterable[str], *, keep_ids: bool = True) -> None:
-        self._criteria = list(criteria)
-        self._keep_ids = keep_ids
-        self._count = 0
-        self._ids: list[str] = []
-        self._prefixes = array("Q")
-        self._values = {criterion: array("d") for criterion in self._criteria}
-        self._scores: dict[str, dict[str, array[float]]] = {c: {} for c in self._criteria}
-        self._clusters = array("i")
-        self._cluster_labels: dict[str, int] = {}
-        self._errors = array("i")
-        self._error_types: dict[str, int] = {}
-        self._usage: dict[str, RoleUsage] = {}
-
-    def add(
-        self,
-        case_id: str,
-        *,
-        cluster: str | None,
-        error_type: str | None,
-        verdicts: Sequence[tuple[float | None, Mapping[str, Any] | None]],
-        model_calls: Sequence[Mapping[str, Any]] = (),
-    ) -> None:
-        """One case: its verdicts' (value, scores) in the order of the criteria given
-        (None, None where it has none)."""
-        position = self._count
-        self._count += 1
-        if self._keep_ids:
-            self._ids.append(case_id)
-        else:
-            from oloproof_core.stats import key_prefix
-
-            self._prefixes.append(key_prefix(case_id))
-        labels, types = self._cluster_labels, self._error_types
-        self._clusters.append(NONE if cluster is None else labels.setdefault(cluster, len(labels)))
-        self._errors.append(types.setdefault(error_type, len(types)) if error_type else NONE)
-        for criterion, (value, scores) in zip(self._criteria, verdicts, strict=True):
-            self._values[criterion].append(float("nan") if value is None else float(value))
-            subs = self._scores[criterion]
-            for name, score in (scores or {}).items():
-                column = subs.get(name)
-                if column is None:  # first seen here: missing on every earlier case
-                    column = subs[name] = array("d", [float("nan")]) * position
-                # A missing verdict's sub-scores are missing too, as `values_by_case` reads.
-                missing = value is None or score is None
-                column.append(float("nan") if missing else float(score))
-            for column in subs.values():
-                if len(column) == position:
-                    column.append(float("nan"))
-        for item in model_calls:
-            call = ModelCall(**item)
-            self._usage.setdefault(call.role, RoleUsage()).add(call)
-
-    @property
-    def count(self) -> int:
-        """How many cases were added."""
-        return self._count
-
-    def build(self, ids: Sequence[str] | None = None) -> CaseColumns:
-        """The columns; `ids` are the cases' ids when the builder did not keep them."""
-        import numpy as np
-
-        from oloproof_core.stats import ReadOrder
-
-        read_order = None
-        if not self._keep_ids:
-            if ids is None or len(ids) != self._count:
-                raise ValueError(f"build needs the ids of the {self._count} cases it was given")
-            prefixes = np.frombuffer(self._prefixes, dtype=np.uint64)
-            read_order = ReadOrder.of_prefixes(prefixes)
-            self._prefixes = array("Q")  # the order is all they were for
-
-        def floats(column: array[float]) -> FloatArray:
-            return np.frombuffer(column, dtype=np.float64)
-
-        def codes(column: array[int]) -> CodeArray | None:
-            found = np.frombuffer(column, dtype=np.intc)  # array's "i" is C's int
-            return found if (found != NONE).any() else None
-
-        return CaseColumns(
-            self._ids if ids is None else ids,
-            {criterion: floats(column) for criterion, column in self._values.items()},
-            {c: {n: floats(col) for n, col in subs.items()} for c, subs in self._scores.items()},
-            cluster_codes=codes(self._clusters),
-            cluster_labels=list(self._cluster_labels),
-            error_codes=codes(self._errors),
-            error_types=list(self._error_types),
-            model_usage=self._usage,
-            read_order=read_order,
-        )

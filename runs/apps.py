@@ -8,9 +8,10 @@ class RunsConfig(AppConfig):
 
     def ready(self) -> None:
         # The tasks are registered with the Celery app when it loads (`runs.dispatch`).
-        from runs import _sqlite_limits
+        from runs import _sqlite_digest, _sqlite_limits
         from runs.data_folder import data_folder_prepare, keep_store_from_systems
 
         data_folder_prepare()
         _sqlite_limits.connect()
+        _sqlite_digest.connect()
         keep_store_from_systems()

@@ -60,7 +60,7 @@ def run_finalise(*, run_id: int) -> str:
         "started_at": started_at,
         "duration_s": (finished_at - started_at).total_seconds(),
     }
-    cases = run_case_columns(run=run, criteria=[e.criterion for e in plan.evaluators])
+    cases = _case_columns(run, plan)
     # Before the conclusion: the gate says so when a chunk's system was not protected.
     plan.execution = _execution_provenance(chunks, plan)
     state = sequential_state(run)
@@ -77,6 +77,16 @@ def run_finalise(*, run_id: int) -> str:
             return "extended"
     succeeded = run_conclusion_record(run=run, result=result, finished_at=finished_at)
     return "succeeded" if succeeded else "skipped"
+
+
+def _case_columns(run: Run, plan: engine.RunPlan) -> engine.CaseColumns:
+    """The run's columns; the score metrics' also in reading order, for their intervals."""
+    evaluators = plan.evaluators
+    return run_case_columns(
+        run=run,
+        criteria=[e.criterion for e in evaluators],
+        scored={e.criterion for e in evaluators if e.value_type != "pass_fail"},
+    )
 
 
 def _next_batch_queued(run: Run, result: engine.Result, state: dict[str, Any]) -> bool:

@@ -202,7 +202,7 @@ def finalise(run_id: int, *, old: bool, trace: bool) -> dict[str, Any]:
 
     if old:
         # Whole cases where the columns were: what finalising read before.
-        finalising.run_case_columns = lambda *, run, criteria: run_result(run=run).cases  # type: ignore[assignment,return-value]
+        finalising.run_case_columns = lambda *, run, criteria, scored=(): run_result(run=run).cases  # type: ignore[assignment,return-value]
     Run.objects.filter(pk=run_id).update(status=Run.Status.RUNNING)  # conclude it again
     run = Run.objects.get(pk=run_id)
     run_plan_load(run=run)

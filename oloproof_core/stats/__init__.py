@@ -57,7 +57,7 @@ if TYPE_CHECKING:
         few_clusters_warning,
     )
     from ._difference import PairedDifference
-    from ._digest_order import digest_order, key_prefix
+    from ._digest_order import digest_order
     from ._interval import Interval
     from ._missing import completed_mean_interval, mean_interval
     from ._missing_proportion import proportion_interval
@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from ._sample_size import MAX_CASES, cases_needed
     from ._sequential import running_interval, running_side_p_values
     from ._sequential_power import SequentialPlan, sequential_cases_for_power
+    from ._spilled import ColumnFile, spilled_mean_interval
 
 # Each name is imported on first use: a module that needs only a check of its inputs
 # (`_validate`) or an exact interval does not load NumPy's betting methods, nor SciPy's
@@ -97,7 +98,6 @@ _EXPORTS: dict[str, str] = {
     "cr1_paired_difference": "._cluster",
     "DIFFERENCE_TUNING": "._bounded_mean",
     "digest_order": "._digest_order",
-    "key_prefix": "._digest_order",
     "FEW_CLUSTERS": "._cluster_betting",
     "few_clusters_warning": "._cluster_betting",
     "holm_rejections": "._multiplicity",
@@ -106,6 +106,8 @@ _EXPORTS: dict[str, str] = {
     "mcnemar_exact_p_value": "._paired",
     "mean_interval": "._missing",
     "completed_mean_interval": "._missing",
+    "spilled_mean_interval": "._spilled",
+    "ColumnFile": "._spilled",
     "paired_mean_difference": "._paired",
     "paired_proportion_difference": "._paired",
     "PairedDifference": "._difference",
@@ -129,6 +131,7 @@ __all__ = [
     "AgreementFigure",
     "BetTuning",
     "ClusterGroups",
+    "ColumnFile",
     "Interval",
     "PairedDifference",
     "ReadOrder",
@@ -152,7 +155,6 @@ __all__ = [
     "few_clusters_warning",
     "holm_rejections",
     "kappa_figure",
-    "key_prefix",
     "mcnemar_exact_p_value",
     "mean_abs_difference_figure",
     "mean_interval",
@@ -165,6 +167,7 @@ __all__ = [
     "running_interval",
     "running_side_p_values",
     "sequential_cases_for_power",
+    "spilled_mean_interval",
 ]
 
 

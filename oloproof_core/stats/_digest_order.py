@@ -9,19 +9,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Hashable, Sequence
 
-PREFIX_BYTES = 8
-"""The leading bytes of a digest `key_prefix` keeps: distinct keys share them about once
-in 2^64 pairs, and a caller that finds two equal falls back to the whole digests."""
-
 
 def key_digest(key: Hashable) -> bytes:
     return hashlib.sha256(str(key).encode("utf-8")).digest()
-
-
-def key_prefix(key: Hashable) -> int:
-    """The first `PREFIX_BYTES` of the key's digest as an unsigned integer: sorting these
-    sorts the digests, in 8 bytes a key instead of the key itself."""
-    return int.from_bytes(key_digest(key)[:PREFIX_BYTES], "big")
 
 
 def digest_order(keys: Sequence[Hashable]) -> list[int]:

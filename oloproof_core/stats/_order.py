@@ -70,16 +70,6 @@ class ReadOrder:
     def of(cls, keys: Sequence[Hashable] | ReadOrder) -> ReadOrder:
         return keys if isinstance(keys, ReadOrder) else cls(key_order(keys))
 
-    @classmethod
-    def of_prefixes(cls, prefixes: npt.NDArray[np.uint64]) -> ReadOrder | None:
-        """The order from each key's `key_prefix`, or None if two keys share one: only
-        their whole digests can order those, and the caller must read the keys."""
-        indices = np.argsort(prefixes, kind="stable")
-        ordered = prefixes[indices]
-        if ordered.size > 1 and bool((ordered[1:] == ordered[:-1]).any()):
-            return None
-        return cls(indices)
-
     def __len__(self) -> int:
         return int(self.indices.size)
 

@@ -66,7 +66,7 @@ def test_a_sub_score_first_seen_late_is_missing_before_it() -> None:
     assert columns.cluster_keys() == ["\0a", "\0b", "x", "\0d"]
 
 
-def test_columns_without_their_ids_conclude_to_the_same_figures_reading_no_id() -> None:
+def test_columns_kept_in_files_conclude_to_the_same_figures_holding_nothing_per_case() -> None:
     cases = judged_cases(400, 7)
     for case in cases:
         case.cluster = None
@@ -75,28 +75,37 @@ def test_columns_without_their_ids_conclude_to_the_same_figures_reading_no_id() 
         "rules": [{"metric": "quality", "min": 1.0}, {"missing": {"max_rate": 0.2}}],
     }
     whole = conclude(cases, policy=policy)
-    columns = as_columns(cases, keep_ids=False)
+    columns = as_columns(cases, spill=True)
     narrow = conclude(columns, policy=policy)
+    assert isinstance(columns, engine.SpilledColumns)
     assert figures(narrow) == figures(whole)
     assert isinstance(columns.ids, engine.DeferredIds)
     assert not columns.ids.loaded
-    # The reading order worked out from the digest prefixes is the ids' own.
+    # Concluded from the files: no column was loaded into memory.
+    assert columns.nbytes() == 0
+    # Asked for, the columns load whole, with the reading order the store gave.
     assert columns.read_order is not None
     expected = engine.stats.ReadOrder.of([case.id for case in cases]).indices
     assert columns.read_order.indices.tolist() == expected.tolist()
-    # Nothing per case but four value columns, the reading order and the error codes.
-    assert columns.nbytes() == len(cases) * (4 * 8 + 8 + 4)
+    assert columns.nbytes() > len(cases) * 4 * 8
     assert [case.id for case in columns][:3] == ["case_00000", "case_00001", "case_00002"]
     assert columns.ids.loaded
 
 
-def test_two_keys_sharing_a_digest_prefix_leave_the_order_to_the_ids() -> None:
-    import numpy as np
+def test_columns_in_files_with_clusters_conclude_as_the_cases_do() -> None:
+    cases = judged_cases(300, 8)
+    whole = conclude(cases)
+    columns = as_columns(cases, spill=True)
+    assert figures(conclude(columns)) == figures(whole)
 
-    assert engine.stats.ReadOrder.of_prefixes(np.array([5, 3, 5], dtype=np.uint64)) is None
-    found = engine.stats.ReadOrder.of_prefixes(np.array([5, 3, 9], dtype=np.uint64))
-    assert found is not None
-    assert found.indices.tolist() == [1, 0, 2]
+
+def test_a_score_out_of_range_in_a_file_names_its_case() -> None:
+    cases = judged_cases(50, 9)
+    cases[31].verdicts["quality"] = engine.Verdict(value=99.0)
+    for case in cases:
+        case.cluster = None
+    with pytest.raises(ValueError, match=r"score 99\.0 of case 31 is outside"):
+        conclude(as_columns(cases, spill=True), policy=None)
 
 
 def test_deferred_ids_that_do_not_match_the_cases_are_refused() -> None:
@@ -105,7 +114,7 @@ def test_deferred_ids_that_do_not_match_the_cases_are_refused() -> None:
     assert not ids.loaded
     with pytest.raises(RuntimeError, match="2 case ids for 3 cases"):
         ids[0]
-    builder = engine.CaseColumnsBuilder(["exact"], keep_ids=False)
+    builder = engine.CaseColumnsBuilder(["exact"], spill=True)
     builder.add("a", cluster=None, error_type=None, verdicts=[(1.0, None)])
     with pytest.raises(ValueError, match="the ids of the 1 cases"):
         builder.build()

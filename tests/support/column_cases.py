@@ -67,25 +67,33 @@ def judged_cases(n: int, seed: int) -> list[CaseResult]:
 CRITERIA = ("exact", "quality")
 
 
-def as_columns(cases: list[CaseResult], *, keep_ids: bool = True) -> engine.CaseColumns:
+def as_columns(cases: list[CaseResult], *, spill: bool = False) -> engine.CaseColumns:
     """The columns of `cases`, built row by row as the platform's reader builds them;
-    without `keep_ids`, as a store that keeps the ids itself does (`DeferredIds`)."""
-    builder = engine.CaseColumnsBuilder(CRITERIA, keep_ids=keep_ids)
+    with `spill`, kept in files as a worker keeps them: the ids left to the store
+    (`DeferredIds`) and the score columns read again in reading order, as the store
+    sorts them by their ids' digests."""
+    builder = engine.CaseColumnsBuilder(CRITERIA, spill=spill)
     for case in cases:
         builder.add(
             case.id,
             cluster=case.cluster,
             error_type=None if case.error is None else case.error.type,
-            verdicts=[
-                (case.verdicts[c].value, dict(case.verdicts[c].scores))
-                for c in ("exact", "quality")
-            ],
+            verdicts=_verdicts(case),
             model_calls=[asdict(call) for call in case.measurements.model_calls],
         )
-    if keep_ids:
+    if not spill:
         return builder.build()
     ids = [case.id for case in cases]
-    return builder.build(engine.DeferredIds(lambda: list(ids), builder.count))
+    reading = engine.ReadingOrderBuilder(
+        CRITERIA, whole=["quality"], sub_scores=builder.sub_scores()
+    )
+    for place in engine.stats.ReadOrder.of(ids).indices.tolist():
+        reading.add(place, _verdicts(cases[place]))
+    return builder.build(engine.DeferredIds(lambda: list(ids), builder.count), reading.build())
+
+
+def _verdicts(case: CaseResult) -> list[tuple[float | None, dict[str, float]]]:
+    return [(case.verdicts[c].value, dict(case.verdicts[c].scores)) for c in CRITERIA]
 
 
 POLICY: dict[str, Any] = {

@@ -98,7 +98,7 @@ def large_bytes_write(
     """Set `column` of the row `pk` to the concatenation of `parts` (`total` bytes in all),
     holding one part at a time: `parts` may be a generator reading a file.
 
-    A million-case run's value columns are hundreds of megabytes; built whole, then
+    A million-case run's value columns are tens of megabytes; built whole, then
     adapted by the driver, they cost the process several times that. On PostgreSQL the
     first part replaces the column and each later one is appended (`col || part`),
     every part a binary parameter; on SQLite the column is sized once (`zeroblob`) and

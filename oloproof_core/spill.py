@@ -21,8 +21,10 @@ if TYPE_CHECKING:
 
 __all__ = ["SPILL_BLOCK", "ExactSum", "Spill"]
 
-SPILL_BLOCK = 1 << 16
-"""Values held before they go to the file, and read back at once: half a megabyte of floats."""
+SPILL_BLOCK = 1 << 14
+"""Values held before they go to the file, and read back at once: 128 KB of floats. A pass
+makes a few temporaries a block long, and holds two blocks while it moves on from one to
+the next; short blocks keep that well under the rest of a conclusion's memory."""
 
 _KINDS = {"d": "<f8", "i": "<i4"}
 """The `array` codes a spill holds and the little-endian types its file stores them as."""
@@ -111,8 +113,8 @@ class Spill:
 
     def byte_parts(self, size: int | None = None) -> Iterator[bytes]:
         """The file's bytes (little-endian values) in parts of at most `size` values
-        (four blocks)."""
-        size = size or 4 * SPILL_BLOCK
+        (a block)."""
+        size = size or SPILL_BLOCK
         self._flush()
         itemsize = array(self._code).itemsize
         self._file.seek(0)

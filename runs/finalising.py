@@ -11,6 +11,7 @@ instead (`runs.sequential_runs`), by another conditional update.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -43,14 +44,7 @@ def run_finalise(*, run_id: int) -> str:
         reason = str(exc) if isinstance(exc, RunCodeError) else load_failure(run, exc, "")
         run_fail(run_id=run_id, reason=reason)
         return "failed"
-    chunks = list(
-        RunChunk.objects.filter(run_id=run_id).only(
-            "judging", "execution", "claimed_by", "attempts"
-        )
-    )
-    for chunk in chunks:
-        for name, counts in chunk.judging.items():
-            plan.tallies.setdefault(name, engine.JudgingTally()).add(engine.JudgingTally(**counts))
+    chunks = _ChunksRead.of(run_id, plan)
     record = run.dataset
     assert record is not None, "a running run has its dataset recorded"
     dataset = engine.Dataset(source=record.source, rows=[], digest=record.digest, split=run.split)
@@ -108,20 +102,51 @@ def _next_batch_queued(run: Run, result: engine.Result, state: dict[str, Any]) -
     return True
 
 
-def _execution_provenance(chunks: list[RunChunk], plan: engine.RunPlan) -> dict[str, Any]:
+@dataclass
+class _ChunksRead:
+    """What the conclusion needs of the run's chunks, read one at a time: a million-case
+    run has 2,000 of them, and holding their rows grew finalising with the run."""
+
+    count: int = 0
+    attempts: int = 0
+    workers: set[str] = field(default_factory=set)
+    first_execution: dict[str, Any] | None = None
+    first_unprotected: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, run_id: int, plan: engine.RunPlan) -> _ChunksRead:
+        """The chunks' summary; their judging tallies are added to `plan`'s."""
+        found = cls()
+        fields = ("judging", "execution", "claimed_by", "attempts")
+        for chunk in RunChunk.objects.filter(run_id=run_id).only(*fields).iterator(500):
+            found.count += 1
+            found.attempts += chunk.attempts
+            found.workers.add(chunk.claimed_by.rsplit(":", 1)[0])
+            execution = chunk.execution or None
+            if found.first_execution is None:
+                found.first_execution = execution
+            unprotected = execution and execution.get("measurements") != "protected"
+            if unprotected and found.first_unprotected is None:
+                found.first_unprotected = execution
+            for name, counts in chunk.judging.items():
+                tally = plan.tallies.setdefault(name, engine.JudgingTally())
+                tally.add(engine.JudgingTally(**counts))
+        return found
+
+
+def _execution_provenance(chunks: _ChunksRead, plan: engine.RunPlan) -> dict[str, Any]:
     """The run's execution over every chunk: protected only if every chunk's system ran in
     a sandbox; the sandbox named is an unprotected chunk's, else the first chunk's."""
-    executions = [chunk.execution for chunk in chunks if chunk.execution]
-    unprotected = [e for e in executions if e.get("measurements") != "protected"]
-    protected = plan.isolation == "process" and bool(executions) and not unprotected
-    shown = (unprotected or executions or [{}])[0]
+    executed = chunks.first_execution is not None
+    protected = plan.isolation == "process" and executed and chunks.first_unprotected is None
+    shown = chunks.first_unprotected or chunks.first_execution or {}
     return {
         "mode": "workers",
         "isolation": plan.isolation,
         "measurements": "protected" if protected else "not protected",
         "answers": "protected" if protected else "not protected",
         "sandbox": shown.get("sandbox") or {"on": False, "reason": "no chunk said how it ran"},
-        "chunks": len(chunks),
-        "chunk_attempts": sum(chunk.attempts for chunk in chunks),
-        "workers": sorted({chunk.claimed_by.rsplit(":", 1)[0] for chunk in chunks}),
+        "chunks": chunks.count,
+        "chunk_attempts": chunks.attempts,
+        "workers": sorted(chunks.workers),
     }

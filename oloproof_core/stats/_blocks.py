@@ -102,9 +102,11 @@ def max_log_capital_of(
     return best
 
 
-def pairwise_sum(segment: Callable[[int, int], FloatArray], n: int) -> float:
+def pairwise_sum(
+    segment: Callable[[int, int], FloatArray], n: int, block: int = BLOCK_VALUES
+) -> float:
     """NumPy's sum of ``n`` values, to the last bit, reading `segment(start, count)`
-    (at most `BLOCK_VALUES` values at a time) instead of holding them all.
+    (at most `block` values at a time, or 128) instead of holding them all.
 
     NumPy sums a contiguous row pairwise: halves, the first a multiple of 8 long,
     until a part is short enough to sum directly; a part is summed the same way
@@ -112,7 +114,7 @@ def pairwise_sum(segment: Callable[[int, int], FloatArray], n: int) -> float:
     NumPy gives the same additions in the same order.
     """
     # NumPy sums up to 128 values in one loop of eight sums: never split those.
-    direct = max(BLOCK_VALUES, 128)
+    direct = max(block, 128)
 
     def summed(start: int, count: int) -> float:
         if count <= direct:

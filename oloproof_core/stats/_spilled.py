@@ -18,7 +18,6 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from . import _blocks
 from ._blocks import bet_blocks, max_log_capital_of, pairwise_sum
 from ._bounded_mean import SCORE_TUNING
 from ._interval import Interval
@@ -26,9 +25,12 @@ from ._interval_end import confidence_set_end
 from ._missing import check_range, unscale
 from ._validate import check_confidence
 
-__all__ = ["ColumnFile", "spilled_mean_interval"]
+__all__ = ["READ_BLOCK", "ColumnFile", "spilled_mean_interval"]
 
 FloatArray = npt.NDArray[np.float64]
+
+READ_BLOCK = 1 << 14
+"""Values a pass reads from a file at once: each pass makes a few temporaries this long."""
 
 
 class ColumnFile(Protocol):
@@ -79,12 +81,10 @@ def _end(
             bets_file.add_block(bets[0])
 
         def capital(m: FloatArray, among: npt.NDArray[np.intp]) -> FloatArray:
-            pairs = zip(
-                completion.blocks(), _rows(bets_file.blocks(_blocks.BLOCK_VALUES)), strict=True
-            )
+            pairs = zip(completion.blocks(), _rows(bets_file.blocks(READ_BLOCK)), strict=True)
             return max_log_capital_of(pairs, 1, m, sign, SCORE_TUNING.truncation)
 
-        centre = min(1.0, max(0.0, pairwise_sum(completion.segment, n) / n))
+        centre = min(1.0, max(0.0, pairwise_sum(completion.segment, n, READ_BLOCK) / n))
         edge = np.array([0.0 if sign > 0 else 1.0])
         threshold = math.log(2.0 / alpha)  # hedged: either side's capital reaching 2 / alpha
         return float(confidence_set_end(capital, threshold, edge, np.array([centre]))[0])
@@ -110,7 +110,7 @@ class _Completion:
         return completed
 
     def blocks(self) -> Iterator[FloatArray]:
-        return (self.of(raw)[None, :] for raw in self.column.blocks(_blocks.BLOCK_VALUES))
+        return (self.of(raw)[None, :] for raw in self.column.blocks(READ_BLOCK))
 
     def segment(self, start: int, count: int) -> FloatArray:
         return self.of(self.column.read(start, count))

@@ -23,7 +23,7 @@ from metrics.services import run_value_columns_put
 from metrics.value_columns import value_columns_encode
 from oloproof.cli import main as cli_main
 from oloproof_core import ConfigError, spill
-from oloproof_core.stats import _blocks as stats_blocks
+from oloproof_core.stats import _spilled as stats_spilled
 from runs import finalising, planning
 from runs.access import LOCAL
 from runs.errors import RunConfigInvalidError
@@ -221,7 +221,7 @@ def test_finalising_memory_does_not_grow_with_the_run(
     # the peak where it was. Measured: 1.5 KB on SQLite, 0.9 KB on PostgreSQL, against 360 KB
     # for the columns held in memory.
     monkeypatch.setattr(spill, "SPILL_BLOCK", 1024)
-    monkeypatch.setattr(stats_blocks, "BLOCK_VALUES", 1024)
+    monkeypatch.setattr(stats_spilled, "READ_BLOCK", 1024)
     monkeypatch.setattr(case_columns, "_BLOCK", 500)  # rows fetched at once
     for run in (small, large):  # each concluded once before: both measured concluding again
         finalising_peak(run)

@@ -8,7 +8,13 @@ import pytest
 
 from oloproof_core import spill
 from oloproof_core.spill import Spill
-from oloproof_core.stats import ReadOrder, _blocks, completed_mean_interval, spilled_mean_interval
+from oloproof_core.stats import (
+    ReadOrder,
+    _blocks,
+    _spilled,
+    completed_mean_interval,
+    spilled_mean_interval,
+)
 
 
 def column(n: int, seed: int, missing: float) -> np.ndarray:
@@ -34,7 +40,7 @@ def test_the_interval_from_a_file_is_the_interval_of_the_whole_column(
     values = column(n, n, missing)
     # The file holds the column in reading order: the column read in its own order.
     whole = completed_mean_interval(values.copy(), 1.0, 5.0, 0.95, keys=ReadOrder(np.arange(n)))
-    monkeypatch.setattr(_blocks, "BLOCK_VALUES", block_values)
+    monkeypatch.setattr(_spilled, "READ_BLOCK", block_values)
     monkeypatch.setattr(spill, "SPILL_BLOCK", block_values)
     assert spilled_mean_interval(spilled(values), Spill, 1.0, 5.0, 0.95) == whole
 
@@ -61,12 +67,11 @@ def test_the_bets_files_are_closed_when_the_interval_is_found() -> None:
             bets.read(0, 1)
 
 
-def test_numpys_sum_is_reproduced_reading_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_numpys_sum_is_reproduced_reading_parts() -> None:
     generator = np.random.default_rng(11)
     for n in (1, 127, 129, 1000, 8193, 100_003):
         values = generator.random(n) * 10.0 ** generator.integers(-8, 8, n)
-        monkeypatch.setattr(_blocks, "BLOCK_VALUES", 200)
         found = _blocks.pairwise_sum(
-            lambda start, count, values=values: values[start : start + count], n
+            lambda start, count, values=values: values[start : start + count], n, 200
         )
         assert found == float(values[None, :].sum(axis=1)[0])

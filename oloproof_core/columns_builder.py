@@ -109,11 +109,10 @@ class CaseColumnsBuilder:
         self, ids: Sequence[str] | None = None, reading: ReadingColumns | None = None
     ) -> CaseColumns:
         """The columns; `ids` are the cases' ids when the builder did not keep them."""
-        if ids is not None and len(ids) != self._count:
+        if (ids is None and self._spill) or (ids is not None and len(ids) != self._count):
             raise ValueError(f"build needs the ids of the {self._count} cases it was given")
         if self._spill:
-            if ids is None:
-                raise ValueError(f"build needs the ids of the {self._count} cases it was given")
+            assert ids is not None
             return self._spilled(ids, reading)
         return CaseColumns(
             self._ids if ids is None else ids,

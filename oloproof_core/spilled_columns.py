@@ -140,20 +140,23 @@ class SpilledColumns(CaseColumns):
     def metric_figures(
         self, metric: str, score_range: tuple[float, float] | None = None
     ) -> MetricFigures:
-        """Counts and exact sum of a metric's observed values, each checked to lie in
-        `score_range` when given (the error names the case by its place in the run)."""
+        """Counts of a metric's observed values and successes; for a score metric (its
+        `score_range` given) each value checked to lie in it, the error naming the case
+        by its place in the run, and their exact sum (`total`, 0 for pass/fail)."""
         import numpy as np
+
+        from oloproof_core.stats import check_case_scores
 
         column = self.column_file(metric)
         observed = successes = 0
         total = ExactSum()
         for start, block in _numbered(column):
             values = block[~np.isnan(block)]
-            if score_range is not None:
-                _check_range(block, start, *score_range)
             observed += int(values.size)
             successes += int((values >= 1.0).sum())
-            total.add(values.tolist())
+            if score_range is not None:
+                check_case_scores(block, *score_range, first_case=start)
+                total.add(values.tolist())
         n_missing = len(self) - observed
         return MetricFigures(observed, n_missing, successes, total.value)
 
@@ -209,18 +212,6 @@ def _numbered(column: Spill | None) -> Iterator[tuple[int, Any]]:
     for block in column.blocks():
         yield start, block
         start += int(block.size)
-
-
-def _check_range(block: Any, start: int, low: float, high: float) -> None:
-    import numpy as np
-
-    bad = np.flatnonzero(~((block >= low) & (block <= high)) & ~np.isnan(block))
-    if bad.size:
-        index = int(bad[0])
-        raise ValueError(
-            f"score {float(block[index])!r} of case {start + index} is outside the "
-            f"declared range [{low!r}, {high!r}]"
-        )
 
 
 def float_column(column: array[float] | array[int] | Spill) -> FloatArray:

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from ._difference import PairedDifference
     from ._digest_order import digest_order
     from ._interval import Interval
-    from ._missing import completed_mean_interval, mean_interval
+    from ._missing import check_case_scores, completed_mean_interval, mean_interval
     from ._missing_proportion import proportion_interval
     from ._multiplicity import benjamini_hochberg, holm_rejections
     from ._order import ReadOrder
@@ -106,6 +106,7 @@ _EXPORTS: dict[str, str] = {
     "mcnemar_exact_p_value": "._paired",
     "mean_interval": "._missing",
     "completed_mean_interval": "._missing",
+    "check_case_scores": "._missing",
     "spilled_mean_interval": "._spilled",
     "ColumnFile": "._spilled",
     "paired_mean_difference": "._paired",
@@ -144,6 +145,7 @@ __all__ = [
     "bounded_mean_bounds",
     "bounded_mean_interval",
     "cases_needed",
+    "check_case_scores",
     "clopper_pearson",
     "clustered_mean_interval",
     "clustered_paired_difference",

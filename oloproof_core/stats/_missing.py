@@ -39,7 +39,14 @@ from ._interval import Interval
 from ._order import Keys
 from ._validate import check_confidence, check_count
 
-__all__ = ["check_range", "completed_mean_interval", "mean_interval", "rescale", "unscale"]
+__all__ = [
+    "check_case_scores",
+    "check_range",
+    "completed_mean_interval",
+    "mean_interval",
+    "rescale",
+    "unscale",
+]
 
 
 def check_range(low: float, high: float) -> tuple[float, float]:
@@ -103,6 +110,20 @@ def mean_interval(
     return _completions_interval(completed, slice(unit.size, None), lo, hi, confidence, keys)
 
 
+def check_case_scores(
+    scores: npt.NDArray[np.float64], low: float, high: float, first_case: int = 0
+) -> None:
+    """Raise naming the first score outside ``[low, high]`` (NaN, a missing score, is
+    allowed) and its case, ``first_case`` being the place of ``scores[0]`` in the run."""
+    bad = np.flatnonzero(~((scores >= low) & (scores <= high)) & ~np.isnan(scores))
+    if bad.size:
+        index = int(bad[0])
+        raise ValueError(
+            f"score {float(scores[index])!r} of case {first_case + index} is outside the "
+            f"declared range [{low!r}, {high!r}]"
+        )
+
+
 def completed_mean_interval(
     column: npt.NDArray[np.float64],
     low: float,
@@ -122,14 +143,8 @@ def completed_mean_interval(
     missing = np.isnan(column)
     # Missing scores start at `low`, which rescales to 0 exactly: the worst completion,
     # rescaled in place rather than through a copy per step (a million cases: 8 MB each).
+    check_case_scores(column, lo, hi)
     completed = np.where(missing, lo, column)
-    bad = np.flatnonzero(~((completed >= lo) & (completed <= hi)))
-    if bad.size:
-        index = int(bad[0])
-        raise ValueError(
-            f"score {float(completed[index])!r} of case {index} is outside the "
-            f"declared range [{lo!r}, {hi!r}]"
-        )
     completed -= lo
     completed /= hi - lo
     np.clip(completed, 0.0, 1.0, out=completed)

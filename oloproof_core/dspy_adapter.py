@@ -62,31 +62,52 @@ def dspy_system(
     With `lm`, the program runs with that language model whatever thread runs it
     (DSPy's `dspy.context` does not follow a call into the engine's worker threads).
     """
-    dspy = _dspy()
+    _dspy()  # a clear error now when DSPy is not installed
     if not callable(program):
         raise DeclarationError(
             f"dspy_system() takes a DSPy program (a dspy.Module), got {type(program).__name__}"
         )
 
-    def run(case_input: Mapping[str, Any]) -> dict[str, Any]:
-        if not isinstance(case_input, Mapping):
-            raise ContractError(
-                f"a DSPy program takes keyword arguments, so the row's input "
-                f"must be an object, got {type(case_input).__name__}"
-            )
-        with dspy.context(track_usage=True, **({} if lm is None else {"lm": lm})):
-            prediction = program(**case_input)
-        _record_usage(prediction, price_in, price_out)
-        return prediction_fields(prediction)
-
-    run.__name__ = getattr(program, "__name__", type(program).__name__)
-    run.__qualname__ = run.__name__
+    run = _ProgramCall(program, lm, price_in, price_out)
     return System(
         run,
         name=name,
         version=version,
         import_path=f"{type(program).__module__}:{type(program).__qualname__}",
     )
+
+
+class _ProgramCall:
+    """The system's function: the program called with the case's input as keywords.
+
+    It travels to the system's sandboxed process by value; DSPy's configured language
+    model is a setting of this process, so it travels with it, taken when it is sent.
+    """
+
+    def __init__(
+        self, program: Any, lm: Any, price_in: float | None, price_out: float | None
+    ) -> None:
+        self.program, self.lm = program, lm
+        self.price_in, self.price_out = price_in, price_out
+        self.__name__ = self.__qualname__ = getattr(program, "__name__", type(program).__name__)
+
+    def __call__(self, case_input: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(case_input, Mapping):
+            raise ContractError(
+                f"a DSPy program takes keyword arguments, so the row's input "
+                f"must be an object, got {type(case_input).__name__}"
+            )
+        dspy = _dspy()
+        with dspy.context(track_usage=True, **({} if self.lm is None else {"lm": self.lm})):
+            prediction = self.program(**case_input)
+        _record_usage(prediction, self.price_in, self.price_out)
+        return prediction_fields(prediction)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if state["lm"] is None:
+            state["lm"] = _dspy().settings.lm
+        return state
 
 
 def prediction_fields(prediction: Any) -> dict[str, Any]:

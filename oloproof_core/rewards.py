@@ -18,8 +18,8 @@ figure grows, strictly monotone and without a cliff: twice the reference scores
 1/3, ten times the reference 1/11. The weights are rescaled to sum to 1, so the
 score is in 0..1. A part that could not be measured (no timing, or a model call
 that could not be priced) scores 0, and the feedback says so; so do speed and cost
-when the system ran in oloproof's own process (`isolation="thread"`, or a system with
-no import reference), where the figures are not the platform's to vouch for.
+when the system ran in oloproof's own process (`isolation="thread"`) or without a
+sandbox, where the figures are not the platform's to vouch for.
 """
 
 from __future__ import annotations
@@ -48,10 +48,10 @@ _EXAMPLE = """\
 
 UNPROTECTED_NOTE = (
     "Speed and cost scored 0: the system ran where it could reach the clock or the model "
-    "client (in oloproof's own process, or in a process without a sandbox), so the "
-    "platform cannot vouch for either figure. The run's provenance says which and how to "
-    "fix it: define the system at the top level of a module or script, and install "
-    "bubblewrap (docs/isolation.md; `oloproof doctor` checks)."
+    "client (in oloproof's own process with isolation='thread', or in a process without a "
+    "sandbox), so the platform cannot vouch for either figure. The run's provenance says "
+    "which; to fix it, leave isolation at 'process' and install bubblewrap "
+    "(docs/isolation.md; `oloproof doctor` checks)."
 )
 
 

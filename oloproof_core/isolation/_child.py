@@ -1,9 +1,10 @@
 """A system's process: set itself up, import and warm the system, then serve cases.
 
 Started by the pool as `python -m oloproof_core.isolation._child READ_FD WRITE_FD` with
-a scrubbed environment (spawned children), or entered straight after `os.fork()`
-(`run_forked`). Either way the set-up is the same: die with the parent, keep the
-parent's stdout clean, take the memory cap, then announce readiness.
+a scrubbed environment, inside the sandbox where there is one: die with the parent,
+keep the parent's stdout clean, take the memory cap, load the system (by reference or
+by value), warm it, then announce readiness. A system that cannot be loaded says so
+with `{"failed": ..., "loading": true}`: the run fails before its first case.
 """
 
 from __future__ import annotations
@@ -29,42 +30,36 @@ def main(argv: list[str]) -> int:
     setup = _read_setup(read_fd)
     if setup is None:
         return 0
+    loading = False
     try:
         from oloproof_core.isolation._relay import relay_gateway
 
         relay_gateway()
         _apply_setup(setup)
-        from oloproof_core.isolation._reference import SystemReference, load_reference
-
-        system = load_reference(SystemReference.from_dict(setup["reference"]))
-        if setup.get("components"):
-            system = system.with_components(setup["components"], version=setup.get("version"))
+        loading = True
+        system = _load_system(setup)
+        loading = False
         models = _warm(system)
     except BaseException:
-        os.write(write_fd, frame({"failed": traceback.format_exc()}))
+        # A system that cannot be loaded fails the run; one whose warm-up failed is tried
+        # again in a new process.
+        os.write(write_fd, frame({"failed": traceback.format_exc(), "loading": loading}))
         return 1
     return serve(system, read_fd, write_fd, setup, models=models)
 
 
-def run_forked(
-    system: System,
-    read_fd: int,
-    write_fd: int,
-    setup: Mapping[str, Any],
-    environment: Mapping[str, str],
-    parent: int,
-) -> int:
-    """The body of a forked child; the caller ends the process with the returned status."""
-    _prepare_process(parent)
-    os.environ.clear()
-    os.environ.update(environment)
-    try:
-        _set_memory_limit(setup.get("memory_limit_mb"))
-        models = _warm(system)
-    except BaseException:
-        os.write(write_fd, frame({"failed": traceback.format_exc()}))
-        return 1
-    return serve(system, read_fd, write_fd, setup, models=models)
+def _load_system(setup: Mapping[str, Any]) -> System:
+    if "value" in setup:
+        from oloproof_core.isolation._by_value import load_pickled
+        from oloproof_core.systems import as_system
+
+        return as_system(load_pickled(setup["value"]))
+    from oloproof_core.isolation._reference import SystemReference, load_reference
+
+    system = load_reference(SystemReference.from_dict(setup["reference"]))
+    if setup.get("components"):
+        system = system.with_components(setup["components"], version=setup.get("version"))
+    return system
 
 
 def serve(

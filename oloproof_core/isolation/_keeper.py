@@ -1,10 +1,11 @@
-"""The processes of a pool: started (by reference, in the sandbox, or forked), replaced
-when one dies, stopped at the end. `ProcessPool` builds on it and feeds them cases.
+"""The processes of a pool: started (in the sandbox where there is one, the system found
+by reference or sent by value), replaced when one dies, stopped at the end.
+`ProcessPool` builds on it and feeds them cases.
 
 A slot keeps its number when its process is replaced, so anything bound to a slot (an
-environment, a gateway key, a release's texts) stays valid. A system that a fresh
-interpreter cannot import is served by processes forked from this one, unless the
-sandbox is required: a fork is a copy of this process, never sandboxed.
+environment, a gateway key, a release's texts) stays valid. A system its process cannot
+load fails the run before its first case: nothing the system's code does makes it run
+anywhere with fewer protections.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import select
 import time
 
 from oloproof_core.isolation._bindings import BoundInProcesses
+from oloproof_core.isolation._by_value import how_system_travels, loading_failed
 from oloproof_core.isolation._env import ChildEnv, child_environment, env_for_slot
 from oloproof_core.isolation._process import ChildProcess, child_setup, start_child, stop_children
-from oloproof_core.isolation._reference import CAN_FORK, refuse_while_loading, start_method
+from oloproof_core.isolation._reference import refuse_while_loading
 from oloproof_core.isolation._sandbox_choice import SandboxChoice
-from oloproof_core.isolation._slot import Slot, last_line
+from oloproof_core.isolation._slot import Slot
 from oloproof_core.systems import System
 
 WARMUP_TIMEOUT_S = 120.0
@@ -44,7 +46,7 @@ class ProcessKeeper:
         self.timeout = timeout
         self.memory_limit_mb = memory_limit_mb
         self._child_env = child_env
-        self._reference, self._method = start_method(system, start)
+        self._reference, self._value = how_system_travels(system, start)
         self._sandbox = sandbox or SandboxChoice.without()
         self._grow = grow
         self.note: str | None = None
@@ -74,39 +76,38 @@ class ProcessKeeper:
 
     @property
     def protected(self) -> bool:
-        """Whether the system ran where it could touch neither its figures nor the answers:
-        spawned into a sandbox (a forked process is a copy of this one, never sandboxed)."""
-        return self._sandbox.sandbox is not None and self._method == "spawn"
+        """Whether the system runs where it can touch neither its figures nor the answers.
+        Decided by the machine and the operator (the sandbox chosen), never by the system."""
+        return self._sandbox.sandbox is not None
+
+    @property
+    def travels(self) -> str:
+        """How the system reaches its processes: "reference" or "value"."""
+        return "reference" if self._reference is not None else "value"
 
     def _starting(self) -> bool:
         return any(slot.state == "starting" for slot in self._slots)
 
-    def _warmup_failed(self, slot: Slot, failure: str) -> None:
+    def _warmup_failed(self, slot: Slot, failure: str, *, loading: bool = False) -> None:
         self._stop(slot)
         slot.failures += 1
         slot.last_failure = failure
-        first_start = self.restarts == 0 and not any(s.state == "ready" for s in self._slots)
-        if self._method == "spawn" and first_start and CAN_FORK and not self._sandbox.required:
-            # A module the parent holds but a fresh interpreter cannot import (a test
-            # collected by path, a file edited since): serve the parent's copy instead.
-            self._method = "fork"
-            self.note = (
-                "the system could not be imported in a fresh process, so its "
-                "processes were forked from this one: " + last_line(failure)
-            )
-            for other in self._slots:
-                self._stop(other)
-                other.failures = 0
-                self._occupy(other)
-            return
+        if loading:
+            raise loading_failed(self._reference, failure)
         if slot.failures < MAX_WARMUP_FAILURES:
             self._occupy(slot)
 
     def _occupy(self, slot: Slot) -> None:
         environment = child_environment(env_for_slot(self._child_env, slot.index))
         setup = child_setup(self.memory_limit_mb, self.timeout)
-        reference = self._reference if self._method == "spawn" else None
-        child = start_child(self.system, reference, setup, environment, self._sandbox.sandbox)
+        child = start_child(
+            self.system,
+            self._reference,
+            setup,
+            environment,
+            self._sandbox.sandbox,
+            by_value=self._value,
+        )
         slot.occupy(child, time.perf_counter(), WARMUP_TIMEOUT_S)
         self._by_fd[child.from_child] = slot
         self._poller.register(child.from_child, select.POLLIN)

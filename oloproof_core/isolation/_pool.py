@@ -27,7 +27,7 @@ from oloproof_core.execution import ProgressCallback, timed_out
 from oloproof_core.isolation._bindings import Binding, binding_for, case_message
 from oloproof_core.isolation._env import ChildEnv
 from oloproof_core.isolation._errors import IsolationError
-from oloproof_core.isolation._hooks import CaseHook, ReadyHook
+from oloproof_core.isolation._hooks import CaseHook, CaseStartHook, ReadyHook
 from oloproof_core.isolation._keeper import WARMUP_TIMEOUT_S, ProcessKeeper
 from oloproof_core.isolation._pace import Pace
 from oloproof_core.isolation._process import (
@@ -55,8 +55,8 @@ class ProcessPool(ProcessKeeper):
     `child_env` is added to each child's scrubbed environment (a mapping, or a
     function of the slot number); the hooks (`_hooks`) run as cases are sent and end
     and as processes become ready. `start` is "auto" (by reference when the system
-    has one, else forked), "reference" or "fork". `sandbox` (`SandboxChoice`) says
-    whether spawned processes run in a sandbox, and whether they may run without one.
+    has one, else by value), "reference" or "value". `sandbox` (`SandboxChoice`) says
+    whether the processes run in a sandbox, and whether they may run without one.
     """
 
     def __init__(
@@ -68,7 +68,7 @@ class ProcessPool(ProcessKeeper):
         timeout: float | None = None,
         memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
         child_env: ChildEnv | None = None,
-        on_case_start: CaseHook | None = None,
+        on_case_start: CaseStartHook | None = None,
         on_case_end: CaseHook | None = None,
         on_ready: ReadyHook | None = None,
         start: str = "auto",
@@ -120,8 +120,8 @@ class ProcessPool(ProcessKeeper):
             "isolation": "process",
             "measurements": "protected" if protected else "not protected",
             "answers": "protected" if protected else "not protected",
-            "sandbox": self._sandbox.describe(forked=self._method == "fork"),
-            "start": self._method,
+            "sandbox": self._sandbox.describe(),
+            "start": self.travels,
             "reference": None if self._reference is None else self._reference.describe(),
             "processes": len(self._slots),
             "cases_per_process": self.per_process,
@@ -146,7 +146,7 @@ class ProcessPool(ProcessKeeper):
         self._binding = binding_for(self.system, release)
         self._cap = math.ceil(len(cases) / self.per_process)
         self.start(1 if self._grow else self._cap)
-        if not self.protected:  # known once started: a failed import may have forked it
+        if not self.protected:
             for case in cases:
                 case.measurements.protected = False
         self._pace.begin(time.perf_counter())
@@ -223,8 +223,9 @@ class ProcessPool(ProcessKeeper):
                     self._on_ready(slot.index, message["ready"])
                 self._fill(slot)
             else:
-                failure = message.get("failed") if isinstance(message, dict) else None
-                self._warmup_failed(slot, str(failure or message))
+                failed = message if isinstance(message, dict) else {}
+                loading = failed.get("loading") is True
+                self._warmup_failed(slot, str(failed.get("failed") or message), loading=loading)
             return
         if isinstance(message, dict):  # it bound the release of the cases to come
             self._bound.answered(slot.index, message)
@@ -276,16 +277,17 @@ class ProcessPool(ProcessKeeper):
 
     def _send(self, slot: Slot, record: CaseResult, *, alone: bool) -> None:
         seq = next(self._seq)
+        environment = None if self._on_start is None else self._on_start(slot.index, record.id)
         try:
-            data = frame(case_message(seq, record.id, record.input, self._binding))
+            data = frame(case_message(seq, record.id, record.input, self._binding, environment))
         except (TypeError, ValueError) as exc:
             record.error = CaseError(
                 type="InputNotSerializable",
                 message=f"the case's input is not JSON data ({exc})",
             )
+            if self._on_end is not None:  # it began for the hooks: it ends for them too
+                self._on_end(slot.index, record.id)
             return
-        if self._on_start is not None:
-            self._on_start(slot.index, record.id)
         started = time.perf_counter()
         slot.in_flight[seq] = InFlight(record, started, self._deadline_from(started), alone)
         slot.outbox += data

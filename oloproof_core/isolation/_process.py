@@ -1,10 +1,9 @@
 """Starting one system's process and telling how it ended.
 
-Spawned children are a fresh interpreter (`subprocess`) given only the pipe ends
-they need and a scrubbed environment, inside a sandbox where one is given (`_sandbox`);
-forked children are for systems that have no reference. A forked child inherits every
-descriptor of the parent, so it closes the pool's other pipes at once: a stray copy of
-another child's pipe end would hide that child's death from the parent.
+Every child is a fresh interpreter (`subprocess`) given only the pipe ends it needs and
+a scrubbed environment, inside a sandbox where one is given (`_sandbox`). It finds the
+system by reference or receives it by value (`_reference`, `_by_value`); it is never a
+copy of this process, which holds the answers, the store and the operator's secrets.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from oloproof_core.systems import System
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _open_pipe_ends: set[int] = set()
-"""Every pipe end held by a pool in this process; forked children close them all."""
+"""Every pipe end held by a pool in this process, each closed once."""
 
 
 class ChildProcess:
@@ -39,7 +38,7 @@ class ChildProcess:
         pid: int,
         to_child: int,
         from_child: int,
-        popen: subprocess.Popen[bytes] | None,
+        popen: subprocess.Popen[bytes],
         sandboxed: bool = False,
     ) -> None:
         self.pid = pid
@@ -52,12 +51,7 @@ class ChildProcess:
     def poll(self) -> int | None:
         """The exit code (negative: killed by that signal), or None while it runs."""
         if self._status is None:
-            if self._popen is not None:
-                self._set_status(self._popen.poll())
-            else:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-                if pid:
-                    self._status = os.waitstatus_to_exitcode(status)
+            self._set_status(self._popen.poll())
         return self._status
 
     def _set_status(self, code: int | None) -> None:
@@ -80,10 +74,7 @@ class ChildProcess:
     def reap(self) -> int:
         """Wait for the process to end (the caller has killed it or closed its pipe)."""
         if self._status is None:
-            if self._popen is not None:
-                self._set_status(self._popen.wait())
-            else:
-                self._status = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+            self._set_status(self._popen.wait())
         assert self._status is not None
         return self._status
 
@@ -115,62 +106,46 @@ def start_child(
     setup: dict[str, Any],
     environment: Mapping[str, str],
     sandbox: Sandbox | None = None,
+    *,
+    by_value: str | None = None,
 ) -> ChildProcess:
-    """A process serving `system`: spawned to import it by `reference` (in `sandbox` when
-    given), else forked."""
-    if reference is None:
-        return fork_child(system, setup, environment)
-    setup["reference"] = reference.to_dict()
-    # The reference names the system as declared; a candidate of an optimization is
-    # that system reading other texts, which the child binds again.
-    setup["components"] = dict(system.components)
-    setup["version"] = system.version
+    """A process serving `system`, in `sandbox` when given: it imports the system by
+    `reference`, or loads it from `by_value` (`_by_value.pickled_system`)."""
+    if reference is not None:
+        setup["reference"] = reference.to_dict()
+        # The reference names the system as declared; a candidate of an optimization is
+        # that system reading other texts, which the child binds again.
+        setup["components"] = dict(system.components)
+        setup["version"] = system.version
+    elif by_value is not None:
+        setup["value"] = by_value
+    else:
+        raise ValueError("a system's process needs the system's reference or its value")
     return spawn_child(setup, environment, sandbox)
 
 
 def spawn_child(
     setup: Mapping[str, Any], environment: Mapping[str, str], sandbox: Sandbox | None = None
 ) -> ChildProcess:
-    """A fresh interpreter that imports the system by the reference in `setup`."""
+    """A fresh interpreter that loads the system as `setup` says."""
     env = dict(environment)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH", "")]))
     wrap = None
     if sandbox is not None:
         cwd, sys_path = os.getcwd(), list(setup["sys_path"])
         reference = setup.get("reference") or {}
-        if reference.get("kind") in ("file", "script"):  # loaded by path: its folder too
+        if reference.get("kind") == "file":  # loaded by path: its folder too
             sys_path.append(os.path.dirname(reference["target"]))
 
         def wrap(command: list[str]) -> list[str]:
             return sandbox.command(command, cwd=cwd, sys_path=sys_path)
 
     popen, to_child, from_child = start_serving_process("oloproof_core.isolation._child", env, wrap)
-    # Written while the pipe still blocks: the set-up is small and the child reads it first.
-    os.write(to_child, frame(dict(setup)))
+    # Written while the pipe still blocks: the child reads the set-up first. A child that
+    # died before reading it is reported by its pipe's end of file, as any death.
+    with contextlib.suppress(BrokenPipeError):
+        os.write(to_child, frame(dict(setup)))
     return _register(ChildProcess(popen.pid, to_child, from_child, popen, sandbox is not None))
-
-
-def fork_child(
-    system: System, setup: Mapping[str, Any], environment: Mapping[str, str]
-) -> ChildProcess:
-    """A copy of this process that serves `system` from memory (it has no reference)."""
-    child_read, to_child = os.pipe()
-    from_child, child_write = os.pipe()
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child never returns into the caller
-        status = 1
-        try:
-            for fd in [*_open_pipe_ends, to_child, from_child]:
-                os.close(fd)
-            from oloproof_core.isolation._child import run_forked
-
-            status = run_forked(system, child_read, child_write, setup, environment, parent)
-        finally:
-            os._exit(status)
-    os.close(child_read)
-    os.close(child_write)
-    return _register(ChildProcess(pid, to_child, from_child, None))
 
 
 def stop_children(children: list[ChildProcess]) -> None:

@@ -1,23 +1,21 @@
-"""How a fresh process finds the system: by module name, by file, or not at all.
+"""How a fresh process finds the system: by its module's name, by its file, or by value.
 
-A system is passed to its process by reference, never by value: the child imports
-the module that defines it, exactly as `load_object` would. Three shapes resolve:
+A system whose module a fresh interpreter imports by the same name (`support_bot:answer`,
+a package run with `python -m`, whose `__main__` is imported by its real name) or a
+project module oloproof loaded from its file (`bot.py:answer`) travels by reference:
+the child imports it, exactly as `load_object` would.
 
-- a function in an importable module (`support_bot:answer`, a test module, a
-  package run with `python -m`, whose `__main__` is re-imported by its real name);
-- a function in a file loaded with `file.py:name` (re-loaded from the same path);
-- a function in the `__main__` of a script (`python bot.py`): the script is loaded
-  again under another module name, so its `if __name__ == "__main__":` block does not
-  run again (multiprocessing's spawn does the same).
-
-Anything else — a lambda, a closure, a function typed into a notebook or a REPL, an
-object that is not the module's attribute of that name — has no reference, and the
-pool forks it instead.
+Everything else travels by value (`_by_value`): a function of a script's `__main__`,
+a notebook cell, a closure, a lambda, a function of a module loaded from a path under a
+name no fresh interpreter can import. The child unpickles it and resolves its imports
+from the same environment. So every way people write a system runs in its sandbox;
+none runs in this process because of how it was written.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
+import importlib.machinery
 import os
 import sys
 from collections.abc import Mapping
@@ -28,7 +26,6 @@ from oloproof_core.imports import NAMESPACE_PREFIX, load_module
 from oloproof_core.isolation._errors import IsolationError
 from oloproof_core.systems import System, as_system
 
-MAIN_ALIAS = "__oloproof_main__"
 _loading = False
 
 
@@ -36,9 +33,9 @@ _loading = False
 class SystemReference:
     """Where a system's process imports the system from."""
 
-    kind: Literal["module", "file", "script"]
+    kind: Literal["module", "file"]
     target: str
-    """A module name, or the absolute path of a file or script."""
+    """A module name, or the absolute path of a project file."""
     qualname: str
 
     def describe(self) -> str:
@@ -53,7 +50,7 @@ class SystemReference:
 
 
 def reference_for(system: System) -> SystemReference | None:
-    """The reference a fresh process can import `system` by; None if it has none."""
+    """The reference a fresh process can import `system` by; None if it travels by value."""
     fn = system.fn
     module_name = getattr(fn, "__module__", None)
     qualname = getattr(fn, "__qualname__", None)
@@ -70,19 +67,49 @@ def reference_for(system: System) -> SystemReference | None:
         return None
     spec = getattr(module, "__spec__", None)
     spec_name = getattr(spec, "name", None)
-    if module_name == "__main__" and spec_name and spec_name != "__main__":
-        return SystemReference("module", spec_name, qualname)
-    file = getattr(module, "__file__", None)
     if module_name == "__main__":
-        code = getattr(fn, "__code__", None)
-        if file and code is not None and code.co_filename == os.path.abspath(file):
-            return SystemReference("script", os.path.abspath(file), qualname)
+        if spec_name and spec_name != "__main__" and importable_by_name(spec_name):
+            return SystemReference("module", spec_name, qualname)
         return None
+    file = getattr(module, "__file__", None)
     if module_name.startswith(NAMESPACE_PREFIX) and file:
         # A project's module, imported under its folder's namespace: the child loads the
         # same file the same way, so the namespace (and the module's identity) agree.
         return SystemReference("file", os.path.abspath(file), qualname)
+    if not importable_by_name(module_name):
+        return None
     return SystemReference("module", module_name, qualname)
+
+
+def importable_by_name(module_name: str) -> bool:
+    """Whether a fresh interpreter with this `sys.path` imports the module this process
+    holds under `module_name`: a module loaded from a path under a name of its own, or
+    found where the path no longer leads, is not."""
+    module = sys.modules.get(module_name)
+    if module is None:
+        return False
+    top_name = module_name.partition(".")[0]
+    top = sys.modules.get(top_name)
+    if top is None:
+        return False
+    if top_name in sys.builtin_module_names:
+        return True
+    found = importlib.machinery.PathFinder.find_spec(top_name, [p or "." for p in sys.path])
+    if found is None:
+        return False
+    held_origin = getattr(getattr(top, "__spec__", None), "origin", None)
+    if found.origin is not None and held_origin is not None:
+        return _same_path(found.origin, held_origin)
+    found_paths = list(found.submodule_search_locations or [])
+    held_paths = list(getattr(top, "__path__", None) or [])
+    return bool(found_paths) and any(_same_path(a, b) for a in found_paths for b in held_paths)
+
+
+def _same_path(a: str, b: str) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
 
 
 def load_reference(reference: SystemReference) -> System:
@@ -92,10 +119,8 @@ def load_reference(reference: SystemReference) -> System:
     try:
         if reference.kind == "module":
             module = importlib.import_module(reference.target)
-        elif reference.kind == "file":
-            module = load_module(reference.target, what="system")
         else:
-            module = _load_script(reference.target)
+            module = load_module(reference.target, what="system")
     finally:
         _loading = False
     found = _attribute(module, reference.qualname)
@@ -105,25 +130,12 @@ def load_reference(reference: SystemReference) -> System:
 
 
 def refuse_while_loading() -> None:
-    """A script that runs `evaluate()` at import would start processes without end."""
+    """A module that runs `evaluate()` at import would start processes without end."""
     if _loading:
         raise IsolationError(
             "evaluate() was called while the system's module was being imported in its "
-            'own process: put the script\'s run under `if __name__ == "__main__":`'
+            'own process: put the module\'s run under `if __name__ == "__main__":`'
         )
-
-
-def _load_script(path: str) -> Any:
-    spec = importlib.util.spec_from_file_location(MAIN_ALIAS, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[MAIN_ALIAS] = module
-    directory = os.path.dirname(path)
-    if directory not in sys.path:
-        sys.path.insert(0, directory)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _attribute(module: Any, qualname: str) -> Any:
@@ -133,23 +145,3 @@ def _attribute(module: Any, qualname: str) -> Any:
         if target is None:
             return None
     return target
-
-
-CAN_FORK = sys.platform.startswith("linux")
-
-
-def start_method(system: System, start: str) -> tuple[SystemReference | None, str]:
-    """How a pool starts `system`'s processes: ("spawn" by reference) or ("fork")."""
-    reference = reference_for(system) if start in ("auto", "reference") else None
-    if start == "reference" and reference is None:
-        raise IsolationError(
-            f"{system!r} has no import reference (a lambda, a closure "
-            "or a function typed into a notebook); use start='fork'"
-        )
-    method = "spawn" if reference is not None else "fork"
-    if method == "fork" and not CAN_FORK:
-        raise IsolationError(
-            f"{system!r} has no import reference and this platform "
-            "cannot fork; define it in a module or use isolation='thread'"
-        )
-    return reference, method

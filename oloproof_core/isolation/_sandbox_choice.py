@@ -168,15 +168,9 @@ class SandboxChoice:
         )
         return cls(sandbox, "", required=mode == "required")
 
-    def describe(self, *, forked: bool) -> dict[str, Any]:
+    def describe(self) -> dict[str, Any]:
         if self.sandbox is None:
             return {"on": False, "reason": self.reason}
-        if forked:
-            return {
-                "on": False,
-                "reason": "the system could not be imported in its sandbox, so its processes "
-                "were forked from this one, where no sandbox can be made (see the note)",
-            }
         return {"on": True, **self.sandbox.describe()}
 
     def close(self) -> None:

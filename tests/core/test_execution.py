@@ -26,7 +26,7 @@ def test_async_systems_run_concurrently_up_to_the_limit(store):
         in_flight -= 1
         return {"n": case["n"]}
 
-    result = evaluate(echo, ROWS, [ECHO], concurrency=8, store=store)
+    result = evaluate(echo, ROWS, [ECHO], concurrency=8, store=store, isolation="thread")
 
     assert peak == 8
     assert result.metric("echo").estimate == 1.0
@@ -49,7 +49,7 @@ def test_sync_systems_use_a_bounded_thread_pool(store):
             in_flight -= 1
         return {"n": case["n"]}
 
-    result = evaluate(echo, ROWS, [ECHO], concurrency=4, store=store)
+    result = evaluate(echo, ROWS, [ECHO], concurrency=4, store=store, isolation="thread")
 
     assert peak == 4
     assert result.metric("echo").n_observed == 40
@@ -89,7 +89,8 @@ def test_unserialisable_output_is_missing_with_a_reason(store):
 
     result = evaluate(returns_a_set, ROWS[:2], [ECHO], store=store)
     assert result.cases[0].error.type == "OutputNotSerializable"
-    assert "not JSON data" in result.cases[0].error.message
+    assert "cannot be recorded" in result.cases[0].error.message
+    assert "set is not JSON serializable" in result.cases[0].error.message
     assert result.metric("echo").n_missing == 2
 
 

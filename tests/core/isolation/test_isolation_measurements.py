@@ -110,7 +110,7 @@ def test_thread_isolation_runs_here_and_says_measurements_are_not_protected():
     assert all(case.output["pid"] == os.getpid() for case in result.cases)
 
 
-def test_a_system_without_an_import_reference_runs_in_threads_with_a_note():
+def test_a_closure_travels_by_value_to_a_sandboxed_process():
     @system(name="closure", version="1")
     def closure(case):
         return {"n": case["n"], "pid": os.getpid()}
@@ -118,7 +118,8 @@ def test_a_system_without_an_import_reference_runs_in_threads_with_a_note():
     result = run(closure)
 
     execution = result.provenance["execution"]
-    assert execution["isolation"] == "thread"
-    assert execution["measurements"] == "not protected"
-    assert "no import reference" in execution["note"]
-    assert all(case.output["pid"] == os.getpid() for case in result.cases)
+    assert execution["isolation"] == "process"
+    assert execution["start"] == "value"
+    assert execution["measurements"] == "protected"
+    assert execution["sandbox"]["on"] is True
+    assert all(case.output["pid"] != os.getpid() for case in result.cases)

@@ -85,7 +85,7 @@ def test_the_secret_rule():
     ) == {"OPENAI_API_KEY": "given", "PATH": "/bin"}
 
 
-def test_a_system_in_a_script_is_imported_again_without_rerunning_the_script(tmp_path):
+def test_a_system_in_a_script_travels_by_value_without_rerunning_the_script(tmp_path):
     script = tmp_path / "bot.py"
     script.write_text(
         textwrap.dedent("""
@@ -118,7 +118,8 @@ def test_a_system_in_a_script_is_imported_again_without_rerunning_the_script(tmp
     assert done.returncode == 0, done.stderr
     printed = json.loads(done.stdout)
     assert printed["execution"]["isolation"] == "process"
-    assert printed["execution"]["reference"] == f"{script}:answer"
+    assert printed["execution"]["start"] == "value"
+    assert printed["execution"]["measurements"] == "protected"
     assert printed["me"] not in printed["pids"]
 
 

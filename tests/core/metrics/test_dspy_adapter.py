@@ -46,6 +46,7 @@ def test_a_dspy_program_is_the_system_under_test(dummy_lm, write_metric, store):
         [metric],
         store=store,
         concurrency=1,
+        isolation="thread",  # DSPy's own usage tracker is what this reads
     )
 
     assert [case.output for case in result.cases] == [
@@ -74,8 +75,32 @@ def test_without_a_price_the_programs_cost_is_unmeasured_not_zero(
         [MetricFile(write_metric(LABEL_METRIC), criterion="label")],
         store=store,
         concurrency=1,
+        isolation="thread",
     )
     assert result.cases[0].cost_usd is None
+
+
+def test_a_dspy_program_runs_in_its_sandbox_with_the_configured_model(
+    dummy_lm, write_metric, store
+):
+    """The program travels by value; DSPy's configured model, a setting of this process,
+    travels with it."""
+    result = evaluate(
+        dspy_system(dspy.Predict("question -> label"), name="classifier", version="1"),
+        ROWS,
+        [MetricFile(write_metric(LABEL_METRIC), criterion="label")],
+        store=store,
+        concurrency=1,
+    )
+
+    execution = result.provenance["execution"]
+    assert (execution["isolation"], execution["start"]) == ("process", "value")
+    assert execution["measurements"] == "protected"
+    assert [case.output for case in result.cases] == [
+        {"label": "refund"},
+        {"label": "other"},
+        {"label": "refund"},
+    ]
 
 
 def test_a_metric_file_serves_dspy_evaluate_and_gepa(dummy_lm, write_metric):

@@ -145,20 +145,22 @@ SEED_METRIC = Path(__file__).parent / "seed_metrics" / "accuracy_speed_cost" / "
 
 
 def test_a_clock_the_system_could_reach_earns_no_speed_or_cost_credit(monkeypatch):
-    """A system with no import reference runs in this process, where it can stop the
+    """A system run in this process (isolation="thread", trusted code) can stop the
     engine's clock: its figures are its own word, so speed and cost score 0 and say why."""
     real = time.perf_counter
     monkeypatch.setattr(time, "perf_counter", real)  # put back after the test
 
     @system(name="clock-stopper", version="1")
-    def stopper(case):  # defined in a function: no reference, so it runs in threads
+    def stopper(case):
         frozen = real()
         time.sleep(0.05)
         time.perf_counter = lambda: frozen  # the engine reads its end time from this
         return "refund"
 
     rows = [{"id": "a", "input": {}, "expected": {"label": "refund"}}]
-    result = evaluate(stopper, rows, [MetricFile(SEED_METRIC, criterion="asc")], record=False)
+    result = evaluate(
+        stopper, rows, [MetricFile(SEED_METRIC, criterion="asc")], record=False, isolation="thread"
+    )
 
     assert result.provenance["execution"]["measurements"] == "not protected"
     (case,) = result.cases
@@ -167,7 +169,7 @@ def test_a_clock_the_system_could_reach_earns_no_speed_or_cost_credit(monkeypatc
     assert verdict.scores == {"accuracy": 1.0, "speed": 0.0, "cost": 0.0}  # ... not the score
     assert verdict.value == pytest.approx(0.7)
     assert "Speed and cost scored 0" in verdict.feedback
-    assert "define the system at the top level" in verdict.feedback
+    assert "isolation='thread'" in verdict.feedback
 
 
 def test_a_process_without_a_sandbox_earns_no_speed_or_cost_credit():

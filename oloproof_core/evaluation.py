@@ -24,7 +24,6 @@ from oloproof_core.isolation import (
     SANDBOX_MODES,
     MeteredPool,
     pool_shape,
-    reference_for,
 )
 from oloproof_core.judging import JudgingTally, SettledVerdicts, check_criteria, judge_cases
 from oloproof_core.recording_as_it_goes import RecordingAsItGoes, process_in_batches
@@ -150,13 +149,6 @@ def _check_isolation(isolation: str, memory_limit_mb: int | None) -> None:
         )
 
 
-_NO_REFERENCE = (
-    "the system has no import reference (a lambda, a closure, a function defined in a "
-    "notebook or inside another function), so it ran in this process; define it at the top "
-    "level of a module or a script to run it in processes of its own"
-)
-
-
 @contextmanager
 def open_pool(plan: RunPlan, *, cases: int | None = None) -> Iterator[RunPlan]:
     """Keep the plan's system processes running across several `process_rows` calls.
@@ -227,7 +219,7 @@ def process_rows(
 
 
 def _in_processes(plan: RunPlan) -> bool:
-    return plan.isolation == "process" and reference_for(plan.release) is not None
+    return plan.isolation == "process"
 
 
 def _execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback | None) -> None:
@@ -236,8 +228,6 @@ def _execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback 
         if warmup is not None and not plan.execution:
             warmup()
         plan.execution = {"isolation": "thread", "measurements": "not protected"}
-        if plan.isolation == "process":
-            plan.execution["note"] = _NO_REFERENCE
         run_system(
             plan.release,
             cases,

@@ -70,6 +70,7 @@ _EXPORTS: dict[str, str] = {
     "next_batch": "oloproof_core.sequential",
     "observation": "oloproof_core.measurement",
     "OloproofError": "oloproof_core.errors",
+    "SandboxFloorError": "oloproof_core.errors",
     "path_within": "oloproof_core.imports",
     "plan_run": "oloproof_core.evaluation",
     "process_rows": "oloproof_core.evaluation",
@@ -146,6 +147,7 @@ if TYPE_CHECKING:
     from oloproof_core.errors import DatasetError as DatasetError
     from oloproof_core.errors import DeclarationError as DeclarationError
     from oloproof_core.errors import OloproofError as OloproofError
+    from oloproof_core.errors import SandboxFloorError as SandboxFloorError
     from oloproof_core.errors import UndeclaredReadError as UndeclaredReadError
     from oloproof_core.evaluation import DatasetSource as DatasetSource
     from oloproof_core.evaluation import RunPlan as RunPlan
@@ -231,6 +233,7 @@ __all__ = [
     "RunConfigField",
     "RunOpening",
     "RunPlan",
+    "SandboxFloorError",
     "SpilledColumns",
     "Store",
     "System",

@@ -108,4 +108,9 @@ def _mode() -> str:
         return "auto (OLOPROOF_SANDBOX unset): a sandbox where one can be made"
     if chosen not in SANDBOX_MODES:
         return f"{chosen!r} from OLOPROOF_SANDBOX is not a mode: runs will refuse it"
+    if chosen == "required":
+        return (
+            "required (OLOPROOF_SANDBOX): a floor no run lowers; runs asking for "
+            "sandbox: off or isolation: thread are refused"
+        )
     return f"{chosen} (OLOPROOF_SANDBOX)"

@@ -36,3 +36,21 @@ class ConfigError(OloproofError):
 
 class ContractError(OloproofError):
     """A value returned by user code breaks the contract it must follow."""
+
+
+class SandboxFloorError(ConfigError):
+    """A run asked for less protection than its machine's operator allows.
+
+    `OLOPROOF_SANDBOX=required` in the environment of the process that runs the code is
+    a floor: a run may not lower it with `sandbox: off` or `isolation: thread`. `key`
+    names the setting that asked (`sandbox` or `isolation`), `value` what it asked for.
+    """
+
+    def __init__(self, key: str, value: str, what: str) -> None:
+        self.key = key
+        self.value = value
+        super().__init__(
+            f"{key}: {value} {what}, and this machine's operator set OLOPROOF_SANDBOX=required, "
+            f"which a run cannot lower: remove `{key}: {value}` from the run's config (or "
+            f"{key}={value!r} from evaluate()) and the system runs in a sandbox"
+        )

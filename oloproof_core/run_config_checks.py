@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from oloproof_core.dataset_file import DatasetFile, check_dataset_file
-from oloproof_core.errors import ConfigError, DeclarationError, OloproofError
+from oloproof_core.errors import ConfigError, DeclarationError, OloproofError, SandboxFloorError
 from oloproof_core.evaluation import plan_run
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.imports import load_object
@@ -195,7 +195,8 @@ def _plan(
     where: _Locator,
     problems: list[ConfigProblem],
 ) -> None:
-    """What the workers' `plan_run` refuses: repeated criteria, never-passing rules, limits."""
+    """What the workers' `plan_run` refuses: repeated criteria, never-passing rules, limits,
+    and (where this process's OLOPROOF_SANDBOX is required) a lowered sandbox."""
     from oloproof_core.gates import PolicyError
 
     try:
@@ -215,6 +216,9 @@ def _plan(
         return
     except DeclarationError as exc:
         problems.append(ConfigProblem("evaluators", f"{where('evaluators')}: {exc}"))
+        return
+    except SandboxFloorError as exc:  # the operator's floor, beside the key that lowers it
+        problems.append(ConfigProblem(exc.key, f"{where(exc.key)}: {exc}"))
         return
     except (OloproofError, ValueError, TypeError) as exc:
         problems.append(ConfigProblem("system", f"{where('system')}: {exc}"))

@@ -106,6 +106,9 @@ def run_plan_load(
             memory_limit_mb=config.memory_limit_mb,
             sandbox=config.sandbox,
         )
+    except engine.SandboxFloorError as exc:
+        # Queued where the floor was not set: this worker's operator's floor still holds.
+        raise RunCodeError(f"worker {worker_name()} refused run {run.pk}: {exc}") from exc
     except Exception as exc:
         base_dir = str(run.config.get("base_dir", ""))
         raise RunCodeError(load_failure(run, exc, base_dir)) from exc

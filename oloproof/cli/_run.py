@@ -11,7 +11,7 @@ from oloproof._evaluate import evaluate
 from oloproof._store import start_store_early
 from oloproof.cli import _exit_codes
 from oloproof.cli._progress import ProgressBar
-from oloproof_core import ConfigError, Result, load_run_config
+from oloproof_core import ConfigError, Result, RunConfig, SandboxFloorError, load_run_config
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -114,6 +114,13 @@ def handle(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> Result:
     start_store_early()
     config = load_run_config(args.config)
+    try:
+        return _evaluate_config(args, config)
+    except SandboxFloorError as exc:  # the file that lowers the operator's floor
+        raise ConfigError(f"{config.path}: {exc}") from None
+
+
+def _evaluate_config(args: argparse.Namespace, config: RunConfig) -> Result:
     return evaluate(
         config.system,
         config.dataset,

@@ -124,6 +124,7 @@ def test_measured_cost_survives_the_json_round_trip(tmp_path):
         [{"id": "a", "input": {}, "expected": {"label": "x"}}],
         [ExactMatch(criterion="label", field="label")],
         store=InMemoryStore(),
+        isolation="thread",  # a call it reports itself counts only in this process
     )
     path = tmp_path / "run.json"
     result.to_json(str(path))

@@ -1,0 +1,69 @@
+"""Journeys: oloproof used the way its README shows, from a folder outside the repository.
+
+Each test writes a user's files there (the README's own code where it shows some) and
+runs them with the interpreter the README's install made, in a fresh process whose
+environment carries nothing of the test run's: no PYTHONPATH into the source tree, no
+test settings, no store but the project's own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE_DATA = REPO / "examples" / "support_bot" / "data" / "example.jsonl"
+
+
+def readme_block(after_heading: str, index: int = 0, language: str = "python") -> str:
+    """The `index`th code block of `language` under the README heading `after_heading`."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"\n## {after_heading}\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(rf"```{language}\n(.*?)```", section, flags=re.S)
+    return blocks[index]
+
+
+def user_env(**extra: str) -> dict[str, str]:
+    """The environment a user's shell would have: the machine's, without the test run's."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("OLOPROOF_", "DJANGO_", "DATABASE_URL", "CELERY_", "PYTEST_"))
+        and key not in ("PYTHONPATH", "COV_CORE_SOURCE", "COV_CORE_CONFIG")
+    }
+    env.update(extra)
+    return env
+
+
+def run_user(
+    args: list[str], cwd: Path, timeout: float = 180, **extra: str
+) -> subprocess.CompletedProcess[str]:
+    """A command as the user runs it: the install's own `python` or `oloproof`."""
+    program = args[0]
+    if program in ("python", "oloproof"):
+        bin_dir = Path(sys.executable).parent
+        args = [str(bin_dir / program), *args[1:]]
+    return subprocess.run(
+        args,
+        cwd=cwd,
+        env=user_env(**extra),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture
+def user_folder(tmp_path: Path) -> Path:
+    """An empty folder of the user's, outside the repository, with the README's data."""
+    folder = tmp_path / "my-evals"
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "example.jsonl").write_bytes(EXAMPLE_DATA.read_bytes())
+    assert REPO not in folder.parents
+    return folder

@@ -8,7 +8,9 @@ parent sends it `{"bind": [key, texts, version]}` once; the process builds that 
 keeps it under `key` and answers `{"bound": key}`; every case of the release then names
 the key as a fourth element of its frame, `[seq, id, input, key]`. A case sent before
 the answer would wait in the pipe while the process binds, on the case's clock, so the
-parent sends none until the answer is in.
+parent sends none until the answer is in. A case that comes with environment variables
+of its own (its gateway key) has them as a fifth element, the fourth then being the
+release's key or null: `[seq, id, input, key | null, {name: value}]`.
 
 A process keeps the last `KEPT` releases it was told, in the order it was told them,
 and the parent keeps the same list for it: both drop the oldest on the same message,
@@ -19,6 +21,7 @@ starts with none.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
@@ -135,11 +138,21 @@ class _Held:
         self.unanswered: deque[tuple[str, float]] = deque()
 
 
-def case_message(seq: int, case_id: str, case_input: Any, binding: Binding | None) -> list[Any]:
-    """A case's frame: its release's key last, when it is not the process's own."""
-    if binding is None:
+def case_message(
+    seq: int,
+    case_id: str,
+    case_input: Any,
+    binding: Binding | None,
+    environment: Mapping[str, str] | None = None,
+) -> list[Any]:
+    """A case's frame: its release's key, when it is not the process's own, and the
+    environment variables set for the case, if any."""
+    key = None if binding is None else binding.key
+    if environment:
+        return [seq, case_id, case_input, key, dict(environment)]
+    if key is None:
         return [seq, case_id, case_input]
-    return [seq, case_id, case_input, binding.key]
+    return [seq, case_id, case_input, key]
 
 
 class BoundReleases:
@@ -160,9 +173,10 @@ class BoundReleases:
         return frame({"bound": key})
 
     def case(self, message: list[Any]) -> tuple[int, str, Any, Callable[[Any], Any]]:
-        """A case frame's sequence number, id and input, and the function that runs it."""
-        if len(message) == 3:
-            seq, case_id, case_input = message
-            return seq, case_id, case_input, self._system.fn
-        seq, case_id, case_input, key = message
-        return seq, case_id, case_input, self._kept[key]
+        """A case frame's sequence number, id and input, and the function that runs it;
+        the environment variables the frame sets for the case are set here."""
+        seq, case_id, case_input, *rest = message
+        key = rest[0] if rest else None
+        if len(rest) > 1:
+            os.environ.update(rest[1])
+        return seq, case_id, case_input, self._system.fn if key is None else self._kept[key]

@@ -16,14 +16,12 @@ operator's credentials and records its tokens, latency and cost; see
 docs/gateway.md for the attribution rules and the threat model.
 """
 
-from oloproof_core._headers import CASE_HEADER
 from oloproof_core.gateway._keys import GatewayKeyError
 from oloproof_core.gateway._records import GatewayCall, RoleTotals
 from oloproof_core.gateway._routes import Price, Route, routes_from_settings
 from oloproof_core.gateway._server import Gateway
 
 __all__ = [
-    "CASE_HEADER",
     "Gateway",
     "GatewayCall",
     "GatewayKeyError",

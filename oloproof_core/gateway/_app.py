@@ -11,7 +11,7 @@ import socket
 from aiohttp import web
 
 from oloproof_core.gateway._forward import Forwarder
-from oloproof_core.gateway._keys import KeyRing
+from oloproof_core.gateway._keys import GATEWAY_STOPPED, KeyRing
 from oloproof_core.gateway._records import Ledger
 from oloproof_core.gateway._routes import Pricing, Route
 
@@ -26,6 +26,9 @@ class Site:
         self.runner = runner
 
     async def close(self) -> None:
+        """Stop serving; a call still open is cut and recorded first, never lost."""
+        keys = self.forwarder.keys
+        await self.forwarder.cut(keys.open_tickets(), GATEWAY_STOPPED)
         await self.runner.cleanup()
         await self.forwarder.close()
 

@@ -5,21 +5,25 @@ a pinned model replaces the client's `model`, and a stream is asked for its usag
 Only the operator's key goes upstream; the client's headers stay behind, and of the
 provider's reply headers only the ones a client needs to behave (content type,
 retry hints) come back.
+
+A call is recorded once: when its reply has ended, or when the gateway cuts it (its
+case ended, or the run did, while it was open: `cut`) with what had passed through.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
-from oloproof_core._headers import CASE_HEADER
 from oloproof_core.gateway._errors import error_body, error_response, unauthorized
-from oloproof_core.gateway._keys import KeyRing
+from oloproof_core.gateway._keys import KeyRing, Ticket
 from oloproof_core.gateway._records import GatewayCall, Ledger
 from oloproof_core.gateway._routes import Pricing, Route
 from oloproof_core.gateway._usage import StreamMeter, Tokens, model_of, parse_json, usage_of
@@ -32,9 +36,7 @@ _STREAMING_ENDPOINTS = frozenset({"/chat/completions", "/completions"})
 class _Call:
     """One call in flight: who made it, what is sent, and what was measured so far."""
 
-    role: str
-    label: str
-    case_id: str | None
+    ticket: Ticket
     route: Route
     endpoint: str
     payload: bytes
@@ -44,6 +46,7 @@ class _Call:
     status: int = 0
     answered_model: str | None = None
     tokens: Tokens | None = None
+    meter: StreamMeter | None = None
     failure: str | None = None
     started: float = 0.0
     recorded: bool = False
@@ -82,15 +85,34 @@ class Forwarder:
         return web.json_response({"object": "list", "data": data})
 
     async def forward(self, request: web.Request) -> web.StreamResponse:
-        key = _bearer(request)
-        grant = self.keys.lookup(key)
-        if key is None or grant is None:
+        # Attributed the moment it arrives, from its key alone (`_keys`).
+        ticket = self.keys.admit(_bearer(request), asyncio.current_task())
+        if ticket is None:
             return unauthorized()
-        role, label, _ = grant
-        case_id = self.keys.case_for(key, request.headers.get(CASE_HEADER))
-        route = self.routes.get(role)
+        try:
+            return await self._forward(request, ticket)
+        finally:
+            self.keys.close(ticket)
+
+    async def cut(self, tickets: Iterable[Ticket], reason: str) -> None:
+        """End these calls now, each recorded with what had passed through (`reason`:
+        one of `_keys.CUT_REASONS`); a request not forwarded yet is only stopped."""
+        for ticket in tickets:
+            call = ticket.call
+            if isinstance(call, _Call) and call.recorded:
+                continue
+            ticket.cut_reason = reason
+            if isinstance(call, _Call):
+                self._record(call)
+            else:
+                self.keys.close(ticket)
+            if ticket.task is not None and not ticket.task.done():
+                ticket.task.cancel()  # the client's connection closes: its reply ends here
+
+    async def _forward(self, request: web.Request, ticket: Ticket) -> web.StreamResponse:
+        route = self.routes.get(ticket.role)
         if route is None:
-            message = f"this gateway has no provider for the {role} role"
+            message = f"this gateway has no provider for the {ticket.role} role"
             return error_response(503, message, kind="server_error")
         endpoint = request.path.removeprefix("/v1")
         raw = await request.read()
@@ -98,7 +120,8 @@ class Forwarder:
         if not isinstance(body, dict):
             message = "the request body must be a JSON object"
             return error_response(400, message, kind="invalid_request_error")
-        call = _prepare(role, label, case_id, route, endpoint, raw, body)
+        call = _prepare(ticket, route, endpoint, raw, body)
+        ticket.call = call
         call.started = time.perf_counter()
         try:
             return await self._exchange(request, call)
@@ -156,7 +179,7 @@ class Forwarder:
         response.headers["Cache-Control"] = "no-cache"
         _copy_headers(upstream, response)
         await response.prepare(request)
-        meter = StreamMeter(client_wants_usage=call.client_wants_usage)
+        meter = call.meter = StreamMeter(client_wants_usage=call.client_wants_usage)
         try:
             async for data in upstream.content.iter_any():
                 relayed = meter.feed(data)
@@ -168,9 +191,9 @@ class Forwarder:
             call.failure = f"the provider's stream broke off: {type(exc).__name__}: {exc}"
         finally:
             # A client that hangs up mid-stream still made the call: what arrived counts.
-            call.answered_model = meter.model
-            call.tokens = meter.tokens
-            self._record(call)
+            # (A call cut meanwhile was recorded by the cut.)
+            if not call.recorded:
+                self._record(call)
         # Only now may the client learn the stream is over: the call is in the ledger.
         await response.write(meter.flush())
         await response.write_eof()
@@ -179,34 +202,40 @@ class Forwarder:
     def _record(self, call: _Call) -> None:
         latency_ms = (time.perf_counter() - call.started) * 1000.0
         call.recorded = True
+        ticket = call.ticket
+        self.keys.close(ticket)
+        if call.meter is not None:  # a stream: what its events said so far
+            call.answered_model, call.tokens = call.meter.model, call.meter.tokens
         answered = call.answered_model
         cost, reason = self.pricing.cost(call.route, call.forwarded_model, answered, call.tokens)
         if call.failure is not None:
             reason = call.failure
+        elif reason is not None and ticket.cut_reason is not None:
+            reason = f"it was cut before the provider reported usage: {ticket.cut_reason}"
         elif reason is not None and call.status >= 400:
             reason = f"the provider answered {call.status}; {reason}"
         self.ledger.add(
             GatewayCall(
-                role=call.role,
+                role=ticket.role,
                 model=answered or call.forwarded_model or "(unnamed)",
                 input_tokens=None if call.tokens is None else call.tokens[0],
                 output_tokens=None if call.tokens is None else call.tokens[1],
                 latency_ms=latency_ms,
                 cost_usd=cost,
-                case_id=call.case_id,
+                case_id=ticket.case_id,
                 status=call.status,
                 streamed=call.streamed,
                 unmeasured_reason=reason,
                 endpoint=call.endpoint,
-                key_label=call.label,
+                key_label=ticket.label,
+                unattributed_reason=ticket.unattributed_reason,
+                cut_reason=ticket.cut_reason,
             )
         )
 
 
 def _prepare(
-    role: str,
-    label: str,
-    case_id: str | None,
+    ticket: Ticket,
     route: Route,
     endpoint: str,
     raw: bytes,
@@ -227,9 +256,7 @@ def _prepare(
         changed = True
     forwarded = body.get("model")
     return _Call(
-        role=role,
-        label=label,
-        case_id=case_id,
+        ticket=ticket,
         route=route,
         endpoint=endpoint,
         payload=json.dumps(body, ensure_ascii=False).encode() if changed else raw,

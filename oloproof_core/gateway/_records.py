@@ -21,7 +21,12 @@ class GatewayCall:
     model forwarded when the reply names none. Tokens are None when the provider
     returned no usage, and `cost_usd` is None whenever it could not be measured;
     `unmeasured_reason` then says why. `latency_ms` runs from the request leaving
-    the gateway to the last byte of the reply.
+    the gateway to the last byte of the reply (or to the moment it was cut).
+
+    `case_id` is None when the call belongs to no case, and `unattributed_reason` then
+    says why (one of `_keys.UNATTRIBUTED_REASONS`). `cut_reason` says why the gateway
+    ended the call before the provider had finished it (`_keys.CUT_REASONS`): it is
+    metered with what had passed through by then.
     """
 
     role: str
@@ -36,6 +41,8 @@ class GatewayCall:
     unmeasured_reason: str | None
     endpoint: str
     key_label: str
+    unattributed_reason: str | None = None
+    cut_reason: str | None = None
 
     @property
     def ok(self) -> bool:

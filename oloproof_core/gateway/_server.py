@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from oloproof_core.gateway._keys import KeyRing
+from oloproof_core.gateway._keys import CASE_ENDED, RUN_ENDED, KeyRing, Ticket
 from oloproof_core.gateway._records import GatewayCall, Ledger, RoleTotals
 from oloproof_core.gateway._routes import Price, Pricing, Route, routes_from_settings
 
@@ -240,20 +240,39 @@ class Gateway:
 
     # -- keys and attribution ----------------------------------------------------
 
-    def issue_key(self, role: str, label: str, *, concurrent: bool = False) -> str:
-        """A fresh key for `role`; `concurrent` keys attribute calls by the case header."""
-        return self._keys.issue(role, label, concurrent=concurrent)
+    def issue_key(self, role: str, label: str) -> str:
+        """A fresh key for `role`, holding one case at a time (`bind`)."""
+        return self._keys.issue(role, label)
 
     def revoke_key(self, key: str) -> None:
+        """End a key (a process key, or one case's); calls made with it are refused."""
         self._keys.revoke(key)
 
-    def bind(self, key: str, case_id: str) -> None:
-        """Calls made with `key` from now on belong to `case_id` (see the attribution rule)."""
-        self._keys.bind(key, case_id)
+    def bind(self, key: str, case_id: str) -> str:
+        """Calls made with `key` from now on belong to `case_id`, until it ends; returns the
+        case's own key, whose calls belong to this case alone, and to none once it ended."""
+        return self._keys.bind(key, case_id)
 
     def unbind(self, key: str, case_id: str | None = None) -> None:
-        """Close `case_id` for `key`, or every case of the key when None."""
-        self._keys.unbind(key, case_id)
+        """End `case_id` on `key` (or the case it holds, when None): the key's calls belong
+        to no case until the next `bind`, and any call still open for the case is cut and
+        recorded now, with what had passed through."""
+        self._cut(self._keys.unbind(key, case_id))
+
+    def cut_open_calls(self, reason: str = RUN_ENDED) -> None:
+        """Cut every call still open, of any key, and record each with what had passed
+        through: the end of a run, whose figures must not wait for a stream left open."""
+        self._cut(self._keys.open_tickets(), reason)
+
+    def _cut(self, tickets: list[Ticket], reason: str = CASE_ENDED) -> None:
+        loop, site = self._loop, self._site
+        if not tickets or loop is None or site is None:
+            return  # nothing open (a request is only open while the server runs)
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("calls are cut from outside the gateway's own thread")
+        import asyncio  # loaded by `serve`, which made the loop
+
+        asyncio.run_coroutine_threadsafe(site.forwarder.cut(tickets, reason), loop).result()
 
     # -- the ledger --------------------------------------------------------------
 

@@ -123,7 +123,7 @@ def _set_memory_limit(limit_mb: int | None) -> None:
 
 def _warm(system: System) -> bool:
     """Prepare the system for its first case; True when it loaded a model client."""
-    _meter_model_calls(system)
+    _prepare_model_client()
     warmup = getattr(system, "warmup", None)
     if warmup is not None:
         warmup()
@@ -140,13 +140,8 @@ _MODEL_USERS = ("openai", "oloproof.models", "skynet")
 preparing the SDK costs a system process about a second it would never use."""
 
 
-def _meter_model_calls(system: System) -> None:
-    """Point model calls at the gateway and do the SDK's one-off work before any timing."""
-    gateway_url = os.environ.get("OLOPROOF_GATEWAY_URL")
-    if gateway_url and system.is_async:
-        from oloproof_core.isolation._case_header import send_case_header
-
-        send_case_header(gateway_url)
+def _prepare_model_client() -> None:
+    """Do the model client's one-off work before any timing."""
     if _loads_models():
         from oloproof_core.models import prepare
 

@@ -2,8 +2,8 @@
 
 The run's cases go to the pool's processes as the run's own release (`_bindings`:
 each process binds its texts once, off every case's clock), and the run's provenance
-tells only of its own cases: the restarts, the cases run again alone and the model
-calls no case claimed while its cases ran, not the other runs'. What the pool is (its
+tells only of its own cases: the restarts, the cases run again alone, the model calls
+no case claimed while its cases ran and the calls cut, not the other runs'. What the pool is (its
 processes, how they were started, the gateway) is the pool's, and says so.
 """
 
@@ -13,11 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from oloproof_core.case import CaseResult
-from oloproof_core.context import ModelCall
 from oloproof_core.execution import ProgressCallback
-from oloproof_core.isolation._metered import MeteredPool
+from oloproof_core.isolation._metered import MeteredPool, MeterTally
 from oloproof_core.systems import System
-from oloproof_core.usage import usage_by_role, usage_to_dict
 
 SHARED = (
     "shared with other releases of this system, started once: its processes ran this "
@@ -32,7 +30,7 @@ class PoolLease:
         self.pool, self.release = pool, release
         self._restarts = 0
         self._retried: dict[str, Any] | None = None
-        self._unattributed: list[ModelCall] = []
+        self._tally = MeterTally()
 
     def launch(self, processes: int | None = None) -> None:
         self.pool.launch(processes)
@@ -42,7 +40,7 @@ class PoolLease:
 
     def run(self, cases: Sequence[CaseResult], progress: ProgressCallback | None = None) -> None:
         before = self.pool.pool.describe()
-        self._unattributed += self.pool.run(cases, progress, release=self.release)
+        self._tally.add(self.pool.run(cases, progress, release=self.release))
         after = self.pool.pool.describe()
         self._restarts += after["restarts"] - before["restarts"]
         self._retried = _retried_since(self._retried, before.get("retried"), after.get("retried"))
@@ -52,9 +50,7 @@ class PoolLease:
         described["restarts"] = self._restarts
         if "retried" in described:
             described["retried"] = self._retried
-        described.pop("unattributed_model_calls", None)
-        if self._unattributed:
-            described["unattributed_model_calls"] = usage_to_dict(usage_by_role(self._unattributed))
+        self._tally.describe(described)
         described["pool"] = SHARED
         return described
 

@@ -1,16 +1,23 @@
 """A pool whose processes reach their models only through the metering gateway.
 
-Each process gets a gateway key of its own instead of provider keys; the parent binds
-that key to the case it hands the process and, once the reply is in, files the
-gateway's record of every call made for the case as the case's model calls. What a
-system reports about its own calls is ignored, so no client library, thread or
-cheat can change the cost a case is charged. Calls that arrive for no case in flight
-(a thread still running after its case) are kept as the run's unattributed calls,
-so the run's total stays exact.
+Each process gets a gateway key of its own instead of provider keys and holds one case
+at a time. The parent binds the process's key to the case it hands the process, and
+gives the case a key of its own besides (`OPENAI_API_KEY` while the case runs); once
+the reply is in, the case ends on the gateway, which cuts any call still open for it,
+and the gateway's record of every call made for the case is filed as the case's model
+calls. Which case a call is charged to is thus the parent's doing: what the system
+reports about its calls, or sends with them, is ignored, so no client library, thread,
+header or cheat can move cost onto another case or out of the run.
+
+Calls that belong to no case (made between cases, or with the key of a case that had
+already returned: a thread a case left running) are kept as the run's unattributed
+calls, with why, and calls still open when the run's cases are done are cut and
+metered then: the run's total stays exact.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +35,64 @@ if TYPE_CHECKING:
     from oloproof_core.gateway import Gateway, GatewayCall
 
 GATEWAY_URL_VARIABLE = "OLOPROOF_GATEWAY_URL"
-"""Set in a system's process: the gateway its model calls go to (and carry the case to)."""
+"""Set in a system's process: the gateway its model calls go to."""
+CASE_KEY_VARIABLE = "OPENAI_API_KEY"
+"""Set in a system's process for each case: the case's own gateway key. Clients made
+during a case (and plain HTTP reading it per call) use it; a client made before the first
+case keeps the process's key, whose calls belong to the case the process holds."""
+_IDS_KEPT = 20
+"""How many cases with a cut call the provenance names (the count is always whole)."""
+
+
+class MeterTally:
+    """What no case of a run claimed, and the calls that were cut: for its provenance."""
+
+    def __init__(self) -> None:
+        self.unattributed: list[ModelCall] = []
+        self.reasons: Counter[str] = Counter()
+        self.cut_calls = 0
+        self.cut_cases = 0
+        self.cut_ids: list[str] = []
+
+    def unclaimed(self, calls: Iterable[GatewayCall]) -> None:
+        """Calls that belong to no case."""
+        for call in calls:
+            self.unattributed.append(metered_call(call))
+            self.reasons[call.unattributed_reason or "it belonged to no case"] += 1
+            self.cut_calls += call.cut_reason is not None
+
+    def case_cut(self, case_id: str, calls: int) -> None:
+        """`calls` of the case's were cut when it ended (or when the run did)."""
+        if calls:
+            self.cut_calls += calls
+            self.cut_cases += 1
+            if len(self.cut_ids) < _IDS_KEPT:
+                self.cut_ids.append(case_id)
+
+    def add(self, other: MeterTally) -> None:
+        self.unattributed += other.unattributed
+        self.reasons.update(other.reasons)
+        self.cut_calls += other.cut_calls
+        self.cut_cases += other.cut_cases
+        self.cut_ids = (self.cut_ids + other.cut_ids)[:_IDS_KEPT]
+
+    def describe(self, described: dict[str, Any]) -> None:
+        """Put this tally's entries in a provenance entry (and drop any it has not)."""
+        for name in ("unattributed_model_calls", "unattributed_model_call_reasons"):
+            described.pop(name, None)
+        described.pop("model_calls_cut", None)
+        if self.unattributed:
+            described["unattributed_model_calls"] = usage_to_dict(usage_by_role(self.unattributed))
+            described["unattributed_model_call_reasons"] = dict(self.reasons)
+        if self.cut_calls:
+            described["model_calls_cut"] = {
+                "calls": self.cut_calls,
+                "cases": self.cut_cases,
+                "ids": list(self.cut_ids),
+                "why": "still open when their case (or the run) ended: each is metered with "
+                "what had passed through, its cost unmeasured if the provider had not yet "
+                "reported usage",
+            }
 
 
 class MeteredPool:
@@ -46,6 +110,11 @@ class MeteredPool:
         sandbox: str = "auto",
         hidden: Iterable[str] = (),
     ) -> None:
+        if per_process != 1:
+            raise ValueError(
+                "a metered pool's processes hold one case at a time, since a model call is "
+                "charged to the case its process holds: give it more processes instead"
+            )
         # Imported here: a system's own process imports this package, never the server.
         from oloproof_core.gateway import Gateway
 
@@ -60,16 +129,12 @@ class MeteredPool:
             self.gateway.stop()
             raise
         self.gateway.serve_when_called()
-        # Several cases share an async process: its calls name their case in a header,
-        # honoured only for cases bound to that process's key.
-        self._concurrent = per_process > 1
         self._keys: dict[int, str] = {}
-        self._unattributed: list[ModelCall] = []
+        self._tally = MeterTally()
         try:
             self.pool = ProcessPool(
                 system,
                 processes=processes,
-                per_process=per_process,
                 timeout=timeout,
                 memory_limit_mb=memory_limit_mb,
                 child_env=self._environment,
@@ -86,9 +151,7 @@ class MeteredPool:
 
     def _key(self, slot: int) -> str:
         if slot not in self._keys:
-            self._keys[slot] = self.gateway.issue_key(
-                "system", f"process-{slot}", concurrent=self._concurrent
-            )
+            self._keys[slot] = self.gateway.issue_key("system", f"process-{slot}")
         return self._keys[slot]
 
     def _environment(self, slot: int) -> dict[str, str]:
@@ -104,10 +167,12 @@ class MeteredPool:
             environment[SOCKET_VARIABLE] = GATEWAY_SOCKET
         return environment
 
-    def _bind(self, slot: int, case_id: str) -> None:
-        self.gateway.bind(self._key(slot), case_id)
+    def _bind(self, slot: int, case_id: str) -> dict[str, str]:
+        """The process's key holds the case from now on; the case's own key goes with it."""
+        return {CASE_KEY_VARIABLE: self.gateway.bind(self._key(slot), case_id)}
 
     def _unbind(self, slot: int, case_id: str) -> None:
+        """The case is over: its key is no case's any more, and its open calls are cut."""
         self.gateway.unbind(self._key(slot), case_id)
 
     def _ready(self, slot: int, details: Mapping[str, Any]) -> None:
@@ -129,26 +194,29 @@ class MeteredPool:
         progress: ProgressCallback | None = None,
         *,
         release: System | None = None,
-    ) -> list[ModelCall]:
+    ) -> MeterTally:
         """Run the cases (as `release`, another release of the pool's system, if given)
-        and file each one's metered calls; returns the calls made meanwhile for no case."""
+        and file each one's metered calls; returns what no case claimed meanwhile."""
         # Calls that came in since the last cases (a thread an earlier case left running)
         # are the pool's, not these cases' run's: they go to the pool's tally first.
-        self._unattributed.extend(metered_call(call) for call in self.gateway.take_unattributed())
+        self._tally.unclaimed(self.gateway.take_unattributed())
         self.pool.run(cases, progress, release=release)
+        # Every case has ended, and cut its own calls; what is still open belongs to none.
+        self.gateway.cut_open_calls()
+        meanwhile = MeterTally()
         for case in cases:
             calls = self.gateway.take_calls(case.id)
             case.measurements.model_calls.extend(metered_call(call) for call in calls)
-        meanwhile = [metered_call(call) for call in self.gateway.take_unattributed()]
-        self._unattributed.extend(meanwhile)
+            meanwhile.case_cut(case.id, sum(call.cut_reason is not None for call in calls))
+        meanwhile.unclaimed(self.gateway.take_unattributed())
+        self._tally.add(meanwhile)
         return meanwhile
 
     def describe(self) -> dict[str, Any]:
         described = self.pool.describe()
         described["model_cost"] = "metered by oloproof's model gateway"
         described["model_gateway"] = _gateway_start(self.gateway)
-        if self._unattributed:
-            described["unattributed_model_calls"] = usage_to_dict(usage_by_role(self._unattributed))
+        self._tally.describe(described)
         return described
 
     def close(self) -> None:
@@ -184,10 +252,12 @@ def metered_call(call: GatewayCall) -> ModelCall:
     """The gateway's record as a case's model call.
 
     A request the provider refused (an error status and no usage) is not billed, so it
-    costs nothing rather than making the case's cost unmeasurable.
+    costs nothing rather than making the case's cost unmeasurable. A call cut before the
+    provider answered is not a refusal: what it cost is not known.
     """
     measured = call.as_model_call()
-    if not call.ok and call.input_tokens is None and call.cost_usd is None:
+    refused = call.status >= 400 and call.cut_reason is None
+    if refused and call.input_tokens is None and call.cost_usd is None:
         return ModelCall(
             role=measured.role,
             model=measured.model,

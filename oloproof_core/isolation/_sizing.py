@@ -5,8 +5,11 @@ otherwise up to min(16, 2 × CPUs) — threads default to 16 because they mostly
 a process is a whole interpreter, and twice the CPUs keeps every core busy while some
 processes wait on I/O. Without a given `concurrency` the pool starts one process and
 grows to that bound only while the work outlasts starting another (see `_pool`).
-Async systems: one process running an event loop with up to
-`concurrency` cases in flight (16 by default, as for threads).
+Async systems: one case per process too, `concurrency` processes (16 by default, as
+for threads; grown the same way when not given). Every system process can reach its
+models, and a model call is charged to the case its process holds (docs/gateway.md),
+so no process holds two cases at once: the concurrency of an async system is its
+processes'.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ DEFAULT_CONCURRENCY = 16
 def pool_shape(*, is_async: bool, concurrency: int | None) -> tuple[int, int]:
     """(processes, cases per process) for a system and the run's `concurrency`."""
     if is_async:
-        return 1, concurrency or DEFAULT_CONCURRENCY
+        return concurrency or DEFAULT_CONCURRENCY, 1
     if concurrency is not None:
         return concurrency, 1
     return min(DEFAULT_CONCURRENCY, 2 * (os.cpu_count() or 1)), 1

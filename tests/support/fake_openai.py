@@ -12,9 +12,11 @@ default reply. Every request body is kept, with the model asked for.
 A `Reply` with `tool_calls` answers with those calls and no text. A request with
 `"stream": true` is answered as server-sent events, one chunk per word, and with a
 final usage chunk when the request asks for it (`stream_options.include_usage`), as
-OpenAI does. A request to `/embeddings` gets a three-number embedding, with the
-reply's prompt tokens as its usage. `Reply(model=...)` answers with a model name
-other than the one asked.
+OpenAI does; `Reply(hold=event)` stops such a stream after its first word (after
+`hold_after` events: the role's and the word's) until the event is set (or
+`HOLD_LIMIT_S` has passed), so the stream stays open meanwhile. A
+request to `/embeddings` gets a three-number embedding, with the reply's prompt tokens
+as its usage. `Reply(model=...)` answers with a model name other than the one asked.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+HOLD_LIMIT_S = 10.0
+"""A held stream goes on by itself after this long, so no test can leave it waiting forever."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,8 @@ class Reply:
     delay_s: float = 0.0
     tool_calls: tuple[dict[str, Any], ...] = ()
     model: str | None = None
+    hold: threading.Event | None = None
+    hold_after: int = 2
 
 
 def tool_call(name: str, arguments: str, call_id: str = "call_1") -> dict[str, Any]:
@@ -259,9 +266,11 @@ class FakeOpenAI:
         options = request.body.get("stream_options") or {}
         if reply.usage and options.get("include_usage"):
             chunks.append({**chunk({}), "choices": [], "usage": _usage(reply)})
-        for event in chunks:
+        for sent, event in enumerate(chunks, start=1):
             handler.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
             handler.wfile.flush()
+            if sent == reply.hold_after and reply.hold is not None:
+                reply.hold.wait(HOLD_LIMIT_S)
         handler.wfile.write(b"data: [DONE]\n\n")
         handler.wfile.flush()
 

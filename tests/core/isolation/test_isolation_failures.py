@@ -11,6 +11,8 @@ import pytest
 from oloproof import evaluate
 from oloproof.cli import main
 from oloproof.evaluators import evaluator
+from oloproof_core.case import CaseResult
+from oloproof_core.isolation import ProcessPool
 from oloproof_core.result_io import load_result
 from tests.core.isolation import systems
 
@@ -26,17 +28,32 @@ def run(target, **options):
     return result
 
 
+def run_together(target, **options):
+    """Every case on one event loop, as the engine's pool can hold them (a run gives each
+    case a process of its own: docs/isolation.md): the records and the pool's account."""
+    records = [CaseResult(id=row["id"], input=row["input"], expected=None) for row in ROWS]
+    with ProcessPool(target, processes=1, per_process=len(ROWS), **options) as pool:
+        pool.run(records)
+        execution = pool.describe()
+    assert not _children_of_this_process(), "the pool left processes behind"
+    return records, execution
+
+
 def only_case(result, case_id):
-    return next(case for case in result.cases if case.id == case_id)
+    cases = result if isinstance(result, list) else result.cases
+    return next(case for case in cases if case.id == case_id)
 
 
 def assert_only_losses(result, lost_ids):
-    metric = result.metric("same_n")
-    assert metric.n_missing == len(lost_ids)
-    assert metric.n_observed == len(ROWS) - len(lost_ids)
-    assert metric.estimate == 1.0
-    for case in result.cases:
+    if not isinstance(result, list):
+        metric = result.metric("same_n")
+        assert metric.n_missing == len(lost_ids)
+        assert metric.n_observed == len(ROWS) - len(lost_ids)
+        assert metric.estimate == 1.0
+    for case in result if isinstance(result, list) else result.cases:
         assert (case.error is not None) == (case.id in lost_ids), case.error
+        if case.error is None:
+            assert case.output["n"] == case.input["n"]
 
 
 @pytest.mark.parametrize("target", [systems.segfault_on_three, systems.sigsegv_on_three])
@@ -111,34 +128,55 @@ def _children_of_this_process() -> list[int]:
 
 
 def test_an_async_case_that_blocks_the_loop_loses_only_itself():
-    # Eight cases share the event loop; the one that blocks it takes none of the others.
-    result = run(systems.async_blocks_forever_on_three, timeout=0.5)
+    result = run(systems.async_blocks_forever_on_three, timeout=0.5, concurrency=4)
 
     assert_only_losses(result, {"c3"})
     assert only_case(result, "c3").error.type == "TimeoutError"
-    retried = result.provenance["execution"]["retried"]
+    # Each case had its process to itself: no other case was in flight with it.
+    assert result.provenance["execution"]["cases_per_process"] == 1
+    assert result.provenance["execution"]["retried"] is None
+
+
+def test_cases_sharing_an_event_loop_that_one_of_them_blocks_lose_only_that_one():
+    records, execution = run_together(systems.async_blocks_forever_on_three, timeout=0.5)
+
+    assert_only_losses(records, {"c3"})
+    assert only_case(records, "c3").error.type == "TimeoutError"
+    retried = execution["retried"]
     assert "c3" in retried["ids"]
     assert retried["cases"] == len(retried["ids"]) >= 2
 
 
-@pytest.mark.parametrize(
-    ("target", "words"),
-    [
-        (systems.async_exits_on_three, "exited with status 3"),
-        (systems.async_segfaults_on_three, "signal 11 (SIGSEGV)"),
-        (systems.async_killed_on_three, "signal 9 (SIGKILL"),
-    ],
-)
-def test_an_async_process_that_dies_loses_only_the_case_that_killed_it(target, words):
-    result = run(target)
+DYING = [
+    (systems.async_exits_on_three, "exited with status 3"),
+    (systems.async_segfaults_on_three, "signal 11 (SIGSEGV)"),
+    (systems.async_killed_on_three, "signal 9 (SIGKILL"),
+]
+
+
+@pytest.mark.parametrize(("target", "words"), DYING)
+def test_an_async_process_that_dies_loses_only_its_case(target, words):
+    result = run(target, concurrency=4)
 
     assert_only_losses(result, {"c3"})
     error = only_case(result, "c3").error
     assert error.type == "SystemProcessDied"
     assert words in error.message
+    assert "run again alone" not in error.message  # it was alone
+    assert result.provenance["execution"]["retried"] is None
+
+
+@pytest.mark.parametrize(("target", "words"), DYING)
+def test_cases_sharing_a_process_that_one_of_them_kills_lose_only_that_one(target, words):
+    records, execution = run_together(target)
+
+    assert_only_losses(records, {"c3"})
+    error = only_case(records, "c3").error
+    assert error.type == "SystemProcessDied"
+    assert words in error.message
     assert "run again alone" in error.message
     # The cases still in flight when the process died: c3 and those not yet answered.
-    retried = result.provenance["execution"]["retried"]
+    retried = execution["retried"]
     assert "c3" in retried["ids"]
     assert retried["cases"] == len(retried["ids"]) >= 2
 

@@ -1,7 +1,7 @@
 """An async system that imports its model client inside a case, not at module level.
 
-Its process starts without `openai` or `httpx`; the case header that names each call's
-case must still be added once the system loads them.
+Its process starts without `openai` or `httpx`, so it says it loaded no model client;
+each case must still be charged its own call.
 """
 
 from __future__ import annotations

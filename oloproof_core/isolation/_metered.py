@@ -216,6 +216,8 @@ class MeteredPool:
         described = self.pool.describe()
         described["model_cost"] = "metered by oloproof's model gateway"
         described["model_gateway"] = _gateway_start(self.gateway)
+        # Calls a lingering thread made since the cases ended are the pool's too.
+        self._tally.unclaimed(self.gateway.take_unattributed())
         self._tally.describe(described)
         return described
 

@@ -1,4 +1,9 @@
-"""Reading a result back from the JSON that `Result.to_json` wrote (baselines, comparisons)."""
+"""Reading a result back from the JSON that `Result.to_json` wrote (baselines, comparisons).
+
+Such a file starts with `{"format": "oloproof-result/1", ...` (`RESULT_FORMAT`); one
+written before that key existed starts with `{"run_id": ..., "metrics": ...`. Both load,
+and `looks_like_result` tells either from other JSON by its first bytes.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +15,17 @@ from oloproof_core.aggregate import MetricEstimate
 from oloproof_core.case import CaseError, CaseResult
 from oloproof_core.context import Measurements, ModelCall
 from oloproof_core.errors import OloproofError
-from oloproof_core.result import Result
+from oloproof_core.result import RESULT_FORMAT, RESULT_HEAD_BYTES, Result, looks_like_result
 from oloproof_core.stats import Interval
 from oloproof_core.verdict import Verdict
+
+__all__ = [
+    "RESULT_FORMAT",
+    "RESULT_HEAD_BYTES",
+    "load_result",
+    "looks_like_result",
+    "result_from_dict",
+]
 
 
 def load_result(path: str) -> Result:

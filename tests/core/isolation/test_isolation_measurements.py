@@ -60,7 +60,8 @@ def test_provider_keys_stay_out_of_the_system_process(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-parent")
     monkeypatch.setenv("OLOPROOF_SYSTEM_API_KEY", "sk-system")
     monkeypatch.setenv("DATABASE_URL", "postgres://user:password@db/oloproof")
-    monkeypatch.setenv("OLOPROOF_ISOLATION_TEST", "kept")
+    monkeypatch.setenv("OLOPROOF_ISOLATION_TEST", "kept")  # named by the operator: passed
+    monkeypatch.setenv("OLOPROOF_SYSTEM_ENV", "OLOPROOF_ISOLATION_TEST")
 
     (case, *_) = run(systems.environment).cases
 

@@ -136,6 +136,8 @@ def run_command(project: Path, fake_openai, sandbox: str, **extra: str) -> tuple
         "OLOPROOF_DATA_DIR": str(project / ".oloproof"),
         "PROVIDER_URL": fake_openai.base_url,
         "MARKER": marker,
+        # A system's process gets only what it needs and what the operator names.
+        "OLOPROOF_SYSTEM_ENV": "OLOPROOF_DATA_DIR,PROVIDER_URL,MARKER",
         **extra,
     }
     done = subprocess.run(

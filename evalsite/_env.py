@@ -76,6 +76,11 @@ VARIABLES: Mapping[str, Variable] = {
         Variable("OLOPROOF_SERVER_TIMING"),
         Variable("OLOPROOF_DASHBOARD_URL", reader="runs/data_folder.py"),
         Variable("OLOPROOF_SANDBOX", reader="oloproof_core/evaluation.py"),
+        Variable("OLOPROOF_SANDBOX_TMP_MB", reader="oloproof_core/isolation/_caps.py"),
+        Variable("OLOPROOF_SANDBOX_PROCESSES", reader="oloproof_core/isolation/_caps.py"),
+        Variable("OLOPROOF_SANDBOX_OUTPUT_MB", reader="oloproof_core/isolation/_caps.py"),
+        Variable("OLOPROOF_SANDBOX_SCAN_LIMIT", reader="oloproof_core/isolation/_caps.py"),
+        Variable("OLOPROOF_SYSTEM_ENV", reader="oloproof_core/isolation/_env.py"),
         Variable("OLOPROOF_JUDGE_CONCURRENCY", reader="oloproof_core/judging.py"),
         Variable("OLOPROOF_RECORD", reader="oloproof/_store.py"),
     )

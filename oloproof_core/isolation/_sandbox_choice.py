@@ -76,13 +76,19 @@ def sandbox_support() -> SandboxSupport:
         )
     user = f"uid {SANDBOX_USER} (nobody), dropped from root" if as_root else f"uid {os.getuid()}"
     version = _version(tool)
-    probe = Sandbox(tool=tool).command(["true"], cwd="/", sys_path=[])
+    sandbox = Sandbox(tool=tool, scan=False)
     try:
         finished = subprocess.run(
-            probe, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S, check=False
+            sandbox.command(["true"], cwd="/", sys_path=[]),
+            capture_output=True,
+            text=True,
+            timeout=_PROBE_TIMEOUT_S,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return SandboxSupport(False, f"bubblewrap could not be run: {exc}", tool, version)
+    finally:
+        sandbox.close()
     if finished.returncode != 0:
         said = (finished.stderr.strip().splitlines() or ["no message"])[-1]
         return SandboxSupport(False, f"bubblewrap failed: {said}. {_NAMESPACE_HINT}", tool, version)

@@ -28,14 +28,15 @@ from oloproof_core.isolation._bindings import Binding, binding_for, case_message
 from oloproof_core.isolation._env import ChildEnv
 from oloproof_core.isolation._errors import IsolationError
 from oloproof_core.isolation._hooks import CaseHook, CaseStartHook, ReadyHook
-from oloproof_core.isolation._keeper import WARMUP_TIMEOUT_S, ProcessKeeper
+from oloproof_core.isolation._keeper import WARMUP_TIMEOUT_S
 from oloproof_core.isolation._pace import Pace
 from oloproof_core.isolation._process import (
     exit_reason,
 )
-from oloproof_core.isolation._protocol import ProtocolError, frame
+from oloproof_core.isolation._protocol import Oversized, ProtocolError, frame
 from oloproof_core.isolation._retries import Retries, failed_alone
 from oloproof_core.isolation._sandbox_choice import SandboxChoice
+from oloproof_core.isolation._sandboxed import SandboxedKeeper
 from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
 from oloproof_core.isolation._slot import InFlight, Slot, last_line, lose, oldest_start, settle
 from oloproof_core.systems import System
@@ -49,7 +50,7 @@ which sets Python's flag but wakes no wait of this one (a case sleeping for minu
 would keep the command from stopping)."""
 
 
-class ProcessPool(ProcessKeeper):
+class ProcessPool(SandboxedKeeper):
     """Runs a system's cases in child processes; see the module docstring.
 
     `child_env` is added to each child's scrubbed environment (a mapping, or a
@@ -200,17 +201,18 @@ class ProcessPool(ProcessKeeper):
             return
         child = slot.child
         try:
-            for message in slot.reader.feed(data):
+            for message, heard in slot.read(data):
                 if slot.child is not child:
                     break
+                slot.heard = heard
                 self._received(slot, message, now)
         except (ProtocolError, ValueError, TypeError, KeyError) as exc:
             if slot.child is child:
                 self._lost(
                     slot,
                     now,
-                    f"the system's process sent a malformed message "
-                    f"({exc}) while running this case",
+                    f"the system's process was stopped while running this case: it broke "
+                    f"the protocol ({exc})",
                 )
 
     def _received(self, slot: Slot, message: Any, now: float) -> None:
@@ -231,10 +233,18 @@ class ProcessPool(ProcessKeeper):
             self._bound.answered(slot.index, message)
             self._fill(slot)
             return
+        if isinstance(message, Oversized):  # read past, never kept
+            flight = self._too_large(slot, message, now)
+            self._pace.settle()
+            self._fill(slot)
+            self._ended(slot, flight)
+            return
         if not isinstance(message, list) or len(message) != 5:
             raise ProtocolError(f"unexpected message {str(message)[:200]!r}")
-        flight = slot.in_flight.pop(message[0])
-        self._fill(slot)  # keep the process busy before doing the parent's bookkeeping
+        flight = slot.take(message[0])
+        failed = message[1] != "ok"
+        if not failed:
+            self._fill(slot)  # keep the process busy before doing the parent's bookkeeping
         self._pace.settle()
         settle(
             flight.record,
@@ -243,7 +253,11 @@ class ProcessPool(ProcessKeeper):
             self.timeout,
             reported_calls=self._reported_calls,
         )
+        if failed:  # a failure may show a cap of its sandbox was hit: known before the next
+            self._capped(slot, flight.record)
+            self._fill(slot)
         self._ended(slot, flight)
+        self._retire_if_drained(slot)
 
     def _grow_if_behind(self, now: float) -> None:
         """Add the processes the pace asks for (`Pace.to_add`); cheap checks first."""
@@ -289,7 +303,8 @@ class ProcessPool(ProcessKeeper):
                 self._on_end(slot.index, record.id)
             return
         started = time.perf_counter()
-        slot.in_flight[seq] = InFlight(record, started, self._deadline_from(started), alone)
+        sent = slot.written + len(slot.outbox) + len(data)
+        slot.in_flight[seq] = InFlight(record, started, self._deadline_from(started), alone, sent)
         slot.outbox += data
         self._flush(slot)
 
@@ -303,6 +318,7 @@ class ProcessPool(ProcessKeeper):
         except OSError:  # the child is gone; its pipe's end of file will say why
             written = len(slot.outbox)
         del slot.outbox[:written]
+        slot.written += written
         if slot.outbox and fd not in self._by_out_fd:
             self._by_out_fd[fd] = slot
             self._poller.register(fd, select.POLLOUT)
@@ -356,6 +372,7 @@ class ProcessPool(ProcessKeeper):
             return
         flights = list(slot.in_flight.values())
         code = self._stop(slot)
+        reason = reason or self._killed_for_memory(slot)
         if reason is None:
             reason = f"the system's process {exit_reason(code)} while running this case"
         for flight in flights:

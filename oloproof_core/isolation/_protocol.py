@@ -12,11 +12,18 @@ see `_bindings`); closing the pipe asks the child to stop. Child to parent:
 `{"ready": ...}` or `{"failed": traceback}` once warm, `{"bound": key}` after a bind,
 then one `[seq, status, payload, artifacts, model_calls]` list per case, `status`
 being "ok" (payload: the output) or "error" (payload: `[type, message, traceback]`).
+
+The parent reads a system's frames with a cap (`FrameReader(limit=...)`, the sandbox's
+reply cap): a larger frame that starts as a case's reply (`[seq,`) comes out as
+`Oversized(seq, size)` and the rest of it is read past without being kept, so its
+case is lost and the process goes on; any other frame over the cap is a
+`ProtocolError`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import struct
 from typing import Any
 
@@ -35,6 +42,23 @@ class ProtocolError(OloproofError):
     """A system's process sent something that is not a well-formed message."""
 
 
+class Oversized:
+    """A case's reply larger than the reader's cap: its case and size, not its bytes."""
+
+    __slots__ = ("seq", "size")
+
+    def __init__(self, seq: int, size: int) -> None:
+        self.seq = seq
+        self.size = size
+
+    def __repr__(self) -> str:
+        return f"Oversized(seq={self.seq}, size={self.size})"
+
+
+_SEQ_PEEK = 24
+_SEQ = re.compile(rb"\[(\d{1,20}),")
+
+
 def frame(message: Any) -> bytes:
     """Encode one message; raises TypeError/ValueError if it is not JSON data."""
     data = _ENCODE(message).encode("utf-8")
@@ -42,15 +66,23 @@ def frame(message: Any) -> bytes:
 
 
 class FrameReader:
-    """Reassembles frames from the bytes a pipe delivers, in order."""
+    """Reassembles frames from the bytes a pipe delivers, in order; `limit`: the largest
+    frame kept (see the module docstring)."""
 
-    __slots__ = ("_buffer",)
+    __slots__ = ("_buffer", "_limit", "_skip")
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = MAX_FRAME_BYTES) -> None:
         self._buffer = bytearray()
+        self._limit = limit
+        self._skip = 0
 
     def feed(self, data: bytes) -> list[Any]:
         """Add bytes just read; return every message they complete."""
+        if self._skip:  # the rest of an oversized frame: read past, never kept
+            if len(data) <= self._skip:
+                self._skip -= len(data)
+                return []
+            data, self._skip = data[self._skip :], 0
         buffer = self._buffer
         buffer += data
         messages: list[Any] = []
@@ -58,23 +90,44 @@ class FrameReader:
         end = len(buffer)
         while end - start >= 4:
             (size,) = _HEADER.unpack_from(buffer, start)
-            if size > MAX_FRAME_BYTES:
-                raise ProtocolError(
-                    f"a message of {size} bytes is over the {MAX_FRAME_BYTES} byte limit"
-                )
+            if size > self._limit:
+                if end - start - 4 < min(size, _SEQ_PEEK):
+                    break
+                messages.append(self._oversized(buffer, start, size))
+                if end - start - 4 >= size:
+                    start += 4 + size
+                    continue
+                self._skip = size - (end - start - 4)
+                start = end
+                break
             if end - start - 4 < size:
                 break
-            body = bytes(buffer[start + 4 : start + 4 + size])
+            with memoryview(buffer) as view:
+                try:
+                    text = str(view[start + 4 : start + 4 + size], "utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ProtocolError(f"a message is not UTF-8 ({exc})") from None
             start += 4 + size
             try:
-                messages.append(_DECODE(body.decode("utf-8")))
+                messages.append(_DECODE(text))
             except (ValueError, RecursionError) as exc:
                 raise ProtocolError(f"a message is not JSON ({exc})") from None
         if start:
             del buffer[:start]
         return messages
 
+    def _oversized(self, buffer: bytearray, start: int, size: int) -> Oversized:
+        match = _SEQ.match(buffer, start + 4, start + 4 + _SEQ_PEEK)
+        if match is None:
+            raise ProtocolError(f"a message of {size} bytes is over the {self._limit} byte limit")
+        return Oversized(int(match.group(1)), size)
+
     @property
     def pending(self) -> bool:
         """Whether part of a message arrived and the rest did not (yet)."""
+        return bool(self._buffer) or self._skip > 0
+
+    @property
+    def partial(self) -> bool:
+        """Whether the first bytes of a message are held, waiting for the rest."""
         return bool(self._buffer)

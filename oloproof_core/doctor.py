@@ -96,7 +96,9 @@ def protections() -> Protections:
         Protection(
             "secrets",
             True,
-            "withheld from systems: " + (", ".join(secrets) if secrets else "none set here"),
+            "systems get only the variables they need and those named in "
+            "OLOPROOF_SYSTEM_ENV; withheld from systems: "
+            + (", ".join(secrets) if secrets else "none set here"),
         ),
     )
     return Protections(checks=checks, mode=_mode())

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from oloproof_core.isolation._caps import SandboxCaps
 from oloproof_core.isolation._sandbox import SANDBOX_USER, Sandbox
 
 SANDBOX_MODES = ("auto", "required", "off")
@@ -76,7 +77,8 @@ def sandbox_support() -> SandboxSupport:
         )
     user = f"uid {SANDBOX_USER} (nobody), dropped from root" if as_root else f"uid {os.getuid()}"
     version = _version(tool)
-    sandbox = Sandbox(tool=tool, scan=False)
+    # The default caps: a setting the run will refuse is the run's to report, not the probe's.
+    sandbox = Sandbox(tool=tool, scan=False, caps=SandboxCaps.from_environment({}))
     try:
         finished = subprocess.run(
             sandbox.command(["true"], cwd="/", sys_path=[]),

@@ -17,6 +17,7 @@ import os
 import pickle
 import sys
 import threading
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
@@ -97,8 +98,11 @@ def how_system_travels(system: System, start: str) -> tuple[SystemReference | No
     return None, pickled_system(system)
 
 
-def loading_failed(reference: SystemReference | None, failure: str) -> IsolationError:
-    """The run's error when the system's process could not load the system."""
+def loading_failed(
+    reference: SystemReference | None, failure: str, left_out: Sequence[str] = ()
+) -> IsolationError:
+    """The run's error when the system's process could not load the system; `left_out`:
+    folders on `sys.path` the sandbox did not bind."""
     last = failure.strip().splitlines()[-1] if failure.strip() else "no message"
     if last.startswith("oloproof_core."):  # the loader's own words need no class path
         last = last.partition(": ")[2] or last
@@ -114,6 +118,14 @@ def loading_failed(reference: SystemReference | None, failure: str) -> Isolation
     else:
         what = f"your system's module ({reference.describe()}) could not be loaded in the sandbox"
         hint = "It is imported there afresh, from the same Python environment, read-only."
+    if left_out:
+        hint += (
+            " These folders were not bound into it: "
+            + ", ".join(sorted(set(left_out)))
+            + " (a folder too broad to bind, such as /tmp or a home folder, or one inside a "
+            "path the sandbox hides, such as the store's data folder: keep code and the data "
+            "folder apart)."
+        )
     message = f"{what}: {last}\n{hint} It was not run anywhere else."
     frames = _user_frames(failure)
     return IsolationError(f"{message}\n\n{frames}" if frames else message)

@@ -93,7 +93,8 @@ class ProcessKeeper:
         slot.failures += 1
         slot.last_failure = failure
         if loading:
-            raise loading_failed(self._reference, failure)
+            sandbox = self._sandbox.sandbox
+            raise loading_failed(self._reference, failure, sandbox.left_out if sandbox else ())
         if slot.failures < MAX_WARMUP_FAILURES:
             self._occupy(slot)
 

@@ -3,7 +3,13 @@
 Per evaluator: compute each case's cache key, fetch the cached verdicts in one
 batch, call the evaluator only for the rest, then cache the new verdicts in one
 batch. A case whose system failed gets a missing verdict without being judged; an
-evaluator that raises on a case makes that verdict missing, never a failure.
+evaluator that raises on a case (`SystemExit` included) makes that verdict missing,
+never a failure, and so does one that runs over its time limit per verdict.
+
+Where the evaluator's code runs: with `contained` (the run's `ContainedJudging`), every
+evaluator that runs code not oloproof's own judges in processes of its own, where its
+limit stops it; otherwise (`isolation="thread"`: trusted code) in this process, where a
+verdict that ran over its limit is discarded once it returns.
 """
 
 from __future__ import annotations
@@ -11,12 +17,14 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-import traceback
+import time
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from oloproof_core.case import CaseResult
+from oloproof_core.contained_evaluators import ContainedJudging, runs_in_process_of_its_own
+from oloproof_core.contained_evaluators._wire import failure_message
 from oloproof_core.context import enter_case, leave_case
 from oloproof_core.errors import ConfigError, DeclarationError, UndeclaredReadError
 from oloproof_core.evaluators import CaseView, Evaluator
@@ -92,24 +100,51 @@ def judge_cases(
     concurrency: int,
     progress: ProgressCallback | None = None,
     settled: SettledVerdicts | None = None,
+    contained: ContainedJudging | None = None,
+    limit: VerdictLimit | None = None,
 ) -> dict[str, JudgingTally]:
     """Judge `cases` with each evaluator; `settled`: the run's verdicts from earlier
-    batches, read before the store and added to."""
+    batches, read before the store and added to; `contained`: where evaluators that run
+    code not oloproof's own judge (None: in this process); `limit`: the time limit per
+    verdict where they judge in this process (the contained ones have their own)."""
     settled = SettledVerdicts() if settled is None else settled
+    how = _How(concurrency, progress, contained, limit or VerdictLimit(None, ""))
     tallies: dict[str, JudgingTally] = {}
     for evaluator in evaluators:
-        tallies[evaluator.criterion] = _judge_with(
-            evaluator, cases, store, concurrency, progress, settled
-        )
+        tallies[evaluator.criterion] = _judge_with(evaluator, cases, store, how, settled)
     return tallies
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictLimit:
+    """Seconds a verdict may take (None: no limit), and where that figure came from."""
+
+    seconds: float | None
+    origin: str
+
+    def reason(self) -> str:
+        """Why a verdict that ran over the limit is missing."""
+        return (
+            f"TimeoutError: the evaluator took longer than its {self.seconds:g} s time "
+            f"limit per verdict ({self.origin})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _How:
+    """How one call of `judge_cases` judges: what the caller asked for."""
+
+    concurrency: int
+    progress: ProgressCallback | None
+    contained: ContainedJudging | None
+    limit: VerdictLimit
 
 
 def _judge_with(
     evaluator: Evaluator,
     cases: Sequence[CaseResult],
     store: Store,
-    concurrency: int,
-    progress: ProgressCallback | None,
+    how: _How,
     settled: SettledVerdicts,
 ) -> JudgingTally:
     evaluator.refresh()
@@ -137,10 +172,10 @@ def _judge_with(
             case.verdicts[criterion] = hit
             tally.cached += 1
     pending = [(sharing[0], key) for key, sharing in waiting.items()]
-    fresh = _judge_pending(evaluator, pending, concurrency, progress)
+    fresh = _judge_pending(evaluator, pending, how)
     entries = _share_fresh(evaluator, pending, fresh, waiting, tally)
     for entry in entries:
-        settled.keep(entry.key, replace(entry.verdict, cached=True))
+        settled.keep(entry.key, as_cached(entry.verdict))
     if entries:
         store.put_verdicts(entries)
     return tally
@@ -165,7 +200,7 @@ def _share_fresh(
                 case.verdicts[criterion] = verdict
             continue
         # The others read the verdict this run just cached, as a later run would.
-        reused = replace(verdict, cached=True)
+        reused = as_cached(verdict)
         for case in others:
             case.verdicts[criterion] = reused
         tally.judged += 1
@@ -181,41 +216,75 @@ def _share_fresh(
     return entries
 
 
-def judge_one(evaluator: Evaluator, case: CaseResult) -> Verdict:
+_PASSED_CACHED = Verdict(value=1.0, cached=True)
+
+
+def as_cached(verdict: Verdict) -> Verdict:
+    """The verdict as a later case with its key reads it: cached (a plain pass shared)."""
+    if verdict.value == 1.0 and verdict.feedback is None and not verdict.scores:
+        return _PASSED_CACHED
+    return Verdict(
+        verdict.value, verdict.feedback, verdict.scores, verdict.error, verdict.traceback, True
+    )
+
+
+def judge_one(evaluator: Evaluator, case: CaseResult, limit: VerdictLimit | None = None) -> Verdict:
+    """`evaluator`'s verdict of `case`, judged in this process; with `limit`, a verdict
+    that took longer is discarded (a call in this process cannot be stopped)."""
     token = enter_case(case, "evaluator")
+    started = time.perf_counter()
     try:
-        return evaluator.to_verdict(
+        verdict = evaluator.to_verdict(
             evaluator.judge(CaseView(case, evaluator.reads, evaluator.criterion))
         )
     except UndeclaredReadError:
         raise
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # SystemExit here is the evaluator's, not the run's
         return _failed_to_judge(exc)
     finally:
         leave_case(token)
+    seconds = None if limit is None else limit.seconds
+    if limit is not None and seconds is not None and time.perf_counter() - started > seconds:
+        return Verdict.failed_to_judge(limit.reason())
+    return verdict
+
+
+def _judge_in_thread(evaluator: Evaluator, case: CaseResult, limit: VerdictLimit) -> Verdict:
+    """`judge_one` in a worker thread, where a KeyboardInterrupt can only be the
+    evaluator's own (Ctrl-C reaches the main thread)."""
+    try:
+        return judge_one(evaluator, case, limit)
+    except KeyboardInterrupt as exc:
+        return _failed_to_judge(exc)
 
 
 def _judge_pending(
-    evaluator: Evaluator,
-    pending: Sequence[tuple[CaseResult, str]],
-    concurrency: int,
-    progress: ProgressCallback | None,
+    evaluator: Evaluator, pending: Sequence[tuple[CaseResult, str]], how: _How
 ) -> list[Verdict]:
     phase = f"judge {evaluator.criterion}"
-    total = len(pending)
-    concurrency = judge_concurrency(concurrency)
+    total, progress = len(pending), how.progress
+    concurrency = judge_concurrency(how.concurrency)
+    if total and how.contained is not None and runs_in_process_of_its_own(evaluator):
+        return how.contained.judge(evaluator, [case for case, _ in pending], progress)
     if getattr(evaluator, "is_async", False):
-        verdicts = _run_coroutine(_judge_all_async(evaluator, pending, concurrency))
+        verdicts = _run_coroutine(_judge_all_async(evaluator, pending, concurrency, how.limit))
         if progress is not None:
             progress(phase, total, total)
         return verdicts
     if not evaluator.io_bound or concurrency <= 1 or total <= 1:
         verdicts = []
         for done, (case, _) in enumerate(pending, start=1):
-            verdicts.append(judge_one(evaluator, case))
+            verdicts.append(judge_one(evaluator, case, how.limit))
             if progress is not None and done % 1024 == 0:
                 progress(phase, done, total)
         return verdicts
+    return _judge_in_threads(evaluator, pending, concurrency, how)
+
+
+def _judge_in_threads(
+    evaluator: Evaluator, pending: Sequence[tuple[CaseResult, str]], concurrency: int, how: _How
+) -> list[Verdict]:
+    phase, total = f"judge {evaluator.criterion}", len(pending)
     results: list[Verdict | None] = [None] * total
     claim = itertools.count()
     failure: list[BaseException] = []
@@ -223,7 +292,7 @@ def _judge_pending(
     def work() -> None:
         try:
             while (index := next(claim)) < total:
-                results[index] = judge_one(evaluator, pending[index][0])
+                results[index] = _judge_in_thread(evaluator, pending[index][0], how.limit)
         except BaseException as exc:  # an undeclared read: re-raised in the caller
             failure.append(exc)
 
@@ -233,8 +302,8 @@ def _judge_pending(
     for thread in threads:
         while thread.is_alive():
             thread.join(0.2)
-            if progress is not None:
-                progress(phase, sum(r is not None for r in results), total)
+            if how.progress is not None:
+                how.progress(phase, sum(r is not None for r in results), total)
     if failure:
         raise failure[0]
     return [verdict for verdict in results if verdict is not None]
@@ -260,22 +329,34 @@ def judge_concurrency(run_concurrency: int) -> int:
 
 
 async def _judge_all_async(
-    evaluator: Evaluator, pending: Sequence[tuple[CaseResult, str]], concurrency: int
+    evaluator: Evaluator,
+    pending: Sequence[tuple[CaseResult, str]],
+    concurrency: int,
+    limit: VerdictLimit,
 ) -> list[Verdict]:
     """An async evaluator's cases on one event loop, at most `concurrency` at a time."""
     import asyncio  # here: a run with no async evaluator never loads it
 
-    limit = asyncio.Semaphore(concurrency)
+    slots = asyncio.Semaphore(concurrency)
 
     async def judge(case: CaseResult) -> Verdict:
-        async with limit:
+        async with slots:
             token = enter_case(case, "evaluator")
+            clock = asyncio.timeout(limit.seconds)
             try:
-                raw = await evaluator.judge(CaseView(case, evaluator.reads, evaluator.criterion))
+                async with clock:
+                    view = CaseView(case, evaluator.reads, evaluator.criterion)
+                    raw = await evaluator.judge(view)
                 return evaluator.to_verdict(raw)
             except UndeclaredReadError:
                 raise
-            except Exception as exc:
+            except TimeoutError as exc:
+                return (
+                    Verdict.failed_to_judge(limit.reason())
+                    if clock.expired()
+                    else (_failed_to_judge(exc))
+                )
+            except (Exception, SystemExit) as exc:
                 return _failed_to_judge(exc)
             finally:
                 leave_case(token)
@@ -296,8 +377,7 @@ def _run_coroutine(work: Coroutine[Any, Any, list[Verdict]]) -> list[Verdict]:
         return pool.submit(asyncio.run, work).result()
 
 
-def _failed_to_judge(exc: Exception) -> Verdict:
+def _failed_to_judge(exc: BaseException) -> Verdict:
     """The verdict of an evaluator that raised: missing, with what it raised and where."""
-    return Verdict.failed_to_judge(
-        f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc))
-    )
+    _, said, where = failure_message(exc)
+    return Verdict.failed_to_judge(said, where)

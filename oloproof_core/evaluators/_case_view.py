@@ -18,12 +18,17 @@ class CaseView:
     any other part would let a stale verdict through; it is refused instead.
     """
 
-    __slots__ = ("_criterion", "_reads", "_record")
+    __slots__ = ("_copies", "_criterion", "_reads", "_record")
 
-    def __init__(self, record: CaseResult, reads: tuple[str, ...], criterion: str) -> None:
+    def __init__(
+        self, record: CaseResult, reads: tuple[str, ...], criterion: str, *, copies: bool = True
+    ) -> None:
+        """`copies=False` for a record no one else reads (an evaluator's process builds
+        one per verdict): its parts are handed out as they are."""
         self._record = record
         self._reads = reads
         self._criterion = criterion
+        self._copies = copies
 
     @property
     def id(self) -> str:
@@ -38,9 +43,8 @@ class CaseView:
             )
         # A copy: an evaluator that changes what it reads changes neither the record nor
         # what the next evaluator sees.
-        if part == "output":
-            return copy.deepcopy(self._record.output)
-        return copy.deepcopy(getattr(self._record, part))
+        value = getattr(self._record, part)
+        return copy.deepcopy(value) if self._copies else value
 
     @property
     def output(self) -> Any:

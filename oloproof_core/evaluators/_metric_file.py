@@ -69,6 +69,7 @@ class _LoadedMetric:
     reads_measurements: bool
     model_roles: tuple[str, ...]
     digest: str
+    content: bytes
 
     @property
     def calls_models(self) -> bool:
@@ -84,10 +85,13 @@ class MetricFile(Evaluator):
     """
 
     def __init__(self, path: str | os.PathLike[str], *, criterion: str | None = None) -> None:
-        self.path = os.path.abspath(os.fspath(path))
-        loaded = _load(self.path, _read(self.path))
+        path = os.path.abspath(os.fspath(path))
+        self._adopt(path, _load(path, _read(path)), criterion or default_criterion(path))
+
+    def _adopt(self, path: str, loaded: _LoadedMetric, criterion: str) -> None:
+        self.path = path
         super().__init__(
-            criterion=criterion or default_criterion(self.path),
+            criterion=criterion,
             reads=_reads_of(loaded),
             value_type="score",
             score_range=loaded.score_range,
@@ -95,6 +99,11 @@ class MetricFile(Evaluator):
         self._loaded = loaded
         self._models = _identities(loaded.model_roles)
         self.io_bound = loaded.calls_models
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as the bytes the run loaded (its version), not as the module they made:
+        # an evaluator's process executes them again (oloproof_core.contained_evaluators).
+        return (metric_file_from, (self.path, self._loaded.content, self.criterion))
 
     @property
     def kind(self) -> str:
@@ -202,6 +211,13 @@ class MetricFile(Evaluator):
         )
 
 
+def metric_file_from(path: str, content: bytes, criterion: str) -> MetricFile:
+    """The metric file `path` as these bytes of it make it, whatever the file says now."""
+    metric = MetricFile.__new__(MetricFile)
+    metric._adopt(path, _load(path, content), criterion)
+    return metric
+
+
 def default_criterion(path: str) -> str:
     stem = os.path.splitext(os.path.basename(path))[0]
     if stem == "metric":
@@ -269,6 +285,7 @@ def _load(path: str, content: bytes) -> _LoadedMetric:
         reads_measurements=reads_measurements,
         model_roles=model_roles,
         digest=digest,
+        content=content,
     )
 
 

@@ -90,7 +90,7 @@ def _judge_lines(result: Result) -> list[str]:
         labelled = result.labelled(name)
         if labelled is not None:
             lines.append(
-                f"{name} with people's labels ({labelled.n_labels} labelled draws): "
+                f"{name} with people's labels ({labelled.labels_text}): "
                 f"{_number(labelled.estimate)} [{_number(labelled.interval.lower)}, "
                 f"{_number(labelled.interval.upper)}]; people minus judge "
                 f"[{labelled.judge_bias.lower:+.3f}, {labelled.judge_bias.upper:+.3f}]"

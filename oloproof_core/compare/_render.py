@@ -68,7 +68,7 @@ def render_comparison(comparison: Comparison) -> str:
     lines.extend(_notes(comparison))
     for name, figure in comparison.labelled.items():
         lines.append(
-            f"{name} with people's labels ({figure.n_labels} labelled draws): difference "
+            f"{name} with people's labels ({figure.labels_text}): difference "
             f"{figure.estimate:+.3f}, interval [{figure.interval.lower:+.3f}, "
             f"{figure.interval.upper:+.3f}]"
         )

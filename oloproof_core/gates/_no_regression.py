@@ -9,6 +9,7 @@ from oloproof_core.compare import MetricComparison
 from oloproof_core.gates import _format as fmt
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
+from oloproof_core.gates._labelled_readouts import labelled_which
 from oloproof_core.gates._more_cases import repeats_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
 from oloproof_core.gates._rules import Rule, _level, _readout, _short_readout
@@ -111,11 +112,11 @@ class NoRegressionRule(Rule):
             "interval_source": (
                 "the paired verdicts"
                 if labelled is None
-                else f"both runs' verdicts and {labelled.n_labels} labelled draws"
+                else f"both runs' verdicts and {labelled.labels_text}"
             ),
             "baseline": context.baseline_label,
         }
-        which = "" if labelled is None else f" (verdicts + {labelled.n_labels} labels)"
+        which = labelled_which(labelled, verdicts="verdicts")
         what = (
             f"the paired {_level(context)} interval{which} for {self.metric} (candidate − "
             f"baseline), [{fmt.signed(interval.lower)}, {fmt.signed(interval.upper)}]"

@@ -16,7 +16,7 @@ from oloproof_core.aggregate import MetricEstimate
 from oloproof_core.gates import _format as fmt
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
-from oloproof_core.gates._labelled_readouts import interval_source, more_labels
+from oloproof_core.gates._labelled_readouts import interval_source, labelled_which, more_labels
 from oloproof_core.gates._more_cases import repeats_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
 from oloproof_core.gates._projection import power_cases, repeated_interval
@@ -158,7 +158,7 @@ class BoundRule(Rule):
         interval = context.interval_for(self.metric)
         outcome = self._decide(interval)
         labelled = context.labelled(self.metric)
-        which = "" if labelled is None else f" (judge verdicts + {labelled.n_labels} labels)"
+        which = labelled_which(labelled)
         where = (
             f"the {_level(context)} interval{which} for {self.metric}, "
             f"[{fmt.number(interval.lower)}, {fmt.number(interval.upper)}]"

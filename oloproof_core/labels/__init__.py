@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ._labelled import LabelledEstimate, labelled_difference, labelled_estimate
     from ._metric_labels import MetricLabels
     from ._of_result import judge_calibration, labelled_change, labelled_figure, people_agreement
-    from ._sampling import Draw, draw_cases, sampling_probabilities
+    from ._sampling import Draw, draw_cases, review_draws, sampling_probabilities
 
 _EXPORTS: dict[str, str] = {
     "Calibration": "._calibration",
@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "labelled_change": "._of_result",
     "labelled_figure": "._of_result",
     "people_agreement": "._of_result",
+    "review_draws": "._sampling",
 }
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "model_judged_criteria",
     "people_agreement",
     "person_against_person",
+    "review_draws",
     "sampling_probabilities",
 ]
 

@@ -13,19 +13,21 @@ every probability at least ``(1 - favour)`` times the uniform one, which bounds 
 draw's weight by ``1 / (1 - favour)`` before any label is seen
 (``oloproof_core.stats._prediction_powered``).
 
-Draws are a pure function of a seed and their position, so the queue is the same
-for everyone and can be recorded as it grows.
+Draws are a pure function of a seed and their position, so the queue is the same for
+everyone and is computed whenever it is read, never stored: `review_draws` is the queue
+of a run's cases (uniform over their sorted ids), endless, read as far as it is needed.
 """
 
 from __future__ import annotations
 
 import hashlib
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, islice
+from itertools import count as positions_from
 
-__all__ = ["Draw", "draw_cases", "sampling_probabilities"]
+__all__ = ["Draw", "draw_cases", "review_draws", "sampling_probabilities"]
 
 MAX_FAVOUR = 0.9
 UNCERTAINTY_WEIGHT = 2.0
@@ -92,20 +94,42 @@ def draw_cases(
     count: int,
 ) -> list[Draw]:
     """Draws ``start`` to ``start + count - 1`` of the queue seeded by ``seed``."""
+    if count <= 0:
+        return []
+    return list(islice(_draws(case_ids, probabilities, seed, start), count))
+
+
+def review_draws(case_ids: Sequence[str], seed: str, *, start: int = 0) -> Iterator[Draw]:
+    """The review queue of a run's cases from draw ``start`` on, without end.
+
+    Each draw picks one case, with replacement, uniformly over the sorted case ids: a
+    pure function of the seed and the set of cases, so every run on the same cases
+    draws the same queue, and every reader computes the same draws.
+    """
+    ids = sorted(case_ids)
+    return _draws(ids, [1.0 / len(ids)] * len(ids) if ids else [], seed, start)
+
+
+def _draws(
+    case_ids: Sequence[str], probabilities: Sequence[float], seed: str, start: int
+) -> Iterator[Draw]:
     if len(case_ids) != len(probabilities):
         raise ValueError(f"{len(probabilities)} probabilities for {len(case_ids)} cases")
-    if not case_ids or count <= 0:
-        return []
     if start < 0:
         raise ValueError(f"start must be >= 0, got {start}")
+    return _drawn(case_ids, probabilities, seed, start) if case_ids else iter(())
+
+
+def _drawn(
+    case_ids: Sequence[str], probabilities: Sequence[float], seed: str, start: int
+) -> Iterator[Draw]:
     cumulative = list(accumulate(probabilities))
     total = cumulative[-1]
-    draws = []
-    for position in range(start, start + count):
+    last = len(case_ids) - 1
+    for position in positions_from(start):
         point = _uniform(seed, position) * total
-        index = min(bisect_right(cumulative, point), len(case_ids) - 1)
-        draws.append(Draw(position, case_ids[index], probabilities[index]))
-    return draws
+        index = min(bisect_right(cumulative, point), last)
+        yield Draw(position, case_ids[index], probabilities[index])
 
 
 def _uniform(seed: str, position: int) -> float:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
+from itertools import islice
 
 import numpy as np
 import pytest
@@ -17,6 +19,7 @@ from oloproof_core.labels import (
     draw_cases,
     label_key,
     labelled_estimate,
+    review_draws,
     sampling_probabilities,
 )
 from oloproof_core.result_io import result_from_dict
@@ -249,3 +252,103 @@ def test_two_runs_labelled_on_one_queue_are_compared_and_gated_with_their_labels
     rule = policy.decide(candidate, baseline=baseline).rules[0]
     assert "200 labelled draws" in rule.figures["interval_source"]
     assert rule.figures["lower"] == change.interval.lower
+
+
+def labelled_run(n: int, labelled: set[str], *, seed: str = "q", missing: int = 0):
+    """n cases, the judge passing the first three quarters and people the first half;
+    people's labels on `labelled`; the last `missing` cases failed (no verdict)."""
+    ids = [f"c{i:03d}" for i in range(n)]
+    judge = [None if i >= n - missing else float(i < 3 * n // 4) for i in range(n)]
+    truth = {case: float(int(case[1:]) < n // 2) for case in ids if case in labelled}
+    observed = [case for case, value in zip(ids, judge, strict=True) if value is not None]
+    draws = []
+    for draw in review_draws(observed, seed):
+        draws.append(draw)
+        if draw.case_id not in truth or len(draws) > 50 * n:
+            break
+    return labelled_estimate(
+        case_ids=ids,
+        judge_values=judge,
+        probabilities=dict.fromkeys(ids, 1 / n),
+        draws=draws,
+        truth=truth,
+        score_range=(0.0, 1.0),
+        confidence=0.95,
+    )
+
+
+def test_a_run_labelled_on_every_case_is_known_exactly_with_nothing_left_to_narrow() -> None:
+    ids = [f"c{i:03d}" for i in range(40)]
+    found = labelled_run(40, set(ids))
+    assert found is not None
+    assert found.known
+    assert (found.estimate, found.interval.lower, found.interval.upper) == (0.5, 0.5, 0.5)
+    assert (found.n_labels, found.cases_left, found.n_missing) == (40, 0, 0)
+    assert found.judge_bias.lower == found.judge_bias.upper == -0.25
+    assert found.labels_needed(0.1) == 0
+    assert found.labels_needed(0.0) == 0
+    assert "all 40 cases labelled: known, not estimated" in found.labels_text
+    assert found.to_dict()["known"] is True
+    # Cases the system failed on stay at their worst and best; no label narrows them.
+    failed = labelled_run(40, set(ids[:36]), missing=4)
+    assert failed is not None
+    assert failed.known
+    assert (failed.interval.lower, failed.interval.upper) == (20 / 40, 24 / 40)
+    assert failed.labels_needed(0.05) is None
+
+
+def test_no_readout_asks_for_more_labels_than_cases_are_left() -> None:
+    ids = [f"c{i:03d}" for i in range(40)]
+    for kept in (30, 35, 39):
+        found = labelled_run(40, set(ids[:kept]), seed=f"s{kept}")
+        if found is None:
+            continue  # the queue's first draw is an unlabelled case
+        assert not found.known
+        assert found.cases_left == 40 - kept
+        for width in (0.3, 0.1, 0.01, 0.001, 0.0):
+            needed = found.labels_needed(width)
+            assert needed is None or needed <= found.cases_left, (kept, width, needed)
+        # The range people's labels allow holds the interval: it closes as cases run out.
+        assert found.interval.width <= (40 - kept) / 40 + 1e-12
+    # An 800-case run near its threshold: the gate asks for at most the cases left.
+    rng = np.random.default_rng(4)
+    ids = [f"c{i:03d}" for i in range(800)]
+    judge = [float(v) for v in rng.random(800) < 0.8]
+    truth = {case: judge[i] for i, case in enumerate(ids) if i % 40}  # 780 labelled
+    run = make_run({"quality": judge}, ids=ids)
+    run.provenance["evaluators"] = [RubricJudge(criterion="quality", rubric="Polite?").describe()]
+    draws = []
+    for draw in review_draws(ids, "near"):
+        draws.append(draw)
+        if draw.case_id not in truth:
+            break
+    run.labels["quality"] = MetricLabels(
+        criterion="quality",
+        sample="near",
+        probabilities=dict.fromkeys(ids, 1 / 800),
+        draws=tuple(draws),
+        truth=truth,
+    )
+    figure = run.labelled("quality")
+    assert figure is not None
+    threshold = round(figure.estimate + 0.0004, 4)
+    policy = load_policy({"version": 1, "rules": [{"metric": "quality", "min": threshold}]})
+    rule = policy.decide(run).rules[0]
+    assert rule.outcome == "inconclusive"
+    note = rule.more_cases.note if rule.more_cases else ""
+    assert "(20 cases left to label)" in note, note
+    asked = int(note.split("about ")[1].split(" more")[0].replace(",", ""))
+    assert 1 <= asked <= 20
+
+
+def test_the_queue_is_a_pure_function_of_the_seed_and_the_set_of_cases() -> None:
+    ids = [f"c{i:02d}" for i in range(30)]
+    first = draw_cases(sorted(ids), [1 / 30] * 30, seed="k", start=0, count=300)
+    assert list(islice(review_draws(ids, "k"), 300)) == first
+    assert list(islice(review_draws(list(reversed(ids)), "k"), 300)) == first
+    assert list(islice(review_draws(ids, "k", start=100), 200)) == first[100:]
+    assert list(islice(review_draws(ids, "other"), 300)) != first
+    counts = Counter(draw.case_id for draw in islice(review_draws(ids, "k"), 30_000))
+    assert set(counts) == set(ids)
+    assert max(counts.values()) < 1.25 * 1000
+    assert min(counts.values()) > 0.75 * 1000

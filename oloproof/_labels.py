@@ -231,8 +231,9 @@ def labels(run: int | str, metric: str) -> list[dict[str, Any]]:
 def calibration(run: int | str, metric: str) -> LabelReport:
     """Where a run's metric stands with labels: `.calibration` (the engine's Calibration of
     the judge against people), `.labelled` (the combined LabelledEstimate, None before the
-    queue's first draw is labelled), `.people`, `.judge_only`, `labels_needed(width)` and
-    `to_dict()`."""
+    queue's first draw is labelled; `.labelled.known` once every case the judge scored is,
+    the figure then being the people's, exact), `.people`, `.judge_only`,
+    `labels_needed(width)` (never more than the cases left to label) and `to_dict()`."""
     run_id = _run_number(run)
 
     def work() -> LabelReport:

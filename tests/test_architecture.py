@@ -60,7 +60,6 @@ WRITERS: dict[str, frozenset[str]] = {
     "ApiToken": frozenset({"runs.tokens"}),
     **dict.fromkeys(("CaseAnnotation", "CaseAnnotationChange"), frozenset({"runs.annotations"})),
     "Label": frozenset({"runs.labels"}),
-    **dict.fromkeys(("ReviewSample", "ReviewDraw"), frozenset({"runs.review_samples"})),
     **dict.fromkeys(("Project", "Membership", "CodeRoot"), frozenset({"runs.projects"})),
     **dict.fromkeys(
         ("CachedVerdict", "CaseVerdict", "Evaluator", "MetricEstimate"),

@@ -114,7 +114,20 @@ def _shown(report: dict[str, Any]) -> str:
     ]
     labelled = report["labelled"]
     if labelled is None:
-        lines.append("  with labels:  no labelled draws yet: the figure assumes the judge is right")
+        first = report.get("next_case") if report["labelled_cases"] else None
+        then = f" (label {first}, the queue's first draw)" if first else ""
+        lines.append(
+            "  with labels:  no labelled draws yet: the figure assumes the judge is right" + then
+        )
+    elif labelled.get("known"):
+        missing = labelled["n_missing"]
+        lines.append(
+            f"  with labels:  {_number(labelled['estimate'])}  {_interval(labelled['interval'])}  "
+            f"known: people labelled all {labelled['n_labels']} cases"
+            + (f" ({missing} missing)" if missing else "")
+            + ", so this is their figure, exact, not an estimate"
+        )
+        lines.append(f"  judge's bias (people minus judge): {labelled['judge_bias']['lower']:+.3g}")
     else:
         lines.append(
             f"  with labels:  {_number(labelled['estimate'])}  {_interval(labelled['interval'])}  "
@@ -148,9 +161,18 @@ def _calibration_line(title: str, found: dict[str, Any] | None) -> str:
 
 
 def _needed_line(report: dict[str, Any]) -> str:
-    if report["labelled"] is None:
+    labelled = report["labelled"]
+    if labelled is None:
         return "  label the queue's first draws to see how many more labels narrow the interval"
-    width, needed = report["width"], report["labels_needed"]
+    width, needed, left = report["width"], report["labels_needed"], labelled["cases_left"]
+    if labelled.get("known"):
+        if labelled["n_missing"]:
+            return "  no case is left to label: only the missing cases keep the interval open"
+        return "  no case is left to label: no interval is left to narrow"
     if needed is None:
         return f"  labels alone cannot bring the interval to width {width:.3g}"
-    return f"  about {needed} more labelled draws bring the interval to width {width:.3g}"
+    plural = "s" if left != 1 else ""
+    return (
+        f"  about {needed} more labelled draws bring the interval to width {width:.3g} "
+        f"({left} case{plural} left to label)"
+    )

@@ -4,7 +4,7 @@ from runs.models.annotations import CaseAnnotation, CaseAnnotationChange, Rating
 from runs.models.chunks import RunChunk
 from runs.models.datasets import Dataset, DatasetCase
 from runs.models.gates import Approval, ApprovalRevocation, Gate
-from runs.models.labels import Label, ReviewDraw, ReviewSample
+from runs.models.labels import Label
 from runs.models.optimizations import (
     Optimization,
     OptimizationCandidate,
@@ -38,8 +38,6 @@ __all__ = [
     "Project",
     "Rating",
     "Release",
-    "ReviewDraw",
-    "ReviewSample",
     "Run",
     "RunChunk",
     "System",

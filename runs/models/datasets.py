@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import os
+import secrets
 
 from django.db import models
+
+
+def new_label_seed() -> str:
+    """A random seed for a new dataset's review queues (128 bits, hex)."""
+    return secrets.token_hex(16)
 
 
 class Dataset(models.Model):
@@ -14,6 +20,11 @@ class Dataset(models.Model):
     source = models.CharField(max_length=1000)
     n_cases = models.PositiveIntegerField()
     splits = models.JSONField(default=dict, blank=True)
+    label_seed = models.CharField(max_length=64, default=new_label_seed, editable=False)
+    """Fixed when the dataset is first recorded, before any run on it is judged: the
+    review queue of a run's cases is a pure function of it and the run's case ids, so
+    the draws are random with respect to any judge's errors, and every run on the same
+    cases draws the same queue (their labels pair)."""
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

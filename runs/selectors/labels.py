@@ -3,7 +3,9 @@
 A label counts for a run when it was given for what this run judged: the same input,
 output and expected value (its label key). `truth_by_case` is the people's value of
 each labelled case (the mean over its labellers); `labelled_metric` the combined
-figure from the judge's verdicts and the labelled random draws of the review queue;
+figure from the judge's verdicts and the labelled random draws of the review queue
+(every label counts, however and whenever it was given; a run labelled on every case
+the judge scored has the people's figure, exact);
 `run_calibration` how far the judge agrees with people, `people_agreement` how far
 people agree with each other (the first two to label each case).
 
@@ -24,18 +26,22 @@ from oloproof_core.labels import (
     person_against_person,
 )
 from runs.access import LOCAL, Actor, run_for
-from runs.models import Label, ReviewSample, Run
-from runs.review_samples import case_set_digest
+from runs.models import Label, Run
 from runs.selectors.annotations import DISAGREEMENT_GAP
 from runs.selectors.label_cases import (
     JudgeColumn,
     LabelledMetric,
-    dataset_of,
     judge_column,
     labelled_metric_of,
-    run_label_keys,
 )
-from runs.selectors.label_draws import combined_estimate, draws_read, labels_by_key, mean_value
+from runs.selectors.label_draws import (
+    DrawsRead,
+    combined_estimate,
+    draws_read,
+    labels_of_run,
+    mean_value,
+    queue_of,
+)
 from runs.selectors.review_queue import ReviewQueue, review_queue
 
 __all__ = [
@@ -79,9 +85,7 @@ class CaseLabels:
 
 def _labels_of_run(run: Run, criterion: str) -> dict[str, list[Label]]:
     """Case id -> the labels of this run's output of the case, oldest first."""
-    keys = run_label_keys(run=run)
-    by_key = labels_by_key(project_id=run.project_id, criterion=criterion, keys=keys.values())
-    return {case_id: by_key[key] for case_id, key in keys.items() if key in by_key}
+    return labels_of_run(run, criterion)
 
 
 def truth_by_case(run: Run, criterion: str) -> dict[str, float]:
@@ -142,24 +146,15 @@ def _read(user: Actor, run_id: int, criterion: str) -> _Read:
     return _Read(run, metric, judge_column(run=run, criterion=criterion))
 
 
-def sample_of(read: _Read) -> ReviewSample | None:
-    """The run's review sample of the metric, if the queue has made one."""
-    run = read.run
-    return ReviewSample.objects.filter(
-        project_id=run.project_id,
-        dataset_id=dataset_of(run),
-        split=run.split,
-        criterion=read.metric.criterion,
-        case_set=case_set_digest(read.column.case_ids),
-    ).first()
+def _drawn(read: _Read, found: dict[str, list[Label]]) -> DrawsRead:
+    """The queue's draws up to the first one waiting for a label (computed, not stored)."""
+    return draws_read(
+        draws=queue_of(read.run, read.column), column=read.column, found=found, after=None
+    )
 
 
-def _labelled(read: _Read) -> LabelledEstimate | None:
-    sample = sample_of(read)
-    if sample is None:
-        return None
-    draws = draws_read(run=read.run, sample=sample, column=read.column, record=False)
-    return combined_estimate(metric=read.metric, column=read.column, sample=sample, draws=draws)
+def _labelled(read: _Read, drawn: DrawsRead) -> LabelledEstimate | None:
+    return combined_estimate(metric=read.metric, column=read.column, draws=drawn)
 
 
 def _judge_calibration(read: _Read, found: dict[str, list[Label]]) -> Calibration | None:
@@ -182,8 +177,10 @@ def _scale(metric: LabelledMetric) -> dict[str, Any]:
 
 
 def labelled_metric(run_id: int, criterion: str, *, user: Actor = LOCAL) -> LabelledEstimate | None:
-    """The metric's combined figure; None until the queue's first draw is labelled."""
-    return _labelled(_read(user, run_id, criterion))
+    """The metric's combined figure; None until the queue's first draw is labelled (or
+    every case the judge scored is)."""
+    read = _read(user, run_id, criterion)
+    return _labelled(read, _drawn(read, _labels_of_run(read.run, criterion)))
 
 
 def run_calibration(run_id: int, criterion: str, *, user: Actor = LOCAL) -> Calibration | None:
@@ -211,6 +208,8 @@ class LabelReport:
     labelled_cases: int
     cases: list[CaseLabels]
     """Every labelled case, in the run's order."""
+    next_case: str | None = None
+    """The case of the queue's first draw waiting for a label (None when none is)."""
 
     @property
     def judge_only(self) -> dict[str, Any]:
@@ -225,8 +224,11 @@ class LabelReport:
         }
 
     def default_width(self) -> float | None:
-        """Half the combined interval's width: what `labels_needed` aims at unless told."""
-        return None if self.labelled is None else self.labelled.interval.width / 2.0
+        """Half the combined interval's width: what `labels_needed` aims at unless told
+        (nothing once the figure is known: no label narrows it)."""
+        if self.labelled is None or self.labelled.known:
+            return None
+        return self.labelled.interval.width / 2.0
 
     def labels_needed(self, width: float | None = None) -> int | None:
         chosen = width if width is not None else self.default_width()
@@ -246,6 +248,9 @@ class LabelReport:
             "calibration": None if self.calibration is None else self.calibration.to_dict(),
             "people": None if self.people is None else self.people.to_dict(),
             "labelled_cases": self.labelled_cases,
+            "known": self.labelled is not None and self.labelled.known,
+            "cases_left": None if self.labelled is None else self.labelled.cases_left,
+            "next_case": self.next_case,
             "width": chosen,
             "labels_needed": self.labels_needed(chosen),
         }
@@ -255,12 +260,14 @@ def metric_labels(*, user: Actor, run_id: int, criterion: str) -> LabelReport:
     """The judge-only and combined figures, calibration and people's agreement, read once."""
     read = _read(user, run_id, criterion)
     found = _labels_of_run(read.run, criterion)
+    drawn = _drawn(read, found)
     return LabelReport(
         run_id=read.run.pk,
         metric=read.metric,
-        labelled=_labelled(read),
+        labelled=_labelled(read, drawn),
         calibration=_judge_calibration(read, found),
         people=_people(read, found),
         labelled_cases=len(found),
         cases=_case_labels(read, found),
+        next_case=None if drawn.next_draw is None else drawn.next_draw.case_id,
     )

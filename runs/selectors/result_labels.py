@@ -2,21 +2,25 @@
 criterion, so a `Result` loaded from the store carries them and the library, the gate and
 a comparison compute the labelled figures the one way the engine does.
 
-Per criterion that people labelled: `truth` over every labelled case (for calibration),
-the review sample's probabilities and its recorded draws up to the first one waiting for
-a label (for the combined figure), and the first two people's values per case labelled
-twice. The labels of all criteria are read together: the run's keys in two queries, then
-one per 900 keys, one for the samples and one per 200 draws read.
+Per criterion that people labelled: `truth` over every labelled case, however and
+whenever the label was given (for calibration and the combined figure), the queue's
+probabilities and its draws up to the first one waiting for a label (computed from the
+run's label seed and its cases, never stored; none once every case the judge scored is
+labelled), and the first two people's values per case labelled twice. The labels of all
+criteria are read together: the run's keys in two queries (or none, kept a while for a
+finished run), then one per 900 keys, and one for the seed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import oloproof_core.labels as labels_engine
 from metrics.batching import KEY_BATCH, batches
 from metrics.models import MetricEstimate
-from runs.models import Label, ReviewDraw, ReviewSample, Run
-from runs.review_samples import DRAW_BLOCK, case_set_digest
-from runs.selectors.label_cases import JudgeColumn, dataset_of, judge_column, run_label_keys
+from runs.models import Label, Run
+from runs.selectors.label_cases import JudgeColumn, judge_column, run_label_keys
+from runs.selectors.label_draws import label_seed, queue_of
 
 
 def run_result_labels(*, run: Run) -> dict[str, labels_engine.MetricLabels]:
@@ -26,41 +30,31 @@ def run_result_labels(*, run: Run) -> dict[str, labels_engine.MetricLabels]:
     by_criterion = _labels_by_criterion(run, run_label_keys(run=run))
     criteria = set(MetricEstimate.objects.filter(run_id=run.pk).values_list("criterion", flat=True))
     found: dict[str, labels_engine.MetricLabels] = {}
-    samples: dict[str, ReviewSample] | None = None
+    seed: str | None = None
     for criterion, given in sorted(by_criterion.items()):
         if criterion not in criteria:
             continue
+        seed = label_seed(run) if seed is None else seed
         column = judge_column(run=run, criterion=criterion)
-        if samples is None:
-            samples = _samples(run, column.case_ids)
-        found[criterion] = _metric_labels(run, criterion, given, column, samples.get(criterion))
+        found[criterion] = _metric_labels(run, criterion, given, column, seed)
     return found
 
 
 def _metric_labels(
-    run: Run,
-    criterion: str,
-    given: dict[str, list[float]],
-    column: JudgeColumn,
-    sample: ReviewSample | None,
+    run: Run, criterion: str, given: dict[str, list[float]], column: JudgeColumn, seed: str
 ) -> labels_engine.MetricLabels:
     truth = {case: sum(values) / len(values) for case, values in given.items()}
-    probabilities: dict[str, float] = {}
-    draws: tuple[labels_engine.Draw, ...] = ()
-    if sample is not None:
-        ids, chances = sample.distribution()
-        probabilities = dict(zip(ids, chances, strict=True))
-        judged = {
-            case
-            for case, value in zip(column.case_ids, column.values, strict=True)
-            if value is not None
-        }
-        draws = _draws_until_unlabelled(sample, judged, truth)
+    chance = 1.0 / len(column.case_ids) if column.case_ids else 1.0
+    judged = {
+        case
+        for case, value in zip(column.case_ids, column.values, strict=True)
+        if value is not None
+    }
     return labels_engine.MetricLabels(
         criterion=criterion,
-        sample="" if sample is None else sample.seed,
-        probabilities=probabilities,
-        draws=draws,
+        sample=seed,
+        probabilities=dict.fromkeys(column.case_ids, chance),
+        draws=_draws_until_unlabelled(queue_of(run, column, seed=seed), judged, truth),
         truth=truth,
         pairs=tuple((values[0], values[1]) for values in given.values() if len(values) >= 2),
     )
@@ -84,31 +78,16 @@ def _labels_by_criterion(run: Run, keys: dict[str, str]) -> dict[str, dict[str, 
     return found
 
 
-def _samples(run: Run, case_ids: list[str]) -> dict[str, ReviewSample]:
-    rows = ReviewSample.objects.filter(
-        project_id=run.project_id,
-        dataset_id=dataset_of(run),
-        split=run.split,
-        case_set=case_set_digest(case_ids),
-    )
-    return {sample.criterion: sample for sample in rows}
-
-
 def _draws_until_unlabelled(
-    sample: ReviewSample, judged: set[str], truth: dict[str, float]
+    queue: Iterator[labels_engine.Draw], judged: set[str], truth: dict[str, float]
 ) -> tuple[labels_engine.Draw, ...]:
-    """The recorded draws up to and with the first on a judged case no one labelled."""
+    """The queue's draws up to and with the first on a judged case no one labelled; none
+    when every judged case is labelled (the figure is then the people's)."""
+    if judged <= truth.keys():
+        return ()
     draws: list[labels_engine.Draw] = []
-    start = 0
-    while True:
-        block = ReviewDraw.objects.filter(
-            sample=sample, position__gte=start, position__lt=start + DRAW_BLOCK
-        ).order_by("position")
-        rows = list(block.values_list("position", "case_id", "probability"))
-        if not rows:
-            return tuple(draws)
-        for position, case_id, probability in rows:
-            draws.append(labels_engine.Draw(position, case_id, probability))
-            if case_id in judged and case_id not in truth:
-                return tuple(draws)
-        start += DRAW_BLOCK
+    for draw in queue:
+        draws.append(draw)
+        if draw.case_id in judged and draw.case_id not in truth:
+            break
+    return tuple(draws)

@@ -110,6 +110,8 @@ def width_answer(labelled: Any, width: float | None) -> str:
             "out from the labels there are."
         )
     current = interval_width(labelled) or 0.0
+    if labelled.known:
+        return known_words(labelled)
     needed = labelled.labels_needed(width)
     if needed == 0:
         return f"The combined interval is {current:.3g} wide already, within {width:g}."
@@ -118,9 +120,27 @@ def width_answer(labelled: Any, width: float | None) -> str:
             f"Labels alone cannot bring the interval to {width:g}: the rest of its "
             f"{current:.3g} comes from the cases' own spread and the missing cases."
         )
+    left = labelled.cases_left
     return (
         f"About {needed} more labelled draw{'s' if needed != 1 else ''} bring the "
-        f"combined interval from {current:.3g} to a width of {width:g}."
+        f"combined interval from {current:.3g} to a width of {width:g} "
+        f"({left} case{'s' if left != 1 else ''} left to label)."
+    )
+
+
+def known_words(labelled: Any) -> str:
+    """What a figure from labels of every case is: the people's, with nothing to narrow."""
+    missing = labelled.n_missing
+    if missing:
+        cases = "case keeps" if missing == 1 else "cases keep"
+        return (
+            f"People labelled every case the judge scored ({labelled.n_labels}): the figure is "
+            f"theirs, exact; only the {missing} missing {cases} an interval open, and no "
+            "label can narrow it."
+        )
+    return (
+        f"People labelled all {labelled.n_labels} cases: the figure is theirs, exact, not "
+        "an estimate; no interval is left to narrow."
     )
 
 
@@ -178,6 +198,8 @@ def metric_page_readouts(*, user: Actor, run: Run, metric: str, width_text: str)
         "people_rows": figure_rows(labels.people),
         "width_error": width_error,
         "width_answer": width_answer(labelled, width),
+        "known_words": known_words(labelled) if labelled is not None and labelled.known else "",
+        "next_case": labels.next_case,
         **labelled_case_rows(labels.cases),
     }
 
@@ -227,7 +249,10 @@ def queue_readouts(*, queue: ReviewQueue, blind: bool, after: int | None) -> dic
     elif after is not None:
         empty_reason = f"No unlabelled draw comes after draw {after}."
     else:
-        empty_reason = "Every case the judge has a verdict on is labelled: no draw is left."
+        empty_reason = (
+            "Every case the judge has a verdict on is labelled: no draw is left, and the "
+            "figure is the people's."
+        )
     return {
         "queue": queue,
         "item": queue.metric.estimate,
@@ -242,4 +267,5 @@ def queue_readouts(*, queue: ReviewQueue, blind: bool, after: int | None) -> dic
         "skip_url": _queue_url(queue, blind=blind_flag, after=queue.position),
         "restart_url": _queue_url(queue, blind=blind_flag),
         "empty_reason": empty_reason,
+        "known_words": known_words(queue.estimate) if queue.known else "",
     }

@@ -33,8 +33,6 @@ from runs.models import (
     CodeRoot,
     Label,
     Membership,
-    ReviewDraw,
-    ReviewSample,
     Run,
 )
 from runs.optimization_records import optimization_create
@@ -209,8 +207,6 @@ def _state() -> tuple[int, ...]:
         CaseAnnotation.objects.count(),
         CaseAnnotationChange.objects.count(),
         Label.objects.count(),
-        ReviewSample.objects.count(),
-        ReviewDraw.objects.count(),
     )
 
 

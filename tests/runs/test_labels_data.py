@@ -1,8 +1,10 @@
 """People's labels: who may label, what is refused (and that nothing stored changes), reuse
-by later runs with the same output, disagreement, and the review queue's recorded draws."""
+by later runs with the same output, disagreement, and the review queue's draws (computed
+from the run's seed and cases, never stored)."""
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 import pytest
@@ -10,12 +12,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from oloproof import system
-from oloproof_core.labels import draw_cases
+from oloproof_core.labels import review_draws
 from runs.access import LOCAL
 from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
 from runs.labels import LabelRow, LabelRowsError, import_labels, save_label
-from runs.models import CaseResult, DatasetCase, Label, ReviewDraw, ReviewSample, Run
-from runs.review_samples import DRAW_BLOCK
+from runs.models import CaseResult, Dataset, DatasetCase, Label, Run
 from runs.selectors.labels import (
     labelled_metric,
     people_agreement,
@@ -177,22 +178,17 @@ def test_two_people_are_both_kept_and_their_disagreement_shown(run, teammate, ap
     assert judge.n == 1, "a case people split evenly on has no pass/fail truth"
 
 
-def test_the_queue_draws_deterministically_and_records_each_draw_with_its_probability(
+def test_the_queue_draws_from_the_runs_seed_and_cases_and_reading_it_writes_nothing(
     run, teammate, viewer
 ) -> None:
+    seed = Dataset.objects.get(pk=run.dataset_id).label_seed
+    ids = list(CaseResult.objects.filter(run=run).values_list("case_id", flat=True))
+    expected = list(islice(review_draws(ids, seed), 200))
+    assert {d.probability for d in expected} == {1 / 12}
     first = review_queue(viewer, run.pk, "reply_quality")
-    sample = ReviewSample.objects.get()
-    ids, probabilities = sample.distribution()
-    assert ids == sorted(ids)
-    assert len(ids) == 12
-    assert sum(probabilities) == pytest.approx(1.0)
-    recorded = list(
-        ReviewDraw.objects.filter(sample=sample).values_list("position", "case_id", "probability")
-    )
-    expected = draw_cases(ids, probabilities, seed=sample.seed, start=0, count=DRAW_BLOCK)
-    assert recorded == [(d.position, d.case_id, d.probability) for d in expected]
     assert first.position == next(d.position for d in expected if d.case_id != "ticket-05")
-    assert first.case_id != "ticket-05"
+    assert first.case_id == expected[first.position].case_id != "ticket-05"
+    assert first.probability == 1 / 12
     assert first.judge_feedback is not None
     assert first.estimate is None
     assert labelled_metric(run.pk, "reply_quality") is None
@@ -210,7 +206,7 @@ def test_the_queue_draws_deterministically_and_records_each_draw_with_its_probab
     assert after.draws_labelled >= 1
     assert after.labels_total == 1
     assert labelled_metric(run.pk, "reply_quality") == after.estimate
-    assert ReviewSample.objects.count() == 1
+    assert Dataset.objects.get(pk=run.dataset_id).label_seed == seed
 
 
 def queue_queries(n: int) -> list[str]:
@@ -249,9 +245,14 @@ def test_a_skip_moves_past_a_draw_and_a_fully_labelled_queue_has_nothing_left(
     assert (done.case_id, done.position, done.input) == (None, None, None)
     assert done.estimate is not None
     assert done.estimate.next_position is None
-    on_failed = ReviewDraw.objects.filter(case_id="ticket-05").count()
-    assert done.estimate.n_labels == ReviewDraw.objects.count() - on_failed
+    # Every case the judge scored is labelled: the figure is the people's, the failed
+    # case still at its worst and best.
+    assert done.estimate.known
+    assert (done.estimate.n_labels, done.estimate.cases_left) == (11, 0)
+    assert done.estimate.estimate == 1.0
+    assert (done.estimate.interval.lower, done.estimate.interval.upper) == (11 / 12, 1.0)
     assert done.labels_total == 11
+    assert done.labels_needed is None
 
 
 def test_a_loaded_result_carries_the_labels_and_gives_the_same_figures(
@@ -270,7 +271,13 @@ def test_a_loaded_result_carries_the_labels_and_gives_the_same_figures(
     save_label(teammate, run.pk, "ticket-02", "exact_label", "fail")
     result = run_result(run=run)  # a loaded run carries its labels
     assert set(result.labels) == {"exact_label", "reply_quality"}
-    assert result.labels["exact_label"].draws == (), "no queue of exact_label was drawn"
+    # One queue for the run's cases, read as far as each metric's labels go: exact_label's
+    # stops at its first draw on a judged case other than ticket-02, its one label.
+    drawn, other = result.labels["exact_label"].draws, result.labels["reply_quality"].draws
+    assert drawn[-1].case_id not in ("ticket-02", "ticket-05")
+    assert {d.case_id for d in drawn[:-1]} <= {"ticket-02", "ticket-05"}
+    shorter = min(len(drawn), len(other))
+    assert drawn[:shorter] == other[:shorter]
     assert result.labelled("reply_quality") is not None
     assert result.labelled("reply_quality") == labelled_metric(run.pk, "reply_quality")
     assert result.calibration("reply_quality") == run_calibration(run.pk, "reply_quality")

@@ -8,12 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.apps import apps
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+import oloproof
+from runs.labels import LabelRow, import_labels
 from runs.models import Label, Run
+from runs.selectors.labels import labelled_metric
+from runs.store import DjangoStore
 from tests.support.case_runs import ticket_run
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.judged_runs import CURT, GREETS, judged_run
@@ -238,7 +243,7 @@ def _queue_queries(client: Client, run: Run, labelled: int) -> int:
     for _ in range(labelled):
         position, case_id = drawn_case(page(client.get(url)))
         client.post(url, {"case_id": case_id, "position": position, "value": "1"})
-    page(client.get(url))  # the sample and its first block of draws are recorded by now
+    page(client.get(url))  # the run's label keys are kept by now
     with CaptureQueriesContext(connection) as queries:
         response = client.get(url)
     assert response.status_code == 200
@@ -272,3 +277,42 @@ def test_two_people_on_one_case_show_how_far_they_agree(
     assert "ticket-02" in first.group(1)
     assert "people disagree" in first.group(1)
     assert 'id="people-disagree-count">1<' in shown
+
+
+def table_rows() -> dict[str, int]:
+    return {model._meta.label: model.objects.count() for model in apps.get_models()}
+
+
+def test_labels_imported_first_count_and_reading_the_queue_writes_nothing(
+    run: Run, teammate: User
+) -> None:
+    # Every case the system answered (ticket-05 failed) labelled from a file, before
+    # anyone opened the queue: the figure is the people's, exact.
+    rows = [
+        LabelRow(line, f"ticket-{n:02d}", "exact_label", "fail" if n % 3 == 0 else "pass")
+        for line, n in enumerate((n for n in range(12) if n != 5), start=2)
+    ]
+    assert import_labels(teammate, run.pk, rows) == 11
+    figure = labelled_metric(run.pk, "exact_label")
+    assert figure is not None
+    assert figure.known
+    assert figure.estimate == 7 / 11  # people fail tickets 0, 3, 6 and 9
+    assert (figure.interval.lower, figure.interval.upper) == (7 / 12, 8 / 12)
+    policy = {"version": 1, "rules": [{"metric": "exact_label", "min": 0.5}]}
+    decided = oloproof.gate(run.pk, policy, store=DjangoStore()).to_dict()
+    assert "people's labels of every case" in decided["rules"][0]["figures"]["interval_source"]
+    client = signed_in(teammate)
+    before = table_rows()
+    queue = f"/runs/{run.pk}/review/exact_label/"
+    api = f"/api/runs/{run.pk}/review/exact_label/next"
+    for path in (queue, queue + "?blind=1", queue + "?after=3", api, api + "?after=3"):
+        assert client.get(path).status_code == 200
+    shown = page(client.get(queue))
+    assert "Every case the judge has a verdict on is labelled" in shown
+    assert 'id="cases-left">0<' in shown
+    metric = page(client.get(f"/runs/{run.pk}/metrics/exact_label/"))
+    assert "Known from people's labels" in metric
+    assert "only the 1 missing case keeps an interval open" in metric
+    assert table_rows() == before, "reading the queue wrote rows"
+    assert labelled_metric(run.pk, "exact_label") == figure
+    assert oloproof.gate(run.pk, policy, store=DjangoStore()).to_dict() == decided

@@ -362,6 +362,8 @@ def _run_planned(
     origin: Mapping[str, Any] | None,
     started: tuple[datetime, float],
 ) -> Result:
+    if plan.policy is not None:  # a baseline that is not there stops the run before a case
+        baseline = plan.policy.baseline_before_run(plan.release.name, store, baseline)
     with fewer_collections():
         data = load_for_plan(plan, dataset, split)
     streams = record and not keep_cases and records_as_it_goes(store)

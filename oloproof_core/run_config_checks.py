@@ -174,7 +174,13 @@ def _policy(data: Mapping[str, Any], base: str, where: _Locator) -> Any:
             f"{where('policy')}: policy {data['policy']!r} not found: looked for {path} "
             f"(relative paths resolve from {base})"
         )
-    return load_policy(path)
+    policy = load_policy(path)
+    spec = policy.spec.baseline
+    if spec is not None and spec.kind == "run" and not data.get("baseline"):
+        # The policy's own baseline file loads now, not after the run's last case (a
+        # release or the last approved run is looked up where the runs are recorded).
+        policy.baseline_before_run("", None)
+    return policy
 
 
 def _never_passing(policy: Any, evaluators: list[Evaluator], where: _Locator) -> None:

@@ -102,6 +102,8 @@ def _batches(
     started: float,
 ) -> Result:
     """Run batch after batch, deciding after each, until decided or out of cases."""
+    # Before the first case: a baseline file or release that is not there stops the run here.
+    baseline = plan.policy.baseline_before_run(plan.release.name, store, baseline)
     order = sequential_order(data.rows)
     cases: list[CaseResult] = []
     looks = 0
@@ -113,7 +115,7 @@ def _batches(
             duration_s=time.perf_counter() - started, baseline=baseline, looks=looks,
             readouts=False,
         )  # fmt: skip
-        if result.gate.outcome != "inconclusive":
+        if not result.gate.more_cases_may_settle:
             return result
         if len(cases) >= len(order):
             result.gate = plan.policy.decide(

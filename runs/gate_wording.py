@@ -152,6 +152,8 @@ def _straddle(
 def _no_regression(
     rule: Mapping[str, Any], figures: Mapping[str, Any], level: str, facts: MetricFacts | None
 ) -> RuleReadout:
+    if figures.get("first_release"):
+        return _first_release(rule, figures)
     metric = str(rule.get("metric") or "")
     margin = float(figures.get("margin") or 0.0)
     lower, upper = figures.get("lower"), figures.get("upper")
@@ -182,6 +184,31 @@ def _no_regression(
         cases_used=_number(figures.get("n_pairs")),
         missing=_number(figures.get("n_missing_pairs")),
         warning="" if facts is None else facts.warning,
+        more=_more_cases(rule.get("more_cases")),
+    )
+
+
+FIRST_RELEASE = {
+    "pass": "and the policy passes a first release on this rule (on_first_release: pass)",
+    "fail": "and the policy fails a first release on this rule (on_first_release: fail)",
+    "inconclusive": "so this rule cannot be decided until one is approved",
+}
+
+
+def _first_release(rule: Mapping[str, Any], figures: Mapping[str, Any]) -> RuleReadout:
+    """A no_regression rule of a first release: no approved run to compare with yet."""
+    metric = str(rule.get("metric") or "")
+    margin = figures.get("margin")
+    system = str(figures.get("system") or "") or "this system"
+    outcome = _outcome(rule)
+    limit = f"more than {margin:g} " if isinstance(margin, int | float) else ""
+    return RuleReadout(
+        label=str(rule.get("rule", "")),
+        outcome=outcome,
+        sentence=f"{metric} must not fall {limit}below the last approved release: there is "
+        f"no approved run of {system} to compare with yet, "
+        f"{FIRST_RELEASE.get(outcome, FIRST_RELEASE['inconclusive'])}.",
+        threshold=f"≥ −{margin:g}" if isinstance(margin, int | float) else "—",
         more=_more_cases(rule.get("more_cases")),
     )
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import oloproof_core as engine
+from oloproof_core.gates import more_cases_may_settle
 from runs.errors import ConflictError, InvalidRequestError
 from runs.models import DatasetCase, Run
 from runs.store import DjangoStore
@@ -121,7 +122,7 @@ def sequential_next(*, result: engine.Result, state: dict[str, Any]) -> tuple[in
     remain; None when the run is to be concluded as it stands."""
     done = len(result.cases)
     horizon = int(result.provenance["sequential"]["horizon"])
-    undecided = result.gate is not None and result.gate.outcome == "inconclusive"
+    undecided = result.gate is not None and result.gate.more_cases_may_settle
     if not (state.get("until_decided") and undecided and done < horizon):
         return None
     return done, min(horizon, done + int(state["batch"]))
@@ -137,6 +138,11 @@ def sequential_continuation(*, run: Run) -> tuple[dict[str, Any], int]:
     if gate is None:
         raise InvalidRequestError(
             f"run {run.pk} has no gate: more cases are run only to settle an inconclusive gate"
+        )
+    if gate.outcome == "inconclusive" and not more_cases_may_settle(gate.outcome, gate.rules):
+        raise InvalidRequestError(
+            f"the gate of run {run.pk} waits only for a first approved release to compare "
+            "with (baseline: last_approved), which no number of cases settles"
         )
     if gate.outcome != "inconclusive":
         raise InvalidRequestError(

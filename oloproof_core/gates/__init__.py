@@ -6,7 +6,7 @@ pass, fail or inconclusive, with each rule's figures and reason.
 """
 
 from oloproof_core.gates._errors import PolicyError
-from oloproof_core.gates._gate import Gate, combine
+from oloproof_core.gates._gate import Gate, combine, more_cases_may_settle
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
 from oloproof_core.gates._plan import CasePlan, RulePlan, plan_cases
 from oloproof_core.gates._policy import Policy, load_policy
@@ -24,5 +24,6 @@ __all__ = [
     "RulePlan",
     "combine",
     "load_policy",
+    "more_cases_may_settle",
     "plan_cases",
 ]

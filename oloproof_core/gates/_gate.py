@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +16,17 @@ def combine(outcomes: Sequence[Outcome]) -> Outcome:
     if all(outcome == "pass" for outcome in outcomes):
         return "pass"
     return "inconclusive"
+
+
+def more_cases_may_settle(outcome: str, rules: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether more cases could still decide a gate (`rules`: each rule's `to_dict()`):
+    it is inconclusive, and not only because a rule waits for a first approved release
+    to compare with (no number of cases settles that)."""
+    return outcome == "inconclusive" and any(
+        rule.get("outcome") == "inconclusive"
+        and not (rule.get("figures") or {}).get("first_release")
+        for rule in rules
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +68,11 @@ class Gate:
     @property
     def passed(self) -> bool:
         return self.outcome == "pass"
+
+    @property
+    def more_cases_may_settle(self) -> bool:
+        """Whether more cases could still decide it (see `more_cases_may_settle`)."""
+        return more_cases_may_settle(self.outcome, [rule.to_dict() for rule in self.rules])
 
     def rule_outcomes(self, outcome: Outcome) -> list[RuleOutcome]:
         return [rule for rule in self.rules if rule.outcome == outcome]

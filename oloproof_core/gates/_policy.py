@@ -5,15 +5,17 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from oloproof_core._canonical import canonical_json, digest_text
 from oloproof_core.compare._compare_runs import run_label as describe_run
 from oloproof_core.gates._baseline import resolve_baseline
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
+from oloproof_core.gates._first_release import first_release_outcome
 from oloproof_core.gates._gate import Gate, run_caveat
 from oloproof_core.gates._holm import apply_holm
+from oloproof_core.gates._outcome import Outcome, RuleOutcome
 from oloproof_core.gates._schema import SCHEMA_VERSION, PolicySpec, parse_policy
 from oloproof_core.gates._yaml_lines import load_yaml_with_lines
 
@@ -78,7 +80,26 @@ class Policy:
             "multiplicity": spec.multiplicity,
             "sequential": None if spec.batch is None else {"batch": spec.batch},
             "effect": spec.effect,
+            **self._first_release_described(),
         }
+
+    def _first_release_described(self) -> dict[str, Any]:
+        baseline = self.spec.baseline
+        if baseline is None or baseline.kind != "last_approved":
+            return {}
+        return {"on_first_release": self.spec.on_first_release}
+
+    def baseline_before_run(
+        self, system_name: str, store: Store | None, given: Result | None = None
+    ) -> Result | None:
+        """The baseline a run of `system_name` will be decided against, resolved before
+        its first case: a file that does not load or a release that is not recorded raise
+        PolicyError now, not after every case has run. None while no release of the system
+        is approved (`last_approved`), or when no rule needs a baseline."""
+        if given is not None or not self.needs_baseline:
+            return given
+        first = next(rule for rule in self.spec.rules if rule.needs_baseline)
+        return resolve_baseline(self.spec.baseline, system_name, store, first.where)
 
     def decide(
         self,
@@ -110,9 +131,7 @@ class Policy:
         self._attach_baseline(context, baseline, store)
         for rule in self.spec.rules:
             rule.validate(context)
-        outcomes = [rule.check(context) for rule in self.spec.rules]
-        if self.spec.multiplicity == "holm":
-            outcomes = apply_holm(self.spec.rules, outcomes, context)
+        outcomes = self._outcomes(context)
         baseline_info = None
         if context.baseline is not None:
             baseline_info = {"label": context.baseline_label, "run_id": context.baseline.run_id}
@@ -129,14 +148,34 @@ class Policy:
             caveat=run_caveat(result.provenance),
         )
 
+    def _outcomes(self, context: DecisionContext) -> list[RuleOutcome]:
+        """Every rule's outcome; without a baseline yet (a first release), the rules that
+        need one say what `on_first_release` says and stay out of Holm's procedure."""
+        first_release = self.needs_baseline and context.baseline is None
+        checked = [rule for rule in self.spec.rules if not (first_release and rule.needs_baseline)]
+        outcomes = [rule.check(context) for rule in checked]
+        if self.spec.multiplicity == "holm":
+            outcomes = apply_holm(tuple(checked), outcomes, context)
+        by_rule = dict(zip(map(id, checked), outcomes, strict=True))
+        system = str((context.result.provenance.get("system") or {}).get("name") or "")
+        return [
+            by_rule.get(id(rule))
+            or first_release_outcome(
+                rule, system=system, outcome=cast(Outcome, self.spec.on_first_release)
+            )
+            for rule in self.spec.rules
+        ]
+
     def _attach_baseline(
         self, context: DecisionContext, baseline: Result | None, store: Store | None
     ) -> None:
         if not self.needs_baseline:
             return
-        first = next(rule for rule in self.spec.rules if rule.needs_baseline)
         if baseline is None:
-            baseline = resolve_baseline(self.spec.baseline, context.result, store, first.where)
+            system = context.result.provenance.get("system") or {}
+            baseline = self.baseline_before_run(str(system.get("name") or ""), store)
+        if baseline is None:  # no release approved yet: `_outcomes` reads on_first_release
+            return
         context.baseline = baseline
         context.baseline_label = describe_run(baseline)
 

@@ -32,7 +32,10 @@ TOP_KEYS: dict[str, str] = {
     "in batches until the gate decides (oloproof run --until-decided)",
     "effect": "planning effect for the cases-for-80%-power readout, as a share of each "
     "metric's range (default 0.05)",
+    "on_first_release": "pass, inconclusive (default) or fail: what a no_regression rule "
+    "says while its {last_approved: true} baseline does not exist yet",
 }
+FIRST_RELEASE = ("pass", "inconclusive", "fail")
 MULTIPLICITY = ("holm", "none")
 DEFAULT_BATCH = 50
 DEFAULT_EFFECT = 0.05
@@ -68,6 +71,17 @@ class BaselineSpec:
     def describe(self) -> dict[str, Any]:
         return {self.kind: True if self.value is None else self.value}
 
+    def looked_up(self, own_name: str) -> tuple[str, str | None]:
+        """The system and version a store looks up for a run of `own_name`: the version
+        named (`release`), or None for the last approved run (`last_approved`)."""
+        if self.kind == "last_approved":
+            return own_name, None
+        value = self.value or ""
+        if "@" in value:
+            name, _, version = value.rpartition("@")
+            return name, version
+        return own_name, value
+
 
 @dataclass(frozen=True, slots=True)
 class PolicySpec:
@@ -79,6 +93,8 @@ class PolicySpec:
     batch: int | None = None
     """Cases per look when the policy is sequential; None for a fixed-size gate."""
     effect: float = DEFAULT_EFFECT
+    on_first_release: str = "inconclusive"
+    """What a no_regression rule says while no `last_approved` baseline exists yet."""
 
 
 class _Where:
@@ -142,6 +158,7 @@ def parse_policy(
         multiplicity=_multiplicity(data.get("multiplicity", "holm"), where),
         batch=_sequential(data.get("sequential"), where),
         effect=_effect(data.get("effect", DEFAULT_EFFECT), where),
+        on_first_release=_first_release(data, baseline, where),
     )
 
 
@@ -189,6 +206,21 @@ def _effect(value: Any, where: _Where) -> float:
             f"(e.g. 0.05), got {value!r}"
         )
     return float(value)
+
+
+def _first_release(data: Mapping[str, Any], baseline: BaselineSpec | None, where: _Where) -> str:
+    if "on_first_release" not in data:
+        return "inconclusive"
+    value = data["on_first_release"]
+    at = where(("on_first_release",))
+    if value not in FIRST_RELEASE:
+        raise PolicyError(f"{at}: must be one of {', '.join(FIRST_RELEASE)}, got {value!r}")
+    if baseline is None or baseline.kind != "last_approved":
+        raise PolicyError(
+            f"{at}: applies only to 'baseline: {{last_approved: true}}' (the one baseline "
+            "that does not exist before a release is approved); remove it or use that baseline"
+        )
+    return str(value)
 
 
 def _no_unknown_keys(

@@ -34,6 +34,7 @@ def evaluate(
     until_decided: bool = False,
     batch: int | None = None,
     keep_cases: bool = True,
+    evaluator_timeout: float | None = None,
 ) -> Result:
     """Run `system` over `dataset`, judge every case with `evaluators`, and return the Result.
 
@@ -46,6 +47,7 @@ def evaluate(
     chosen = _store_for(store, baseline)
     extra: dict[str, Any] = {"batch": batch} if until_decided else {"keep_cases": keep_cases}
     extra.update(isolation=isolation, memory_limit_mb=memory_limit_mb, sandbox=sandbox)
+    extra.update(timeout=timeout, evaluator_timeout=evaluator_timeout, confidence=confidence)
     # By name: only a run that stops when decided loads its runner, and NumPy with it.
     result = (engine.run_until_decided if until_decided else engine.run_evaluation)(
         system=system,
@@ -56,8 +58,6 @@ def evaluate(
         baseline=_baseline(baseline, chosen),
         split=split,
         concurrency=concurrency,
-        timeout=timeout,
-        confidence=confidence,
         progress=progress,
         record=record,
         origin=run_origin() if record else None,

@@ -49,9 +49,12 @@ def conclude_run(
         "execution": dict(plan.execution) or {"isolation": plan.isolation},
         "confidence": plan.confidence,
         "judging": {name: tally.to_dict() for name, tally in plan.tallies.items()},
+        "evaluator_timeout_s": plan.verdict_limit.seconds,
     }
+    if plan.judging_execution:
+        provenance["evaluator_execution"] = dict(plan.judging_execution)
     result = Result(metrics=metrics, cases=cases, provenance=provenance)
-    provenance["model_usage"] = _model_usage(result, plan.execution)
+    provenance["model_usage"] = _model_usage(result, plan.execution, plan.judging_execution)
     if plan.policy is not None:
         result.gate = plan.policy.decide(result, baseline=baseline, store=store)
     return result
@@ -90,9 +93,11 @@ def run_opening(plan: RunPlan, data: Dataset, started_at: datetime) -> RunOpenin
     )
 
 
-def _model_usage(result: Result, execution: dict[str, Any]) -> dict[str, Any]:
-    """The run's model usage by role; calls made for no case are listed apart, not lost."""
+def _model_usage(result: Result, *executions: dict[str, Any]) -> dict[str, Any]:
+    """The run's model usage by role; calls made for no case (by the system's processes or
+    the evaluators') are listed apart, not lost."""
     usage = usage_to_dict(result.usage())
-    for role, figures in (execution.get("unattributed_model_calls") or {}).items():
-        usage[f"{role} (not attributed to a case)"] = figures
+    for execution in executions:
+        for role, figures in (execution.get("unattributed_model_calls") or {}).items():
+            usage[f"{role} (not attributed to a case)"] = figures
     return usage

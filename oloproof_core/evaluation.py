@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -17,22 +16,26 @@ from oloproof_core.conclusion import conclude_run, run_opening
 from oloproof_core.dataset import Dataset, Row, load_dataset
 from oloproof_core.errors import ConfigError, DeclarationError, SandboxFloorError
 from oloproof_core.evaluators import Evaluator
-from oloproof_core.execution import DEFAULT_CONCURRENCY, ProgressCallback, run_system
-from oloproof_core.isolation import (
-    DEFAULT_MEMORY_LIMIT_MB,
-    ISOLATION_MODES,
-    SANDBOX_MODES,
-    MeteredPool,
-    pool_shape,
+from oloproof_core.execution import DEFAULT_CONCURRENCY, ProgressCallback
+from oloproof_core.isolation import DEFAULT_MEMORY_LIMIT_MB, ISOLATION_MODES, SANDBOX_MODES
+from oloproof_core.judging import (
+    JudgingTally,
+    SettledVerdicts,
+    VerdictLimit,
+    check_criteria,
+    judge_cases,
 )
-from oloproof_core.judging import JudgingTally, SettledVerdicts, check_criteria, judge_cases
 from oloproof_core.recording_as_it_goes import RecordingAsItGoes, process_in_batches
 from oloproof_core.result import Result
+from oloproof_core.run_processes import execute, keep_judging, prepare_while_processes_start
+from oloproof_core.run_processes import open_pool as open_pool  # where callers import it from
 from oloproof_core.stats._validate import check_confidence
 from oloproof_core.store import Store, records_as_it_goes
 from oloproof_core.systems import System, as_system
 
 if TYPE_CHECKING:
+    from oloproof_core.contained_evaluators import ContainedJudging
+    from oloproof_core.isolation import MeteredPool
     from oloproof_core.isolation._lease import PoolLease
 
 DatasetSource = str | os.PathLike[str] | Sequence[Mapping[str, Any]] | Dataset
@@ -47,7 +50,8 @@ class RunPlan:
     `requested_concurrency` is what the caller asked for (None: the defaults, which
     differ between threads and processes). `pool` is the run's own (`open_pool`), or
     a lease on processes it shares with other releases of its system (`PoolLease`:
-    an optimization's candidates).
+    an optimization's candidates). `judging`: the processes its evaluators judge in
+    (`keep_judging`); `evaluator_timeout`: their limit per verdict, if not `timeout`.
     """
 
     release: System
@@ -66,6 +70,18 @@ class RunPlan:
     settled: SettledVerdicts = field(default_factory=SettledVerdicts)
     execution: dict[str, Any] = field(default_factory=dict)
     pool: MeteredPool | PoolLease | None = None
+    evaluator_timeout: float | None = None
+    judging: ContainedJudging | None = None
+    judging_execution: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict_limit(self) -> VerdictLimit:
+        """Each verdict's time limit: `evaluator_timeout`, else the run's `timeout`."""
+        if self.evaluator_timeout is not None:
+            return VerdictLimit(self.evaluator_timeout, "evaluator_timeout")
+        return VerdictLimit(
+            self.timeout, "the run's timeout; evaluator_timeout gives evaluators their own"
+        )
 
 
 def plan_run(
@@ -79,6 +95,7 @@ def plan_run(
     isolation: str = "process",
     memory_limit_mb: int | None = None,
     sandbox: str | None = None,
+    evaluator_timeout: float | None = None,
 ) -> RunPlan:
     evaluators = list(evaluators)
     if not evaluators:
@@ -89,8 +106,9 @@ def plan_run(
     check_criteria(evaluators)
     check_confidence(confidence)
     # `not timeout > 0` also refuses NaN, which would otherwise switch the timeout off.
-    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
-        raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    for name, seconds in (("timeout", timeout), ("evaluator_timeout", evaluator_timeout)):
+        if seconds is not None and not (seconds > 0 and math.isfinite(seconds)):
+            raise ConfigError(f"{name} must be a positive number of seconds, got {seconds!r}")
     _check_isolation(isolation, memory_limit_mb)
     sandbox = _sandbox_mode(sandbox, isolation)
     loaded = _load_policy(policy) if policy is not None else None
@@ -108,6 +126,7 @@ def plan_run(
         memory_limit_mb=memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
         requested_concurrency=None if concurrency is None else int(concurrency),
         sandbox=sandbox,
+        evaluator_timeout=evaluator_timeout,
     )
 
 
@@ -161,62 +180,13 @@ def _check_isolation(isolation: str, memory_limit_mb: int | None) -> None:
         )
 
 
-@contextmanager
-def open_pool(plan: RunPlan, *, cases: int | None = None) -> Iterator[RunPlan]:
-    """Keep the plan's system processes running across several `process_rows` calls.
-
-    Without it each `process_rows` call starts and stops its own processes. `cases`,
-    when known, caps the processes: a 3-case run needs no fourth interpreter.
-    """
-    if not _in_processes(plan) or plan.pool is not None:
-        yield plan
-        return
-    processes, per_process = pool_shape(
-        is_async=plan.release.is_async, concurrency=plan.requested_concurrency
-    )
-    if cases is not None:
-        processes = max(1, min(processes, cases))
-    plan.pool = MeteredPool(
-        plan.release,
-        processes=processes,
-        per_process=per_process,
-        timeout=plan.timeout,
-        memory_limit_mb=plan.memory_limit_mb,
-        # Without a concurrency asked for, the processes are started as the work needs
-        # them; an asked-for number is started at once.
-        grow=plan.requested_concurrency is None,
-        sandbox=plan.sandbox,
-        hidden=plan.hidden_paths,
-    )
-    try:
-        plan.pool.launch()
-        yield plan
-    finally:
-        pool, plan.pool = plan.pool, None
-        plan.execution = pool.describe()
-        pool.close()
-
-
-def prepare_while_processes_start(store: Store) -> None:
-    """Work the run needs later, done while its system's processes start in theirs: the
-    store's own preparation (a database's set-up), and the statistics' import.
-
-    Before the first case, not during the cases: this process times every case, and
-    work of its own beside them would delay the moment it notes a reply.
-    """
-    prepare = getattr(store, "prepare", None)
-    if callable(prepare):
-        prepare()
-    from oloproof_core import aggregate  # noqa: F401  (the statistics, to conclude)
-
-
 def process_rows(
     plan: RunPlan, rows: Sequence[Row], store: Store, progress: ProgressCallback | None = None
 ) -> list[CaseResult]:
     """Run the system over `rows` and judge them (cache first); tallies add up in the plan."""
-    with fewer_collections():
+    with fewer_collections(), keep_judging(plan):
         cases = [CaseResult.from_row(row) for row in rows]
-        _execute(plan, cases, progress)
+        execute(plan, cases, progress)
         tallies = judge_cases(
             cases,
             plan.evaluators,
@@ -224,38 +194,12 @@ def process_rows(
             concurrency=plan.concurrency,
             progress=progress,
             settled=plan.settled,
+            contained=plan.judging,
+            limit=plan.verdict_limit,
         )
     for name, tally in tallies.items():
         plan.tallies.setdefault(name, JudgingTally()).add(tally)
     return cases
-
-
-def _in_processes(plan: RunPlan) -> bool:
-    return plan.isolation == "process"
-
-
-def _execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback | None) -> None:
-    if not _in_processes(plan):
-        warmup = plan.release.warmup
-        if warmup is not None and not plan.execution:
-            warmup()
-        plan.execution = {"isolation": "thread", "measurements": "not protected"}
-        run_system(
-            plan.release,
-            cases,
-            concurrency=plan.concurrency,
-            timeout=plan.timeout,
-            progress=progress,
-        )
-        for case in cases:
-            case.measurements.protected = False
-        return
-    with open_pool(plan, cases=len(cases)):
-        assert plan.pool is not None
-        plan.pool.run(cases, progress)
-        plan.execution = plan.pool.describe()
-    if progress is not None:
-        progress("system", len(cases), len(cases))
 
 
 def record_result(
@@ -317,12 +261,11 @@ def run_evaluation(
     sandbox: str | None = None,
     keep_cases: bool = True,
     origin: Mapping[str, Any] | None = None,
+    evaluator_timeout: float | None = None,
 ) -> Result:
     """The whole run from this process: plan, load, process every row, conclude, record.
-
     `keep_cases=False`: the cases are run in batches and slimmed (`recording_as_it_goes`),
-    recorded batch by batch in a store that can. `origin` goes into the provenance.
-    """
+    recorded batch by batch in a store that can. `origin` goes into the provenance."""
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
         system=system,
@@ -334,6 +277,7 @@ def run_evaluation(
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
         sandbox=sandbox,
+        evaluator_timeout=evaluator_timeout,
     )
     return _run_planned(
         plan,

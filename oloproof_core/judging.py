@@ -20,10 +20,9 @@ import threading
 import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oloproof_core.case import CaseResult
-from oloproof_core.contained_evaluators import ContainedJudging, runs_in_process_of_its_own
 from oloproof_core.contained_evaluators._wire import failure_message
 from oloproof_core.context import enter_case, leave_case
 from oloproof_core.errors import ConfigError, DeclarationError, UndeclaredReadError
@@ -31,6 +30,9 @@ from oloproof_core.evaluators import CaseView, Evaluator
 from oloproof_core.execution import ProgressCallback
 from oloproof_core.store import CacheEntry, Store, verdict_key
 from oloproof_core.verdict import Verdict
+
+if TYPE_CHECKING:
+    from oloproof_core.contained_evaluators import ContainedJudging
 
 
 @dataclass(slots=True)
@@ -264,7 +266,7 @@ def _judge_pending(
     phase = f"judge {evaluator.criterion}"
     total, progress = len(pending), how.progress
     concurrency = judge_concurrency(how.concurrency)
-    if total and how.contained is not None and runs_in_process_of_its_own(evaluator):
+    if total and how.contained is not None and how.contained.takes(evaluator):
         return how.contained.judge(evaluator, [case for case, _ in pending], progress)
     if getattr(evaluator, "is_async", False):
         verdicts = _run_coroutine(_judge_all_async(evaluator, pending, concurrency, how.limit))

@@ -143,12 +143,10 @@ def run_until_decided(
     memory_limit_mb: int | None = None,
     sandbox: str | None = None,
     origin: Mapping[str, Any] | None = None,
+    evaluator_timeout: float | None = None,
 ) -> Result:
     """Add cases in batches until the gate decides or the cases run out (module docstring).
-
-    `batch` overrides the policy's `sequential: {batch: N}`; a policy without the
-    `sequential` key is decided sequentially all the same (default batch 50).
-    """
+    `batch` overrides the policy's `sequential: {batch: N}` (a policy without it: 50)."""
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
         system=system,
@@ -160,6 +158,7 @@ def run_until_decided(
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
         sandbox=sandbox,
+        evaluator_timeout=evaluator_timeout,
     )
     if plan.policy is None:
         raise ConfigError("--until-decided needs a policy: there is no gate to decide")

@@ -86,6 +86,11 @@ class ContainedJudging:
         self._sandbox_described: dict[str, Any] | None = None
         self._unattributed: list[Any] = []
 
+    @staticmethod
+    def takes(evaluator: Evaluator) -> bool:
+        """Whether `evaluator` judges here (`runs_in_process_of_its_own`)."""
+        return runs_in_process_of_its_own(evaluator)
+
     def judge(
         self,
         evaluator: Evaluator,

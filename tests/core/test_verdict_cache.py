@@ -39,9 +39,10 @@ def test_unchanged_evaluator_on_unchanged_outputs_is_not_called_again(tmp_path, 
     parity = load_parity(tmp_path)
     calls = sys.modules[f"{namespace_for(str(tmp_path))}.counted_checks"].CALLS
 
-    first = evaluate(parity_bot, ROWS, [parity], store=store)
+    # In this process, where its calls can be counted (the cache is the same either way).
+    first = evaluate(parity_bot, ROWS, [parity], store=store, isolation="thread")
     assert len(calls) == 10
-    second = evaluate(parity_bot, ROWS, [parity], store=store)
+    second = evaluate(parity_bot, ROWS, [parity], store=store, isolation="thread")
 
     assert len(calls) == 10
     assert second.provenance["judging"]["parity"] == {
@@ -86,14 +87,22 @@ def test_the_cache_key_covers_only_the_parts_an_evaluator_reads(store):
         expected_calls.append(case.id)
         return True
 
-    evaluate(parity_bot, ROWS, [reads_output, reads_expected], store=store)
+    first = evaluate(parity_bot, ROWS, [reads_output, reads_expected], store=store)
     relabelled = [dict(row, expected={"even": not row["expected"]["even"]}) for row in ROWS]
-    evaluate(parity_bot, relabelled, [reads_output, reads_expected], store=store)
+    second = evaluate(parity_bot, relabelled, [reads_output, reads_expected], store=store)
 
     # Ten cases, two distinct outputs (and two distinct output-expected pairs per run):
-    # each distinct key is judged once, and relabelling changes only the second key.
-    assert len(output_calls) == 2
-    assert len(expected_calls) == 4
+    # each distinct key is judged once, and relabelling changes only the second key. The
+    # evaluators judge in processes of their own: the tallies count their calls.
+    judged = [
+        (
+            run.provenance["judging"]["reads_output"]["judged"],
+            run.provenance["judging"]["reads_expected"]["judged"],
+        )
+        for run in (first, second)
+    ]
+    assert judged == [(2, 2), (0, 2)]
+    assert output_calls == expected_calls == []  # called there, never in this process
 
 
 def test_a_new_output_is_judged_again_and_failures_are_not_cached(store):
@@ -106,8 +115,9 @@ def test_a_new_output_is_judged_again_and_failures_are_not_cached(store):
             raise TimeoutError("judge timed out")
         return True
 
-    evaluate(parity_bot, ROWS[:2], [flaky], store=store)
-    again = evaluate(parity_bot, ROWS[:2], [flaky], store=store)
+    # In this process: the evaluator's state (its first call fails) is this process's.
+    evaluate(parity_bot, ROWS[:2], [flaky], store=store, isolation="thread")
+    again = evaluate(parity_bot, ROWS[:2], [flaky], store=store, isolation="thread")
     assert again.provenance["judging"]["flaky"] == {
         "judged": 1,
         "cached": 1,
@@ -119,5 +129,5 @@ def test_a_new_output_is_judged_again_and_failures_are_not_cached(store):
     def changed(case):
         return {"even": True, "version": 2}
 
-    evaluate(changed, ROWS[:2], [flaky], store=store)
+    evaluate(changed, ROWS[:2], [flaky], store=store, isolation="thread")
     assert len(calls) == 4  # both cases now share one new output: judged once

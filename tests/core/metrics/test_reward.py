@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -111,8 +112,6 @@ def test_outside_a_case_speed_and_cost_are_unmeasurable_and_say_so():
 
 
 def test_observation_and_service_cost_read_the_engine_measurements(tmp_path):
-    seen = {}
-
     @system(name="slow", version="1")
     def slow(case):
         import time
@@ -122,18 +121,24 @@ def test_observation_and_service_cost_read_the_engine_measurements(tmp_path):
 
     @evaluator(criterion="watch", reads=("measurements",))
     def watch(case):
-        seen["observation"] = observation()
-        seen["service_cost"] = service_cost()
-        seen["view"] = case.measurements
-        return True
+        import json  # it judges in a process of its own: what it saw comes back as feedback
+
+        seen = {
+            "observation": observation().to_dict(),
+            "service_cost": service_cost(),
+            "view": case.measurements.to_dict(),
+            "calls": list(observation().model_calls),
+        }
+        return True, json.dumps(seen)
 
     result = evaluate(slow, [{"id": "a", "input": {}}], [watch])
 
     (case,) = result.cases
-    assert seen["observation"].latency_ms == case.latency_ms >= 10
+    seen = json.loads(case.verdicts["watch"].feedback)
+    assert seen["observation"]["latency_ms"] == case.latency_ms >= 10
     assert seen["observation"] == seen["view"]
     assert seen["service_cost"] == 0.0  # no model calls: measured, and free
-    assert seen["observation"].model_calls == ()
+    assert seen["calls"] == []
 
 
 def test_observation_outside_a_case_is_a_clear_error():

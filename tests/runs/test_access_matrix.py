@@ -69,6 +69,7 @@ def alpha_run(version: str = "1") -> Run:
         [ExactMatch(criterion=f"{SECRET}_metric", field="label")],
         store=DjangoStore(project="alpha"),
         concurrency=1,
+        isolation="thread",  # what is checked is who reads the record, not how it was made
     )
     return Run.objects.select_related("release__system").get(pk=int(result.run_id))
 

@@ -7,22 +7,15 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from oloproof import evaluate, system
+from oloproof import evaluate
 from oloproof.evaluators import ExactMatch, RubricJudge
 from runs.models import Run
 from runs.selectors.results import run_result
 from runs.store import DjangoStore
+from tests.support.chatty_system import chatty
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 pytestmark = pytest.mark.django_db
-
-
-@system(name="chatty-bot", version="1")
-def chatty(case: dict[str, Any]) -> dict[str, str]:
-    from oloproof.models import chat
-
-    reply = chat([{"role": "user", "content": case["question"]}])
-    return {"label": reply.text}
 
 
 def _recorded(models_on: FakeOpenAI) -> Run:

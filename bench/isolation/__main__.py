@@ -1,21 +1,32 @@
 """Isolation: (a) 100,000 trivial sync cases in processes vs threads, (b) async,
-(c) the same 100,000 cases with the sandbox on vs off, (d) a sandboxed process's start.
+(c) the same 100,000 cases with the sandbox on vs off, by reference and by value,
+(d) a sandboxed process's start, (e) that start for a system of a script, of a
+notebook cell and of an importable module.
 
 (a) runs the same evaluate() as bench.engine (a JSONL file, a trivial classifier,
 ExactMatch, in-memory store, recording off) once with `isolation="process"` (the
 default) and once with `isolation="thread"`, in the same process. (b) runs 2,000
 cases of an async system sleeping 20 ms at concurrency 64 in its own process. Each
-figure of (a) and (b) is the best of three repetitions; the systems live at the top
-of this module, so the child processes import them by reference.
+figure of (a) and (b) is the best of three repetitions; the systems live in
+`bench.isolation._systems`, so the child processes import them by reference.
 
 (c) runs (a)'s process-isolated evaluate() with `sandbox="required"` and with
-`sandbox="off"`, interleaved (on, off, on, off, ...), and reports each side's best and
-median and the median of the pairs' on/off ratios. (d) times `MeteredPool.start(1)`
-(one system process spawned, its system imported and warmed, ready for a case) with
-the sandbox on and off, interleaved, and the first-use probe `sandbox_support()`.
+`sandbox="off"`, for the trivial system twice: as (a) has it (its processes import it
+by reference) and as a closure that `_systems.closure_classifier()` makes (no import
+reference, so it travels to its processes by value, pickled with cloudpickle). The
+four runs of a round are interleaved, each round starting one later than the last; it
+reports each side's best and median and the medians of the rounds' ratios. (d) times
+`MeteredPool.start(1)` (one system process spawned, its system loaded and warmed,
+ready for a case) with the sandbox on and off, interleaved, and the first-use probe
+`sandbox_support()`. (e) times the same start, sandbox required, in fresh `python`
+processes that each define the system their own way: at the top of a script (its
+`__main__`, so by value), in a notebook cell (executed into `__main__`'s namespace,
+as IPython does; and, when ipykernel and nbclient are installed, in a real kernel
+through nbclient) and in an importable module (by reference, the floor); one process
+of each kind per round, interleaved, each timing its first pool and `--again` more.
 
-Run: .venv/bin/python -m bench.isolation [--only a,b,c,d] [--cases 100000]
-     [--async-cases 2000] [--pairs 3] [--starts 15]
+Run: .venv/bin/python -m bench.isolation [--only a,b,c,d,e] [--cases 100000]
+     [--async-cases 2000] [--pairs 3] [--starts 15] [--scripts 12] [--again 2]
 Merges its figures into bench/results/isolation.json (the keys of workloads not run
 are kept).
 """
@@ -23,10 +34,10 @@ are kept).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -35,25 +46,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from oloproof import evaluate, system
+from bench.isolation._systems import classify, closure_classifier, sleeper
+from oloproof import evaluate
 from oloproof.evaluators import ExactMatch
 from oloproof_core import InMemoryStore
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 REPEATS = 3
-WORKLOADS = ("a", "b", "c", "d")
+WORKLOADS = ("a", "b", "c", "d", "e")
 LABEL = [ExactMatch(criterion="label", field="label")]
-
-
-@system(name="bench-bot", version="1")
-def classify(case):
-    return {"label": "refund" if "refund" in case["question"] else "other"}
-
-
-@system(name="bench-sleeper", version="1")
-async def sleeper(case):
-    await asyncio.sleep(0.02)
-    return {"label": "other"}
 
 
 def rows(n: int) -> list[dict]:
@@ -132,7 +133,6 @@ def workload_b(n: int, concurrency: int) -> dict:
 
 def workload_b_warm(n: int, concurrency: int) -> dict:
     """(b) with the system's process started and warmed before the clock starts."""
-    # Imported here so the system's process, which imports this module, stays light.
     from oloproof_core.dataset import load_dataset
     from oloproof_core.evaluation import open_pool, plan_run, process_rows
 
@@ -163,53 +163,73 @@ def p90(values: list[float]) -> float:
 
 
 SANDBOX_SIDES = {"on": "required", "off": "off"}
+TRAVELS = ("reference", "value")
 
 
 def workload_c(path: Path, n: int, concurrency: int | None, pairs: int) -> dict:
-    """(a)'s process-isolated run with the sandbox on and off, interleaved in pairs."""
-    timings: dict[str, list[float]] = {"on": [], "off": []}
-    executions: dict[str, dict] = {}
-    for _ in range(pairs):
-        for side, mode in SANDBOX_SIDES.items():
+    """(a)'s process-isolated run with the sandbox on and off, its system travelling by
+    reference and by value: `pairs` rounds of the four runs, interleaved."""
+    systems = {"reference": classify, "value": closure_classifier()}
+    sides = [(travel, side) for travel in TRAVELS for side in SANDBOX_SIDES]
+    timings: dict[tuple[str, str], list[float]] = {key: [] for key in sides}
+    executions: dict[tuple[str, str], dict] = {}
+    for round_ in range(pairs):
+        shift = round_ % len(sides)  # each round starts with the next side
+        for travel, side in sides[shift:] + sides[:shift]:
             started = time.perf_counter()
             result = evaluate(
-                classify,
+                systems[travel],
                 str(path),
                 LABEL,
                 store=InMemoryStore(),
                 record=False,
                 isolation="process",
-                sandbox=mode,
+                sandbox=SANDBOX_SIDES[side],
                 concurrency=concurrency,
             )
-            timings[side].append(time.perf_counter() - started)
+            timings[travel, side].append(time.perf_counter() - started)
             assert result.metric("label").n_observed == n
             execution = result.provenance["execution"]
             assert execution["isolation"] == "process"
-            assert execution["start"] == "spawn"
+            assert execution["start"] == travel, execution["start"]
             assert execution["sandbox"]["on"] is (side == "on"), execution["sandbox"]
-            executions[side] = execution
-    figures: dict[str, Any] = {"cases": n, "pairs": pairs}
-    for side, seconds in timings.items():
-        figures[side] = {
-            "best_s": round(min(seconds), 3),
-            "median_s": round(statistics.median(seconds), 3),
-            "best_cases_per_s": round(n / min(seconds)),
-            "median_cases_per_s": round(n / statistics.median(seconds)),
-            "runs_s": [round(value, 3) for value in seconds],
-            "processes": executions[side]["processes"],
-            "sandbox": executions[side]["sandbox"],
-        }
-    ratios = [on / off for on, off in zip(timings["on"], timings["off"], strict=True)]
-    figures["on_over_off"] = round(statistics.median(ratios), 3)
-    figures["pair_ratios"] = [round(ratio, 3) for ratio in ratios]
+            executions[travel, side] = execution
+    figures: dict[str, Any] = {"cases": n, "rounds": pairs}
+    for travel in TRAVELS:
+        figures[travel] = {"system": executions[travel, "on"]["reference"] or "by value"}
+        for side in SANDBOX_SIDES:
+            seconds = timings[travel, side]
+            figures[travel][side] = {
+                "best_s": round(min(seconds), 3),
+                "median_s": round(statistics.median(seconds), 3),
+                "best_cases_per_s": round(n / min(seconds)),
+                "median_cases_per_s": round(n / statistics.median(seconds)),
+                "runs_s": [round(value, 3) for value in seconds],
+                "start": executions[travel, side]["start"],
+                "processes": executions[travel, side]["processes"],
+                "sandbox": executions[travel, side]["sandbox"],
+            }
+        figures[travel].update(ratios(timings[travel, "on"], timings[travel, "off"], "on_over_off"))
+    # The by-value system in its sandbox against (a)'s system without one: the start by
+    # value and the sandbox together.
+    figures.update(
+        ratios(timings["value", "on"], timings["reference", "off"], "value_on_over_reference_off")
+    )
+    figures.update(
+        ratios(timings["value", "on"], timings["reference", "on"], "value_on_over_reference_on")
+    )
     return figures
+
+
+def ratios(numerators: list[float], denominators: list[float], name: str) -> dict:
+    """The median of the rounds' ratios, and each round's."""
+    each = [a / b for a, b in zip(numerators, denominators, strict=True)]
+    return {name: round(statistics.median(each), 3), f"{name}_rounds": [round(r, 3) for r in each]}
 
 
 def start_once(mode: str) -> tuple[float, float]:
     """One `MeteredPool` with one process: ms to start it ready, and ms from the pool's
     construction to its close."""
-    # Imported here, as in workload_b_warm: the system's process imports this module.
     from oloproof_core.isolation import DEFAULT_MEMORY_LIMIT_MB, MeteredPool
 
     began = time.perf_counter()
@@ -219,7 +239,7 @@ def start_once(mode: str) -> tuple[float, float]:
         pool.start(1)
         ready = time.perf_counter()
         execution = pool.describe()
-        assert execution["start"] == "spawn"
+        assert execution["start"] == "reference"
         assert execution["processes"] == 1
         assert execution["sandbox"]["on"] is (mode == "required"), execution["sandbox"]
     finally:
@@ -288,6 +308,176 @@ def exec_true(tool: str | None, times: int) -> dict:
     return {side: round(statistics.median(values), 1) for side, values in timings.items()}
 
 
+# (e): the same timing in each kind of fresh process; it prints one line, START {json}.
+HARNESS = """\
+import json
+import sys
+import time
+
+from oloproof_core.isolation import DEFAULT_MEMORY_LIMIT_MB, MeteredPool
+
+
+def timed_starts(answer, times):
+    found, execution = [], {}
+    for _ in range(times):
+        pool = MeteredPool(
+            answer, processes=1, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, sandbox="required"
+        )
+        try:
+            began = time.perf_counter()
+            pool.start(1)
+            found.append((time.perf_counter() - began) * 1000)
+            execution = pool.describe()
+        finally:
+            pool.close()
+    return {
+        "ms": found,
+        "start": execution["start"],
+        "sandbox_on": execution["sandbox"]["on"],
+        "processes": execution["processes"],
+    }
+"""
+
+SYSTEM_SOURCE = """\
+from oloproof import system
+
+
+@system(name="bench-start", version="1")
+def answer(case):
+    return {"label": "refund" if "refund" in case["question"] else "other"}
+"""
+
+REPORT = 'print("START " + json.dumps(timed_starts(answer, int(sys.argv[1]))))\n'
+
+START_KINDS = {
+    # kind: (how its system travels, the file `python` runs, or None for the kernel)
+    "script": ("value", "script.py"),
+    "cell": ("value", "cell.py"),
+    "kernel": ("value", None),
+    "reference": ("reference", "floor.py"),
+}
+
+
+def start_folder() -> Path:
+    """A user's folder with a script of each kind, outside the repository, open to
+    others to read as a folder made with the usual umask is (`mkdtemp` makes it 0700,
+    which the sandbox meets with a user namespace of its own instead)."""
+    folder = Path(tempfile.mkdtemp(prefix="oloproof-bench-start-"))
+    folder.chmod(0o755)
+    main = 'if __name__ == "__main__":\n    ' + REPORT
+    files = {
+        # The system at the top of the script: a function of its `__main__`.
+        "script.py": HARNESS + "\n" + SYSTEM_SOURCE + "\n\n" + main,
+        # The system as a notebook cell defines it: its source compiled and executed in
+        # `__main__`'s namespace, as IPython runs a cell.
+        "cell.py": HARNESS
+        + "\nimport __main__\n\n"
+        + f"CELL = {SYSTEM_SOURCE!r}\n"
+        + 'exec(compile(CELL, "<ipython-input-1>", "exec"), __main__.__dict__)\n\n'
+        + main,
+        # The floor: the system in a module of its own, imported by name.
+        "floor_bot.py": SYSTEM_SOURCE,
+        "floor.py": HARNESS + "\nfrom floor_bot import answer  # noqa: E402\n\n\n" + main,
+    }
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def kernel_available() -> bool:
+    try:
+        import ipykernel  # noqa: F401
+        import nbclient  # noqa: F401
+        import nbformat  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def started_in(kind: str, folder: Path, times: int) -> dict:
+    """One fresh process of `kind` timing `times` pools; what it printed."""
+    if START_KINDS[kind][1] is None:
+        import nbclient
+        import nbformat
+
+        cells = [HARNESS, SYSTEM_SOURCE, REPORT.replace("int(sys.argv[1])", str(times))]
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+        nbclient.NotebookClient(
+            notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": folder}}
+        ).execute()
+        printed = "".join(output.get("text", "") for output in notebook.cells[-1].outputs)
+    else:
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+        done = subprocess.run(
+            [sys.executable, START_KINDS[kind][1], str(times)],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        printed = done.stdout
+    lines = [line for line in printed.splitlines() if line.startswith("START ")]
+    assert lines, printed
+    return json.loads(lines[-1].removeprefix("START "))
+
+
+def workload_e(rounds: int, again: int, kernel: bool) -> dict:
+    """One sandboxed process's start for a system of a script, of a notebook cell and of
+    an importable module: one fresh process of each kind per round, interleaved."""
+    kinds = [kind for kind in START_KINDS if kernel or START_KINDS[kind][1] is not None]
+    folder = start_folder()
+    first: dict[str, list[float]] = {kind: [] for kind in kinds}
+    later: dict[str, list[float]] = {kind: [] for kind in kinds}
+    try:
+        for round_ in range(rounds):
+            shift = round_ % len(kinds)
+            for kind in kinds[shift:] + kinds[:shift]:
+                found = started_in(kind, folder, 1 + again)
+                assert found["start"] == START_KINDS[kind][0], (kind, found)
+                assert found["sandbox_on"] is True, (kind, found)
+                assert found["processes"] == 1, (kind, found)
+                first[kind].append(found["ms"][0])
+                later[kind].extend(found["ms"][1:])
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    figures: dict[str, Any] = {
+        "rounds": rounds,
+        "again": again,
+        "kernel": "ipykernel through nbclient" if kernel else "not installed: not measured",
+    }
+    for kind in kinds:
+        figures[kind] = {
+            "start": START_KINDS[kind][0],
+            "first_ms": summary(first[kind]),
+            "again_ms": summary(later[kind]),
+        }
+    for kind in kinds:
+        if kind != "reference":
+            differences = [a - b for a, b in zip(first[kind], first["reference"], strict=True)]
+            figures[kind]["first_minus_reference_ms"] = {
+                "median": round(
+                    statistics.median(first[kind]) - statistics.median(first["reference"]), 1
+                ),
+                "median_of_rounds": round(statistics.median(differences), 1),
+            }
+            figures[kind]["again_minus_reference_ms"] = round(
+                statistics.median(later[kind]) - statistics.median(later["reference"]), 1
+            )
+    return figures
+
+
+def summary(values: list[float]) -> dict:
+    return {
+        "n": len(values),
+        "median": round(statistics.median(values), 1),
+        "p90": round(p90(values), 1),
+        "min": round(min(values), 1),
+    }
+
+
 def only(value: str) -> list[str]:
     chosen = [part.strip() for part in value.split(",") if part.strip()]
     unknown = sorted(set(chosen) - set(WORKLOADS))
@@ -310,10 +500,22 @@ def main() -> None:
         "--only",
         type=only,
         default=list(WORKLOADS),
-        help="the workloads to run, comma-separated (default: a,b,c,d)",
+        help="the workloads to run, comma-separated (default: a,b,c,d,e)",
     )
-    parser.add_argument("--pairs", type=int, default=3, help="(c)'s on/off pairs")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=3,
+        help="(c)'s rounds (on and off, each by reference and by value)",
+    )
     parser.add_argument("--starts", type=int, default=15, help="(d)'s starts of each side")
+    parser.add_argument("--scripts", type=int, default=12, help="(e)'s processes of each kind")
+    parser.add_argument(
+        "--again", type=int, default=2, help="(e)'s pools after the first in each process"
+    )
+    parser.add_argument(
+        "--no-kernel", action="store_true", help="(e) without the notebook in a real kernel"
+    )
     args = parser.parse_args()
     figures: dict[str, Any] = {"cpus": os.cpu_count()}
     path = cases_file(args.cases) if {"a", "c"} & set(args.only) else None
@@ -330,6 +532,9 @@ def main() -> None:
         )
     if "d" in args.only:
         figures["d_sandbox_start"] = workload_d(args.starts)
+    if "e" in args.only:
+        kernel = not args.no_kernel and kernel_available()
+        figures["e_start_by_kind"] = workload_e(args.scripts, args.again, kernel)
     print(json.dumps(figures, indent=2))
     RESULTS.mkdir(exist_ok=True)
     target = RESULTS / "isolation.json"

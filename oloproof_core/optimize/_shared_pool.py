@@ -7,6 +7,8 @@ and a gateway; an optimization makes dozens of evaluations. The first evaluation
 runs in processes opens the pool; every later one, the proof on test included, leases
 it (`PoolLease`): its cases run with its candidate's texts, bound in each process once,
 and it stays a run of its own (its release and version, its judging, its provenance).
+The evaluators' processes (`keep_judging`) are shared the same way: started once, on the
+first verdict not cached, for every evaluation.
 
 A release that is not the pool's function with other texts (a DSPy program's copy)
 gets no lease and runs as any run does.
@@ -16,10 +18,14 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from oloproof_core.evaluation import RunPlan, open_pool
 from oloproof_core.isolation import MeteredPool
 from oloproof_core.isolation._lease import PoolLease
+
+if TYPE_CHECKING:
+    from oloproof_core.contained_evaluators import ContainedJudging
 
 
 class CandidatePool:
@@ -29,6 +35,7 @@ class CandidatePool:
         self._cases = cases
         self._stack = ExitStack()
         self._pool: MeteredPool | None = None
+        self._judging: ContainedJudging | None = None
 
     def lend(self, plan: RunPlan) -> RunPlan:
         """`plan`, holding a lease on the pool when its release can share it."""
@@ -40,14 +47,15 @@ class CandidatePool:
             self._stack.enter_context(open_pool(opening, cases=self._cases))
             if not isinstance(opening.pool, MeteredPool):  # it runs in threads
                 return plan
-            self._pool = opening.pool
+            self._pool, self._judging = opening.pool, opening.judging
         if _shares(self._pool, plan):
             plan.pool = PoolLease(self._pool, plan.release)
+            plan.judging = plan.judging or self._judging
         return plan
 
     def close(self) -> None:
         """Stop the processes and the gateway."""
-        self._pool = None
+        self._pool = self._judging = None
         self._stack.close()
 
     def __enter__(self) -> CandidatePool:

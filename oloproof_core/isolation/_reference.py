@@ -68,7 +68,7 @@ def reference_for(system: System) -> SystemReference | None:
     spec = getattr(module, "__spec__", None)
     spec_name = getattr(spec, "name", None)
     if module_name == "__main__":
-        if spec_name and spec_name != "__main__" and importable_by_name(spec_name):
+        if spec_name and spec_name != "__main__" and importable_by_name(spec_name, module):
             return SystemReference("module", spec_name, qualname)
         return None
     file = getattr(module, "__file__", None)
@@ -81,15 +81,16 @@ def reference_for(system: System) -> SystemReference | None:
     return SystemReference("module", module_name, qualname)
 
 
-def importable_by_name(module_name: str) -> bool:
-    """Whether a fresh interpreter with this `sys.path` imports the module this process
-    holds under `module_name`: a module loaded from a path under a name of its own, or
-    found where the path no longer leads, is not."""
-    module = sys.modules.get(module_name)
+def importable_by_name(module_name: str, module: Any = None) -> bool:
+    """Whether a fresh interpreter with this `sys.path` imports `module` (by default the
+    module this process holds under `module_name`) by that name: a module loaded from a
+    path under a name of its own, or found where the path no longer leads, is not. A
+    module run with `python -m pkg.mod` is held as `__main__`: pass it as `module`."""
+    module = module if module is not None else sys.modules.get(module_name)
     if module is None:
         return False
     top_name = module_name.partition(".")[0]
-    top = sys.modules.get(top_name)
+    top = module if top_name == module_name else sys.modules.get(top_name)
     if top is None:
         return False
     if top_name in sys.builtin_module_names:

@@ -207,3 +207,38 @@ def test_a_candidates_texts_reach_the_systems_own_process():
     assert result.provenance["execution"]["isolation"] == "process"
     assert case.output["pid"] != os.getpid()
     assert case.output["instruction"] == "a candidate's text"
+
+
+def test_a_module_run_with_python_m_travels_by_its_real_name(tmp_path):
+    package = tmp_path / "evals"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "check.py").write_text(
+        textwrap.dedent("""
+        import json, os
+        from oloproof import evaluate, system
+        from oloproof.evaluators import evaluator
+
+        @system(name="m-bot", version="1")
+        def answer(case):
+            return {"pid": os.getpid()}
+
+        if __name__ == "__main__":
+            result = evaluate(answer, [{"id": "a", "input": {}}],
+                              [evaluator(criterion="ok", reads=("output",))(lambda c: True)],
+                              record=False)
+            print(json.dumps(result.provenance["execution"]))
+    """)
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "evals.check"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin"},
+        timeout=120,
+    )
+
+    assert done.returncode == 0, done.stderr
+    execution = json.loads(done.stdout)
+    assert (execution["start"], execution["reference"]) == ("reference", "evals.check:answer")

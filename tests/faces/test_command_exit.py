@@ -1,9 +1,10 @@
 """The command as a process: what user code running in it writes is all there at exit.
 
-Evaluators and metric files run in the command's own process, which ends without the
-interpreter's teardown (`oloproof_core/_process_exit.py`). That must not lose their last
-writes (an unclosed file, an atexit handler), cut a thread of theirs short, or change
-the exit code and what the command prints.
+With `isolation: thread` (trusted code) the system and its evaluators run in the
+command's own process, which ends without the interpreter's teardown
+(`oloproof_core/_process_exit.py`). That must not lose their last writes (an unclosed
+file, an atexit handler), cut a thread of theirs short, or change the exit code and what
+the command prints.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def _run_command(tmp_path: Path, code: str, *extra: str, cases: int = 50, config
     evaluator = code.split("def ")[-1].split("(")[0]
     (tmp_path / "oloproof.yaml").write_text(
         f"system: writer:answer\ndataset: cases.jsonl\nevaluators:\n  - writer:{evaluator}\n"
-        + config
+        "isolation: thread\n" + config
     )
     return subprocess.run(
         [sys.executable, "-m", "oloproof", "run", "oloproof.yaml", "--no-record", *extra],
@@ -72,7 +73,7 @@ def _run_command(tmp_path: Path, code: str, *extra: str, cases: int = 50, config
         capture_output=True,
         text=True,
         timeout=120,
-        env=embedded_store_env(tmp_path),
+        env=embedded_store_env(tmp_path / ".oloproof"),
     )
 
 

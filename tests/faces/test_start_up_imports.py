@@ -84,13 +84,13 @@ def test_a_run_of_a_system_that_calls_no_model_starts_no_model_gateway(tmp_path:
     code = _plain_pass_fail_run(tmp_path) + (
         "assert execution['model_gateway'].startswith('not started'), execution"
     )
-    assert "aiohttp" not in imported_after(code, env=embedded_store_env(tmp_path))
+    assert "aiohttp" not in imported_after(code, env=embedded_store_env(tmp_path / ".oloproof"))
 
 
 def test_a_pass_fail_run_loads_neither_scipy_nor_numpy(tmp_path: Path) -> None:
     """Its exact interval needs only the beta quantile (`stats._beta_quantile`); the
     betting methods and their NumPy load for scores and clusters only."""
-    loaded = imported_after(_plain_pass_fail_run(tmp_path), env=embedded_store_env(tmp_path))
+    loaded = imported_after(_plain_pass_fail_run(tmp_path), env=embedded_store_env(tmp_path / ".oloproof"))
     assert "oloproof_core.stats._clopper_pearson" in loaded, "the probe must compute the interval"
     assert sorted(name for name in loaded if name.split(".")[0] in {"scipy", "numpy"}) == []
 
@@ -106,7 +106,7 @@ def test_recording_a_pass_fail_run_loads_no_numpy(tmp_path: Path) -> None:
         + "from metrics.models import RunValueColumns\n"
         "assert RunValueColumns.objects.filter(run_id=int(result.run_id)).count() == 1\n"
     )
-    loaded = imported_after(code, env=embedded_store_env(tmp_path))
+    loaded = imported_after(code, env=embedded_store_env(tmp_path / ".oloproof"))
     assert "runs.recording" in loaded, "the probe must record in its own process"
     assert sorted(name for name in loaded if name.split(".")[0] in {"scipy", "numpy"}) == []
 
@@ -151,7 +151,7 @@ def test_the_installed_version_is_the_source_version() -> None:
 
 def test_opening_the_local_store_loads_no_celery(tmp_path: Path) -> None:
     """A local run records through Django but hands nothing to the workers."""
-    env = embedded_store_env(tmp_path)
+    env = embedded_store_env(tmp_path / ".oloproof")
     loaded = imported_after("from oloproof._store import default_store; default_store()", env)
     assert "runs.models" in loaded, "the probe must really have opened the store"
     late = sorted(name for name in loaded if name.split(".")[0] == "celery" or name == "runs.tasks")
@@ -159,7 +159,7 @@ def test_opening_the_local_store_loads_no_celery(tmp_path: Path) -> None:
 
 
 def test_handing_work_over_loads_the_app_and_its_tasks(tmp_path: Path) -> None:
-    env = embedded_store_env(tmp_path)
+    env = embedded_store_env(tmp_path / ".oloproof")
     code = (
         "from oloproof._platform import django_setup; django_setup()\n"
         "from runs.dispatch import FINALISE_TASK, celery_app\n"

@@ -108,6 +108,32 @@ def gates_visible(*, user: Actor) -> QuerySet[Gate]:
     return Gate.objects.filter(run__in=runs_visible(user=user))
 
 
+def gates_decidable(*, user: Actor) -> QuerySet[Gate]:
+    """Gates `user` may decide: in projects where they are an approver (or an admin), on
+    runs they did not submit unless the project allows it (four eyes). None for the
+    process itself or anyone signed out: a gate is decided by a person."""
+    account = account_of(user)
+    if account is None or not account.is_active:
+        return Gate.objects.none()
+    not_own = (
+        Q(run__created_by__isnull=True)
+        | ~Q(run__created_by=account)
+        | Q(run__project__allow_self_approval=True)
+    )
+    return Gate.objects.filter(run__in=runs_visible(user=user, role=Role.APPROVER)).filter(not_own)
+
+
+def submitted_by_self(*, user: Actor, run: Run) -> bool:
+    """Whether four eyes keep `user` from deciding or revoking on `run`: they submitted it,
+    and its project does not allow deciding one's own run (`allow_self_approval`)."""
+    account = account_of(user)
+    return (
+        account is not None
+        and run.created_by_id == account.pk
+        and not run.project.allow_self_approval
+    )
+
+
 def approvals_visible(*, user: Actor) -> QuerySet[Approval]:
     return Approval.objects.filter(gate__run__in=runs_visible(user=user))
 

@@ -73,6 +73,17 @@ def code_root_register(*, by: Actor, project: Project, path: str) -> CodeRoot:
     return root
 
 
+def code_root_how(*, project: Project, folder: str) -> str:
+    """How to let `project` run code from `folder`: the one way there is, the command line
+    on the machine that holds the store (no page registers code roots)."""
+    return (
+        f"A project admin registers the folder as a code root of project {project.slug!r} "
+        f"with the command `oloproof project root {project.slug} {folder}`, run where the "
+        "store is (in the project's folder, or with the server's DATABASE_URL); then "
+        "queue it again."
+    )
+
+
 def code_root_unregister(*, by: Actor, project: Project, path: str) -> int:
     role_require(user=by, project=project, role=Role.ADMIN, action="removing a code root")
     deleted, _ = CodeRoot.objects.filter(project=project, path=os.path.realpath(path)).delete()

@@ -17,8 +17,10 @@ from django.conf import settings
 
 import oloproof_core as engine
 from runs.dispatch import worker_name
-from runs.errors import RunConfigInvalidError
-from runs.models import Run
+from runs.errors import NotPermittedError, RunConfigInvalidError
+from runs.models import Project, Run
+from runs.projects import code_root_how
+from runs.selectors.gates import baseline_run_find
 from runs.selectors.projects import project_code_roots
 from runs.user_code import forget_changed_project_code, remember_project_code
 
@@ -83,6 +85,55 @@ def run_config_verify(
         raise RunConfigInvalidError([(None, str(exc))]) from None
     remember_project_code(base_dir)
     return checked
+
+
+def run_submission_verify(
+    *,
+    config: Mapping[str, Any],
+    base_dir: str,
+    project: Project,
+    roots: Sequence[str],
+    label: str = "config",
+    lines: Mapping[str, int] | None = None,
+) -> engine.CheckedRunConfig:
+    """A config about to be queued in `project`: its folder and files inside the project's
+    code roots (NotPermittedError saying how to register one), then `run_config_verify`,
+    then its policy's recorded baseline (`run_baseline_verify`)."""
+    try:
+        engine.run_config_paths_check(
+            config, base_dir=base_dir, roots=roots, label=label, lines=lines
+        )
+    except engine.ConfigError as exc:
+        how = code_root_how(project=project, folder=base_dir)
+        raise NotPermittedError(f"{exc}. {how}") from None
+    checked = run_config_verify(
+        config=config, base_dir=base_dir, roots=roots, label=label, lines=lines
+    )
+    run_baseline_verify(checked=checked, project_id=project.pk)
+    return checked
+
+
+def run_baseline_verify(*, checked: engine.CheckedRunConfig, project_id: int) -> None:
+    """A policy's `release:` baseline is recorded in the project before the run is queued,
+    not found missing after its last case. (A `last_approved` one may not exist yet: the
+    first release is decided as the policy's `on_first_release` says.)"""
+    policy = checked.policy
+    spec = None if policy is None else policy.spec.baseline
+    if spec is None or spec.kind != "release" or checked.config.baseline is not None:
+        return
+    if not policy.needs_baseline:
+        return
+    name, version = spec.looked_up(str(getattr(checked.config.system, "name", "")))
+    if baseline_run_find(project_id=project_id, system_name=name, release=version) is None:
+        raise RunConfigInvalidError(
+            [
+                (
+                    "policy",
+                    f"{spec.where}: no recorded run of {name}@{version} in this project to "
+                    "compare against; record one first or point 'baseline' at a result file",
+                )
+            ]
+        )
 
 
 def max_run_cases() -> int:

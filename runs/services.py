@@ -26,6 +26,7 @@ from runs.access import (
     role_require,
     run_for,
     submit_project_pick,
+    submitted_by_self,
 )
 from runs.chunks import chunks_create
 from runs.dataset_recording import dataset_record
@@ -40,13 +41,18 @@ from runs.errors import (
 )
 from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Project, Release, Run
 from runs.optimization_records import optimization_create
-from runs.projects import code_root_register, membership_set, project_default_ensure
+from runs.projects import (
+    code_root_how,
+    code_root_register,
+    membership_set,
+    project_default_ensure,
+)
 from runs.recording import (
     release_get_or_create,
     run_queued_create,
     run_sequential_moved,
 )
-from runs.run_code import run_config_verify
+from runs.run_code import run_submission_verify
 from runs.selectors.projects import project_code_roots
 from runs.selectors.runs import LIVE_STATUSES
 from runs.sequential_runs import sequential_continuation
@@ -70,7 +76,7 @@ def run_submit(
     (links resolved); the process itself (`by=LOCAL`: the command line, which already
     holds the database's credentials) registers the folder it submits from. Before
     anything is written the config is loaded as a worker will load it
-    (`run_config_verify`: every problem raised at once, nothing recorded); its
+    (`run_submission_verify`: every problem raised at once, nothing recorded); its
     dataset's cases are recorded with the run, so the workers read them from the
     database. `label` and `lines` name the config file and its keys' lines in
     errors; the release and the policy are recorded at once, so the run shows them
@@ -82,14 +88,13 @@ def run_submit(
         raise RunConfigInvalidError([(None, str(exc))]) from None
     with transaction.atomic():
         project, roots = _submission_roots(project=project, base_dir=base_dir, by=by)
-        try:
-            engine.run_config_paths_check(
-                checked, base_dir=base_dir, roots=roots, label=label, lines=lines
-            )
-        except engine.ConfigError as exc:
-            raise NotPermittedError(str(exc)) from None
-        loaded = run_config_verify(
-            config=checked, base_dir=base_dir, roots=roots, label=label, lines=lines
+        loaded = run_submission_verify(
+            config=checked,
+            base_dir=base_dir,
+            project=project,
+            roots=roots,
+            label=label,
+            lines=lines,
         )
         run = run_queued_create(
             project=project,
@@ -196,7 +201,7 @@ def optimization_submit(
         if not engine.path_within(base_dir, roots):
             raise NotPermittedError(
                 f"base_dir {base_dir!r} is outside the code roots registered for project "
-                f"{project.slug!r}; a project admin registers the folders its code comes from"
+                f"{project.slug!r}. {code_root_how(project=project, folder=base_dir)}"
             )
         record = optimization_create(
             project=project, config={**checked, "base_dir": base_dir}, created_by=created_by
@@ -276,13 +281,17 @@ def _decision_check(
         raise InvalidRequestError(
             f"decision must be one of {', '.join(Approval.Decision.values)}, got {decision!r}"
         )
-    if run.created_by_id == user.pk and not run.project.allow_self_approval:
-        raise NotPermittedError(
-            f"run {run.pk} was submitted by you; another approver must decide it "
-            f"(project {run.project.slug!r} requires four eyes)"
-        )
+    _four_eyes_check(run=run, user=user, action="decide it")
     if override and not comment.strip():
         raise OverrideReasonMissingError("an override needs a reason: say why in comment")
+
+
+def _four_eyes_check(*, run: Run, user: Account, action: str) -> None:
+    if submitted_by_self(user=user, run=run):
+        raise NotPermittedError(
+            f"run {run.pk} was submitted by you; another approver must {action} "
+            f"(project {run.project.slug!r} requires four eyes)"
+        )
 
 
 def _decision_outcome_check(*, run: Run, gate: Gate, decision: str, override: bool) -> None:
@@ -303,13 +312,16 @@ def _decision_outcome_check(*, run: Run, gate: Gate, decision: str, override: bo
 def approval_revoke(*, run: Run, user: Actor, reason: str) -> ApprovalRevocation:
     """Withdraw the standing decision on a run's gate, naming why (an audit record).
 
-    Needs the approver role in the run's project. The gate is then undecided: its
-    run stops being a baseline if it was approved, and may be decided again.
+    Needs the approver role in the run's project, and four eyes: the run's submitter
+    may not revoke a decision on it (which would leave their own gate undecided) unless
+    the project allows deciding one's own runs. The gate is then undecided: its run
+    stops being a baseline if it was approved, and may be decided again.
     """
     role_require(user=user, project=run.project, role=Role.APPROVER, action="revoking a decision")
     account = account_of(user)
     if account is None:
         raise NotPermittedError("a decision is revoked by a person, not by the process")
+    _four_eyes_check(run=run, user=account, action="revoke a decision on it")
     if not reason.strip():
         raise InvalidRequestError("a revocation needs a reason: say why in reason")
     with transaction.atomic():

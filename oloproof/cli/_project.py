@@ -30,13 +30,17 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     actions = parser.add_subparsers(title="actions", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="projects with their members and code roots")
     listing.set_defaults(handler=handle_list)
-    create = actions.add_parser("create", help="make a project (nothing changes if it exists)")
+    create = actions.add_parser(
+        "create",
+        help="make a project, or set whether its approvers may decide their own runs",
+    )
     create.add_argument("slug", help="the project's short name, e.g. support-bot")
     create.add_argument("--name", default="", help="a longer name to show")
     create.add_argument(
         "--allow-self-approval",
         action="store_true",
-        help="let an approver decide the gate of a run they submitted (four eyes is the default)",
+        help="let an approver decide (and revoke decisions on) a run they submitted; "
+        "without it, four eyes (the default, set again on an existing project)",
     )
     create.set_defaults(handler=handle_create)
     member = actions.add_parser("member", help="give an account a role in a project")

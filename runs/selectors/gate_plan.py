@@ -15,7 +15,13 @@ from typing import Any
 from django.core.cache import cache
 
 import oloproof_core as engine
-from oloproof_core.gates import PolicyError, RulePlan, load_policy, plan_cases
+from oloproof_core.gates import (
+    PolicyError,
+    RulePlan,
+    load_policy,
+    more_cases_may_settle,
+    plan_cases,
+)
 from runs.models import Run
 from runs.selectors.results import run_result
 
@@ -36,6 +42,8 @@ class GatePlan:
     effect: float
     confidence: float
     rules: tuple[RulePlan, ...]
+    first_release: bool = False
+    """The gate's no_regression rules wait for a first approved release: left out."""
 
     @property
     def cases_text(self) -> str:
@@ -55,10 +63,11 @@ def run_gate_plan(*, run: Run) -> GatePlan | None:
     """The planning figure for a run whose gate is inconclusive; None for any other gate.
 
     None too when the run's recorded policy cannot be planned (no interval rule, or a
-    policy recorded by an older version without its rules).
+    policy recorded by an older version without its rules), or when no number of cases
+    can settle the gate (only rules waiting for a first approved release are undecided).
     """
     gate = getattr(run, "gate", None)
-    if gate is None or gate.outcome != "inconclusive":
+    if gate is None or not more_cases_may_settle(gate.outcome, gate.rules):
         return None
     recorded = (run.provenance or {}).get("policy")
     if not isinstance(recorded, Mapping) or not recorded.get("rules"):
@@ -76,7 +85,8 @@ def run_gate_plan(*, run: Run) -> GatePlan | None:
 
 def _planned(run: Run, recorded: Mapping[str, Any]) -> GatePlan | None:
     try:
-        policy = load_policy(_plannable(recorded, first_release=_first_release(run)))
+        first_release = _first_release(run)
+        policy = load_policy(_plannable(recorded, first_release=first_release))
         plan = plan_cases(policy, result=run_result(run=run, with_content=False))
     except (PolicyError, engine.OloproofError, ValueError):
         return None
@@ -88,6 +98,7 @@ def _planned(run: Run, recorded: Mapping[str, Any]) -> GatePlan | None:
         effect=policy.spec.effect,
         confidence=plan.confidence,
         rules=plan.rules,
+        first_release=first_release,
     )
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from runs.access import Actor, approvals_visible, gates_visible
+from runs.access import Actor, approvals_visible, gates_decidable, gates_visible
 from runs.models import Approval, Gate, Run
+from runs.selectors.runs import LIVE_STATUSES
 
 
 def run_approvals(*, run: Run) -> QuerySet[Approval]:
@@ -55,20 +56,39 @@ def baseline_run_find(
     return None if approved is None else approved.gate.run
 
 
-def gates_pending(*, user: Actor) -> QuerySet[Gate]:
-    """Gates of `user`'s projects without a standing decision, newest first.
+FOR_REVIEW = Q(run__provenance__origin__queue_approval__isnull=True) | Q(
+    run__provenance__origin__queue_approval=True
+)
+"""Runs whose gates wait for a person: all but those a test harness recorded with the
+explicit flag `provenance.origin.queue_approval: false` (`oloproof._origin`: the pytest
+plugin's runs, unless the test asks for approval). Runs of the command line, `evaluate()`,
+the workers, optimizations and the demo carry no such flag and all wait."""
 
-    Runs recorded by tests (provenance `origin.queue_approval` false) wait for nobody:
-    they are listed with the other runs, and can still be decided on their page.
-    """
+
+def _awaiting(gates: QuerySet[Gate]) -> QuerySet[Gate]:
     standing = Approval.objects.filter(gate=OuterRef("pk"), revocation__isnull=True)
     return (
-        gates_visible(user=user)
-        .filter(~Exists(standing))
-        .exclude(run__provenance__origin__queue_approval=False)
-        .select_related("run__release__system", "run__dataset", "run__project")
+        gates.filter(~Exists(standing))
+        .filter(FOR_REVIEW)
+        # Running more cases: its gate will change, and cannot be decided until it has.
+        .exclude(run__status__in=LIVE_STATUSES)
+    )
+
+
+def gates_pending(*, user: Actor) -> QuerySet[Gate]:
+    """Gates of `user`'s projects waiting for a decision, newest first: every recorded
+    run with a gate and no standing decision (see FOR_REVIEW), whoever may decide it."""
+    return (
+        _awaiting(gates_visible(user=user))
+        .select_related("run__release__system", "run__dataset", "run__project", "run__created_by")
         .order_by("-decided_at", "-id")
     )
+
+
+def gates_to_decide(*, user: Actor) -> QuerySet[Gate]:
+    """`user`'s queue: the pending gates they may decide (approver role, and four eyes:
+    not their own runs unless the project allows it). The navigation counts it."""
+    return _awaiting(gates_decidable(user=user)).order_by("-decided_at", "-id")
 
 
 def approvals_audit(*, user: Actor) -> QuerySet[Approval]:

@@ -16,7 +16,7 @@ from runs.errors import (
     OverrideReasonMissingError,
 )
 from runs.forms import ApprovalForm, RevocationForm
-from runs.selectors.gates import approvals_audit, gates_pending
+from runs.selectors.gates import approvals_audit, gates_pending, gates_to_decide
 from runs.services import approval_create, approval_revoke, run_continue
 from runs.views._common import domain_errors, get_run_or_404, page_of, query_without_page
 from runs.views.history import run_page_render
@@ -28,13 +28,18 @@ PENDING_PAGE = 25
 @login_required
 @require_GET
 def gates_page(request: HttpRequest) -> HttpResponse:
+    pending = page_of(
+        request, gates_pending(user=request.user), per_page=PENDING_PAGE, name="pending"
+    )
+    shown = [gate.pk for gate in pending.object_list]
+    yours = gates_to_decide(user=request.user)
     return render(
         request,
         "runs/gates.html",
         {
-            "pending": page_of(
-                request, gates_pending(user=request.user), per_page=PENDING_PAGE, name="pending"
-            ),
+            "pending": pending,
+            "decidable": set(yours.filter(pk__in=shown).values_list("pk", flat=True)),
+            "waiting": yours.count(),
             "audit": page_of(
                 request, approvals_audit(user=request.user), per_page=AUDIT_PAGE, name="audit"
             ),

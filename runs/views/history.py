@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from metrics.selectors import run_metric_estimates
-from runs.access import Role, role_allows
+from runs.access import Role, role_allows, submitted_by_self
 from runs.errors import DomainError
 from runs.forms import ApprovalForm, RunFilterForm
 from runs.models import Run
@@ -90,6 +90,7 @@ def run_page_render(
     gate = getattr(run, "gate", None)
     standing = standing_decision(run=run) if gate is not None else None
     may_approve = role_allows(user=request.user, project=run.project, role=Role.APPROVER)
+    own_run = submitted_by_self(user=request.user, run=run)  # four eyes
     evaluators = (run.provenance or {}).get("evaluators") or []
     return render(
         request,
@@ -100,8 +101,9 @@ def run_page_render(
             "gate": gate,
             "approvals": list(run_approvals(run=run)) if gate is not None else [],
             "standing": standing,
-            "can_decide": may_approve and standing is None,
-            "can_revoke": may_approve and standing is not None,
+            "can_decide": may_approve and not own_run and standing is None,
+            "can_revoke": may_approve and not own_run and standing is not None,
+            "own_run": may_approve and own_run,
             "approval_form": approval_form or ApprovalForm(),
             "counts": run_outcome_counts(run=run),
             "evaluators": evaluators,

@@ -41,7 +41,12 @@ def new_run_page(request: AuthenticatedRequest) -> HttpResponse:
     return render(
         request,
         "runs/new_run.html",
-        {"form": form, "recorded": recorded, "roots": list(code_roots_list(user=request.user))},
+        {
+            "form": form,
+            "recorded": recorded,
+            "roots": list(code_roots_list(user=request.user)),
+            "project_hint": projects[0] if len(projects) == 1 else "PROJECT",
+        },
     )
 
 

@@ -378,6 +378,26 @@ def test_many_verdicts_in_batches_come_back_each_to_its_own_case_with_sub_scores
     assert described["verdicts_per_message"] > 1
 
 
+def test_an_evaluator_that_cannot_travel_to_its_process_says_why_on_each_verdict():
+    import threading
+
+    guard = threading.Lock()
+
+    @evaluator(criterion="guarded", reads=("output",))
+    def guarded(case):
+        with guard:
+            return True
+
+    result = evaluate(echo, rows("a", "b"), [guarded], store=InMemoryStore())
+
+    for verdict in verdicts(result, "guarded").values():
+        assert verdict.error.startswith(
+            "IsolationError: the evaluator 'guarded' could not be sent to its process: "
+            "TypeError: cannot pickle '_thread.lock' object"
+        )
+        assert "Create them inside the function" in verdict.error
+
+
 def test_an_evaluator_in_this_process_is_bounded_after_the_fact_and_keeps_its_exit_to_itself():
     """`isolation="thread"` (trusted code): a late verdict is discarded, a SystemExit is
     the verdict's, and the run goes on."""

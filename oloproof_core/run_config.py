@@ -43,6 +43,7 @@ class RunConfig:
     isolation: str = "process"
     memory_limit_mb: int | None = None
     sandbox: str | None = None
+    evaluator_timeout: float | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
 
@@ -148,6 +149,7 @@ def run_config_resolved(
         isolation=data.get("isolation", "process"),
         memory_limit_mb=data.get("memory_limit_mb"),
         sandbox=sandbox_setting(data.get("sandbox")),
+        evaluator_timeout=data.get("evaluator_timeout"),
         raw=dict(data),
     )
 

@@ -216,6 +216,7 @@ def _plan(
             isolation=data.get("isolation", "process"),
             memory_limit_mb=data.get("memory_limit_mb"),
             sandbox=sandbox_setting(data.get("sandbox")),
+            evaluator_timeout=data.get("evaluator_timeout"),
         )
     except PolicyError as exc:
         problems.append(ConfigProblem("policy", f"{where('policy')}: {exc}"))

@@ -50,6 +50,12 @@ RUN_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
     RunConfigField("concurrency", "how many cases run at once (positive integer)", "positive_int"),
     RunConfigField("timeout", "per-case timeout in seconds (positive number)", "positive_number"),
     RunConfigField(
+        "evaluator_timeout",
+        "time limit per verdict of an evaluator that runs your code, in seconds (positive "
+        "number; default: timeout); a verdict over it is missing",
+        "positive_number",
+    ),
+    RunConfigField(
         "confidence", "confidence level of the intervals, between 0 and 1", "confidence"
     ),
     RunConfigField(

@@ -152,6 +152,7 @@ def run_plan_load(
             policy=config.policy,
             concurrency=config.concurrency,
             timeout=config.timeout,
+            evaluator_timeout=config.evaluator_timeout,
             confidence=config.confidence,
             isolation=config.isolation,
             memory_limit_mb=config.memory_limit_mb,

@@ -130,6 +130,7 @@ def _evaluate_config(args: argparse.Namespace, config: RunConfig) -> Result:
         split=config.split,
         concurrency=args.concurrency or config.concurrency,
         timeout=config.timeout,
+        evaluator_timeout=config.evaluator_timeout,
         confidence=config.confidence,
         progress=ProgressBar(enabled=args.progress),
         record=args.record,

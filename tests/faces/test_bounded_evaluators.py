@@ -124,3 +124,38 @@ def test_a_metric_whose_regular_expression_backtracks_for_ever_is_cut_off(tmp_pa
     assert "TimeoutError: the evaluator took longer than its 2 s time limit" in done.stdout
     (row,) = [line for line in done.stdout.splitlines() if line.startswith("label ")]
     assert "1 !" in row
+
+
+def test_a_configs_evaluator_timeout_is_each_verdicts_limit_and_a_bad_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "my-evals"
+    _project_with_metric(
+        folder,
+        """\
+        import time
+
+        def score(input, output, expected=None):
+            while input["q"].endswith("#2"):
+                time.sleep(1)
+            return 1.0, {"feedback": "done"}
+        """,
+    )
+    config = folder / "oloproof.yaml"
+    written = config.read_text(encoding="utf-8")
+    config.write_text(written + "evaluator_timeout: 1\n", encoding="utf-8")
+
+    done = oloproof("run", "oloproof.yaml", "--no-record", cwd=folder)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "TimeoutError: the evaluator took longer than its 1 s time limit per verdict "
+        "(evaluator_timeout)" in done.stdout
+    )
+
+    config.write_text(written + "evaluator_timeout: 0\n", encoding="utf-8")
+    refused = oloproof("run", "oloproof.yaml", "--no-record", cwd=folder)
+
+    assert refused.returncode == 3, refused.stdout + refused.stderr
+    assert "evaluator_timeout" in refused.stderr
+    assert "Traceback" not in refused.stderr

@@ -378,6 +378,26 @@ def test_many_verdicts_in_batches_come_back_each_to_its_own_case_with_sub_scores
     assert described["verdicts_per_message"] > 1
 
 
+def test_an_evaluator_that_waits_judges_one_verdict_per_process_in_several_processes(
+    monkeypatch,
+):
+    monkeypatch.setenv("OLOPROOF_JUDGE_CONCURRENCY", "3")
+
+    @evaluator(criterion="waits", reads=("output",), io_bound=True)
+    def waits(case):
+        import time
+
+        time.sleep(0.5)
+        return True
+
+    result = evaluate(echo, rows(*"abcdefghij"), [waits], store=InMemoryStore())
+
+    assert result.metric("waits").n_observed == 10
+    described = result.provenance["evaluator_execution"]["evaluators"]["waits"]
+    assert described["verdicts_per_message"] == 1
+    assert 1 < described["processes"] <= 3
+
+
 def test_an_evaluator_that_cannot_travel_to_its_process_says_why_on_each_verdict():
     import threading
 

@@ -96,7 +96,8 @@ def child_setup(memory_limit_mb: int | None, timeout: float | None) -> dict[str,
     return {
         "memory_limit_mb": memory_limit_mb,
         "timeout": timeout,
-        "sys_path": [os.path.abspath(entry) for entry in sys.path if entry],
+        # "" is the working folder, as the parent resolves it (`python -m`, `-c`, a REPL).
+        "sys_path": list(dict.fromkeys(os.path.abspath(entry or ".") for entry in sys.path)),
     }
 
 

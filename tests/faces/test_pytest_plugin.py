@@ -68,6 +68,9 @@ def test_a_user_test_suite_with_the_plugin(
     monkeypatch.setenv("OLOPROOF_RECORD", "1")
     monkeypatch.setenv("OLOPROOF_DATA_DIR", str(data))
     monkeypatch.setenv("PYTHONPATH", f"{REPO}{os.pathsep}{pytester.path}")
+    # pytester makes the project folder HOME, and a sandbox never binds a home folder.
+    (pytester.path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(pytester.path / "home"))
 
     # Loaded by name whether or not the entry point is installed in this environment.
     run = pytester.runpytest_subprocess(

@@ -90,7 +90,9 @@ def test_a_run_of_a_system_that_calls_no_model_starts_no_model_gateway(tmp_path:
 def test_a_pass_fail_run_loads_neither_scipy_nor_numpy(tmp_path: Path) -> None:
     """Its exact interval needs only the beta quantile (`stats._beta_quantile`); the
     betting methods and their NumPy load for scores and clusters only."""
-    loaded = imported_after(_plain_pass_fail_run(tmp_path), env=embedded_store_env(tmp_path / ".oloproof"))
+    loaded = imported_after(
+        _plain_pass_fail_run(tmp_path), env=embedded_store_env(tmp_path / ".oloproof")
+    )
     assert "oloproof_core.stats._clopper_pearson" in loaded, "the probe must compute the interval"
     assert sorted(name for name in loaded if name.split(".")[0] in {"scipy", "numpy"}) == []
 

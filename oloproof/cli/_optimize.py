@@ -2,7 +2,8 @@
 
 Here, the search runs in this process and reports each candidate as it is
 recorded; with `--submit` it is queued for the workers (`--wait` follows it).
-Exit codes as for `oloproof run`, from the winner's gate on test.
+Exit codes as for `oloproof run`, from the winner's gate on test (the winner is the
+seed when no candidate beat it, and is gated all the same).
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="optimize a system's components (or a DSPy program) within a budget",
         description="Search on the train and val splits for better component texts, stop at "
         "the first budget limit, then run the seed and the winner once on test and gate the "
-        "winner. Exit codes: 0 passed (or no policy), 1 gate failed, 2 inconclusive, 3 bad "
-        "input, 4 internal error.",
+        "winner (the seed, when nothing beat it). Exit codes: 0 passed (or no policy), 1 "
+        "gate failed, 2 inconclusive, 3 bad input (found before any model call; or a metric "
+        "that broke its contract, which stops the search), 4 internal error.",
     )
     parser.add_argument("config", help="optimization config file, e.g. optimize.yaml")
     parser.add_argument(
@@ -104,16 +106,26 @@ def progress_line(event: str, details: Mapping[str, Any]) -> str:
         )
     if event == "candidate":
         record, used = details["candidate"], details["budget_used"]
-        val = record["val"]
         return (
             f"candidate {record['index']} ({record['version']}): val "
-            f"{val.get('estimate', 0):.3f} [{val.get('lower', 0):.3f}, "
-            f"{val.get('upper', 0):.3f}] · {used['metric_calls']} metric calls · "
+            f"{val_figures(record['val'])} · {used['metric_calls']} metric calls · "
             f"${used['usd']:.4f} · {used['wall_time_s']:.1f} s"
         )
     if event == "proving":
+        if details["winner"] == details["seed"]:
+            return "search done; no candidate beat the seed: running it on test as the winner"
         return f"search done; running the seed (0) and the winner ({details['winner']}) on test"
     return "finished"
+
+
+def val_figures(val: Mapping[str, Any]) -> str:
+    """`0.750 [0.194, 0.994]`, or `missing (4 of 4 cases)` when no case was scored."""
+    estimate, lower, upper = val.get("estimate"), val.get("lower"), val.get("upper")
+    if estimate is None:
+        missing, observed = val.get("n_missing") or 0, val.get("n") or 0
+        return f"missing ({missing} of {missing + observed} cases)"
+    bounds = "" if lower is None or upper is None else f" [{lower:.3f}, {upper:.3f}]"
+    return f"{estimate:.3f}{bounds}"
 
 
 def _print(text: str, outcome: Mapping[str, Any], args: argparse.Namespace) -> None:

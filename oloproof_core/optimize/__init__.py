@@ -9,7 +9,9 @@
 A candidate is a set of component texts (a system's `component()` texts, or a DSPy
 program's predictor instructions), evaluated by the engine's own run machinery.
 The engines (`gepa`, `dspy-gepa`, `auto`) search on train and val within the
-budget; the seed and the winner are then run once on test, compared and gated.
+budget; the seed and the winner are then run once on test, compared and gated (the
+seed alone when nothing beat it). Everything is checked before anything runs; a
+metric that breaks its contract stops the search (`MetricContractError`).
 The platform records through the `Ledger` protocol; see docs/optimization.md.
 """
 
@@ -28,6 +30,7 @@ from oloproof_core.optimize._config import (
     load_optimize_config,
     optimize_spec_from_mapping,
 )
+from oloproof_core.optimize._contract import MetricContractError
 from oloproof_core.optimize._ledger import (
     CandidateRecord,
     EvaluationRecord,
@@ -35,6 +38,7 @@ from oloproof_core.optimize._ledger import (
     Ledger,
     ReflectionRecord,
 )
+from oloproof_core.optimize._packages import EngineUnavailableError
 from oloproof_core.optimize._reflection import new_text_from, reflection_prompt
 from oloproof_core.optimize._registry import ENGINES, Engine, engine_named, register_engine
 from oloproof_core.optimize._run import (
@@ -59,10 +63,12 @@ __all__ = [
     "BudgetUsed",
     "CandidateRecord",
     "Engine",
+    "EngineUnavailableError",
     "EvaluationRecord",
     "InMemoryLedger",
     "Ledger",
     "Meter",
+    "MetricContractError",
     "OptimizationResult",
     "OptimizationSpec",
     "Progress",

@@ -10,10 +10,12 @@ metric's and judges' calls while they were judged, and the reflection model's
 calls; a call that could not be priced adds nothing and is counted as unmeasured.
 Wall time runs from the optimization's start, across a resumed worker too.
 
-The meter is asked before each evaluation whether it may run (`admit`): an
+The meter is asked before each evaluation whether it may run (`take`): an
 evaluation that would take the metric calls past their limit is refused, and once
 any limit is reached every further evaluation is refused, so the search stops at
-the first limit with what it has recorded.
+the first limit with what it has recorded. The metric calls are never overrun, by
+any engine; dollars and time are checked before each evaluation and reflection, so
+they can be overrun by the one under way when the limit is crossed.
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ class Meter:
         self._base_s = self._used.wall_time_s
         self._started = time.monotonic()
         self._lock = threading.Lock()
+        self._take_lock = threading.Lock()
 
     def used(self) -> BudgetUsed:
         with self._lock:
@@ -139,6 +142,13 @@ class Meter:
         if allowed is not None and self.used().metric_calls + metric_calls > allowed:
             self._stopped_by = "metric_calls"
             raise BudgetExhausted("metric_calls")
+
+    def take(self, metric_calls: int) -> None:
+        """`admit` and charge `metric_calls` at once: between threads that ask together,
+        only those that fit are let through."""
+        with self._take_lock:
+            self.admit(metric_calls)
+            self.charge_metric_calls(metric_calls)
 
     def charge_cases(self, cases: Iterable[CaseResult]) -> None:
         """One metric call per case, and every model call the case made."""

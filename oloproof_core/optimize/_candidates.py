@@ -6,7 +6,8 @@ the same release version `<base>+opt<optimization>.<n>`, and are evaluated once.
 Evaluations go through the engine's run functions (`plan_run`, `process_rows`),
 so a candidate is run the way any release is (measured time and cost, the
 verdict cache, the isolation the run plan asks for) and recorded in the ledger
-as soon as it is judged; a resumed optimization reads them back instead. Their
+as soon as it is judged; a resumed optimization reads them back instead. An
+evaluation whose metric broke its contract stops the search (`MetricContractError`). Their
 system processes are the optimization's (`CandidatePool`), started once.
 """
 
@@ -25,6 +26,7 @@ from oloproof_core.errors import OloproofError
 from oloproof_core.evaluation import plan_run, process_rows
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.optimize._budget import Meter
+from oloproof_core.optimize._contract import contract_failure
 from oloproof_core.optimize._ledger import EvaluationRecord, Ledger
 from oloproof_core.optimize._shared_pool import CandidatePool
 from oloproof_core.store import Store
@@ -128,8 +130,7 @@ class Evaluations:
         # Every case the search asks for is a metric call, served from the records or
         # not: a search that only revisits known cases still uses up its budget.
         if charge:
-            self.meter.admit(len(rows))
-            self.meter.charge_metric_calls(len(rows))
+            self.meter.take(len(rows))
         self.counts.served += len(rows) - len(pending)
         if pending:
             plan = plan_run(
@@ -157,6 +158,9 @@ class Evaluations:
             )
             for case in cases:
                 self._memo[(digest, case.id)] = case
+            broken = contract_failure(cases)
+            if broken is not None:
+                raise broken
         return [self._memo[(digest, row.id)] for row in rows]
 
     def known(self, texts: Mapping[str, str], rows: Sequence[Row]) -> list[CaseResult] | None:

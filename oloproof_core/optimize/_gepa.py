@@ -5,19 +5,24 @@ GEPA's data instances are the dataset's rows, a candidate's evaluation is
 `Evaluations.evaluate` (the run machinery, the verdict cache, the ledger), its
 score is the objective's verdict and its objective scores are every criterion and
 sub-score. Reflection is our `Reflector`, the stop condition our meter, and a
-callback records each candidate once GEPA has scored it on val.
+callback records each candidate once GEPA has scored it on val. Every evaluation
+asks the meter first, so the metric calls never pass their limit: the one that
+would is refused, and the search ends there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from typing import Any
 
 from oloproof_core.dataset import Row
 from oloproof_core.optimize._artifact import Artifact
-from oloproof_core.optimize._budget import Budget, BudgetExhausted, Meter
+from oloproof_core.optimize._budget import Budget, BudgetExhausted
 from oloproof_core.optimize._candidates import Evaluations
-from oloproof_core.optimize._search import CandidateRecorder, Search
+from oloproof_core.optimize._packages import GEPA_INSTALL, require_package
+from oloproof_core.optimize._reflection import require_reflection_model
+from oloproof_core.optimize._search import Search
 from oloproof_core.optimize._splits import Splits
 
 SETTINGS = ("candidate_selection", "minibatch_size", "use_merge", "module_selector")
@@ -71,13 +76,24 @@ class OloproofAdapter:
 
 
 class RecordingCallback:
-    """Records every candidate GEPA scores on val, with its parents in our numbering."""
+    """Records every candidate GEPA scores on val, with its parents in our numbering.
 
-    def __init__(self, recorder: CandidateRecorder) -> None:
-        self.recorder = recorder
+    GEPA logs an exception raised in a callback and goes on; one raised here (the
+    ledger's, or the progress function's) halts the search instead, and the
+    optimization fails with it.
+    """
+
+    def __init__(self, search: Search) -> None:
+        self.search, self.recorder = search, search.recorder
         self.ours: dict[int, int] = {}
 
     def on_valset_evaluated(self, event: Mapping[str, Any]) -> None:
+        try:
+            self._record(event)
+        except Exception as exc:
+            self.search.halt(exc)
+
+    def _record(self, event: Mapping[str, Any]) -> None:
         texts = event["candidate"]
         parents = [self.ours[idx] for idx in event.get("parent_ids") or () if idx in self.ours]
         origin = "seed" if not parents else ("merge" if len(parents) > 1 else "reflection")
@@ -86,14 +102,14 @@ class RecordingCallback:
         self.ours[int(event["candidate_idx"])] = record.index
 
 
-class MeterStopper:
-    """GEPA's stop condition: true once any limit is reached."""
+class SearchStopper:
+    """GEPA's stop condition: true once any limit is reached or the search is halted."""
 
-    def __init__(self, meter: Meter) -> None:
-        self.meter = meter
+    def __init__(self, search: Search) -> None:
+        self.search, self.meter = search, search.meter
 
     def __call__(self, gepa_state: Any) -> bool:
-        return self.meter.reached() is not None
+        return self.search.failure is not None or self.meter.reached() is not None
 
 
 class QuietLogger:
@@ -111,6 +127,8 @@ class GepaEngine:
     def configure(
         self, *, artifact: Artifact, splits: Splits, budget: Budget, settings: Mapping[str, Any]
     ) -> dict[str, Any]:
+        require_package("gepa", GEPA_INSTALL, engine=self.name)
+        require_reflection_model()
         return {
             "candidate_selection": str(settings.get("candidate_selection", "pareto")),
             "minibatch_size": int(settings.get("minibatch_size", min(3, len(splits.train)))),
@@ -122,7 +140,7 @@ class GepaEngine:
         import gepa
 
         settings = search.settings
-        try:
+        with suppress(BudgetExhausted):  # the meter ended the search
             gepa.optimize(
                 seed_candidate=dict(search.artifact.seed_texts),
                 trainset=list(search.splits.train),
@@ -133,15 +151,14 @@ class GepaEngine:
                 reflection_minibatch_size=settings["minibatch_size"],
                 module_selector=settings["module_selector"],
                 use_merge=settings["use_merge"],
-                stop_callbacks=[MeterStopper(search.meter)],
-                callbacks=[RecordingCallback(search.recorder)],  # type: ignore[list-item]
+                stop_callbacks=[SearchStopper(search)],
+                callbacks=[RecordingCallback(search)],  # type: ignore[list-item]
                 logger=QuietLogger(search.notes),
                 seed=search.seed,
                 raise_on_exception=True,
                 display_progress_bar=False,
             )
-        except BudgetExhausted:
-            return
+        search.raise_if_halted()
 
 
 GEPA_ENGINE = GepaEngine()

@@ -3,14 +3,17 @@
 Test cases are run only here, after the search has ended, and only for these two
 candidates. The comparison is paired by case id; the policy decides the winner's
 test run with the seed's as its baseline, so its gate goes to the approvals queue
-like any other. Val and test figures come side by side, with the optimism gap
-(val − test): how much of the val score was selection on val.
+like any other. When no candidate beat the seed, the seed is the winner: it runs on
+test once, and that run is gated, with itself as the baseline. Val and test figures
+come side by side, with the optimism gap (val − test): how much of the val score was
+selection on val.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,6 +22,7 @@ from oloproof_core.conclusion import conclude_run
 from oloproof_core.dataset import Dataset
 from oloproof_core.evaluation import plan_run, process_rows
 from oloproof_core.evaluators import Evaluator
+from oloproof_core.gates import Gate, Policy
 from oloproof_core.optimize._artifact import Artifact
 from oloproof_core.optimize._ledger import CandidateRecord
 from oloproof_core.optimize._shared_pool import CandidatePool
@@ -42,7 +46,12 @@ def held_out_run(
     pool: CandidatePool | None = None,
 ) -> Result:
     """Run one candidate on the test split, recorded as its release's run (in the
-    optimization's processes, when `pool` is given)."""
+    optimization's processes, when `pool` is given).
+
+    With a `policy` and no `baseline`, the run is its own baseline: the winner is the
+    seed (`gated_against_itself`).
+    """
+    own_baseline = policy is not None and baseline is None
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
         system=artifact.make_release(candidate.texts, candidate.version),
@@ -56,7 +65,7 @@ def held_out_run(
         plan = pool.lend(plan)
     cases = process_rows(plan, test.rows, store)
     result = conclude_run(
-        plan,
+        replace(plan, policy=None) if own_baseline else plan,
         cases,
         test,
         store,
@@ -64,6 +73,9 @@ def held_out_run(
         duration_s=time.perf_counter() - started,
         baseline=baseline,
     )
+    if own_baseline:
+        result.provenance["policy"] = plan.policy.describe()
+        result.gate = gated_against_itself(plan.policy, result, store)
     result.provenance["optimization"] = {
         "id": optimization_id,
         "split": "test",
@@ -71,6 +83,40 @@ def held_out_run(
     }
     result.run_id = store.record_run(result)
     return result
+
+
+def gated_against_itself(policy: Policy, result: Result, store: Store) -> Gate:
+    """The gate of the seed's test run when the seed is the winner.
+
+    The winner's gate compares it with the seed; here they are one run, so the
+    difference is 0 on every case, exactly. A paired interval built for two samples
+    would still straddle a margin on a few cases, so the no_regression rules are decided
+    for what they are: passed, saying why. Every other rule is decided as for any run.
+    """
+    gate = policy.decide(result, baseline=result, store=store)
+    rules = tuple(
+        replace(
+            rule,
+            outcome="pass",
+            reason=(
+                "The winner is the seed: its test run is its own baseline, so candidate − "
+                "baseline is 0 on every case and nothing regressed."
+            ),
+            summary="the winner is the seed: difference 0 on every case",
+            figures={**rule.figures, "difference": 0.0, "lower": 0.0, "upper": 0.0},
+            more_cases=None,
+        )
+        if rule.kind == "no_regression"
+        else rule
+        for rule in gate.rules
+    )
+    return Gate.from_rules(
+        rules,
+        confidence=gate.confidence,
+        policy=gate.policy,
+        baseline=gate.baseline,
+        caveat=gate.caveat,
+    )
 
 
 def proof_summary(

@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from oloproof_core._canonical import canonical_json, digest_text
-from oloproof_core.models import chat
+from oloproof_core.errors import ConfigError
+from oloproof_core.models import ModelError, chat, settings_for
 from oloproof_core.optimize._budget import Meter
 from oloproof_core.optimize._candidates import candidate_digest
 from oloproof_core.optimize._ledger import Ledger, ReflectionRecord
@@ -37,6 +38,14 @@ Write a new text for "{name}" that fixes what the feedback points out and keeps 
 works. State what the task needs in general terms, not only for these cases. Reply \
 with the new text only, inside ``` fences."""
 MAX_EXAMPLES = 8
+
+
+def require_reflection_model() -> None:
+    """Refuse, before the search, an optimization whose reflection model is not configured."""
+    try:
+        settings_for("reflection")
+    except ModelError as exc:
+        raise ConfigError(f"the reflection model writes every new candidate: {exc}") from None
 
 
 def reflection_prompt(name: str, text: str, examples: Sequence[Mapping[str, Any]]) -> str:

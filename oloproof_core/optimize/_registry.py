@@ -27,10 +27,14 @@ class Engine(Protocol):
     def configure(
         self, *, artifact: Artifact, splits: Splits, budget: Budget, settings: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """The engine's settings for this optimization (what is asked, checked and filled in)."""
+        """The engine's settings for this optimization (what is asked, checked and filled in).
+
+        Called before anything is recorded or run: a `ConfigError` here (a package that
+        does not import, a model that is not configured) refuses the optimization."""
 
     def search(self, search: Search) -> None:
-        """Search until done or until the meter refuses (`BudgetExhausted`)."""
+        """Search until done or until the meter refuses (`BudgetExhausted`); what the
+        engine's own callbacks cannot raise goes to `search.halt(error)`."""
 
 
 ENGINES: dict[str, Engine] = {}

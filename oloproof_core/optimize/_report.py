@@ -38,6 +38,8 @@ def render_optimization(result: OptimizationResult) -> str:
             f"{role:<10} {_interval(item['val']):<26} {_interval(item['test']):<26} "
             + ("—" if gap is None else f"{gap:+.3f}")
         )
+    if result.winner.index == result.seed.index:
+        lines += ["", "no candidate beat the seed on val: the seed is the winner"]
     gate = result.proof.get("gate")
     if gate:
         lines += ["", f"gate on test: {gate.get('outcome')} — {gate.get('summary', '')}"]

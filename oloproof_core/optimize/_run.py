@@ -15,20 +15,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oloproof_core._canonical import canonical_json, digest_text
-from oloproof_core.dataset import Dataset, Row, load_dataset
-from oloproof_core.errors import ConfigError
+from oloproof_core.dataset import Dataset, Row
+from oloproof_core.errors import OloproofError
 from oloproof_core.evaluation import DatasetSource
 from oloproof_core.evaluators import Evaluator
-from oloproof_core.optimize._artifact import Artifact, artifact_from
+from oloproof_core.optimize._artifact import Artifact
 from oloproof_core.optimize._budget import Budget, BudgetUsed, Meter
 from oloproof_core.optimize._candidates import Evaluations
 from oloproof_core.optimize._ledger import CandidateRecord, Ledger
+from oloproof_core.optimize._preflight import Prepared, prepare
 from oloproof_core.optimize._prove import held_out_run, proof_summary
 from oloproof_core.optimize._reflection import Reflector
-from oloproof_core.optimize._registry import Engine, engine_named
 from oloproof_core.optimize._search import CandidateRecorder, Search, best_candidate
 from oloproof_core.optimize._shared_pool import CandidatePool
-from oloproof_core.optimize._splits import Splits, split_rows
+from oloproof_core.optimize._splits import Splits
 from oloproof_core.store import Store
 
 Progress = Callable[[str, Mapping[str, Any]], None]
@@ -87,38 +87,56 @@ def run_optimization(
     optimization_id: str | None = None,
     progress: Progress | None = None,
 ) -> OptimizationResult:
-    """Search for a better candidate within the budget, then prove the winner on test."""
+    """Search for a better candidate within the budget, then prove the winner on test.
+
+    Everything is checked before a record is made or a model is called (a
+    `ConfigError` says what is wrong). Once begun, the optimization ends in a final
+    state: succeeded, or failed with what stopped it, recorded before the error is
+    raised again.
+    """
     notify = progress or (lambda event, details: None)
-    data = load_dataset(spec.dataset)
-    splits = split_rows(data.rows, fractions=spec.splits)
-    artifact = artifact_from(
-        spec.system, components=spec.components, name=spec.name, version=spec.version
-    )
-    objective = spec.objective or spec.evaluators[0].criterion
-    engine = engine_named(spec.engine)
-    settings = engine.configure(
-        artifact=artifact, splits=splits, budget=spec.budget, settings=spec.settings
-    )
+    resumed = optimization_id is not None
+    try:
+        prepared = prepare(spec)
+    except Exception as exc:
+        if optimization_id is not None:
+            _fail(ledger, optimization_id, exc, None)
+        raise
     if optimization_id is None:
         optimization_id = ledger.optimization_begin(config=dict(spec.config))
-    _check_budget_fits(spec.budget, splits)
+    splits = prepared.splits
     largest = max(len(splits.train), len(splits.val), len(splits.test))
-    # One pool of system processes for every evaluation, the proof's included.
-    with CandidatePool(cases=largest) as pool:
-        search = _search_for(
-            spec,
-            store,
-            ledger,
-            optimization_id,
-            data,
-            splits,
-            artifact,
-            objective,
-            settings,
-            notify,
-            pool,
-        )
-        return _search_and_prove(spec, store, ledger, search, data, engine, splits, pool, notify)
+    search: Search | None = None
+    try:
+        # One pool of system processes for every evaluation, the proof's included.
+        with CandidatePool(cases=largest) as pool:
+            search = _search_for(spec, store, ledger, optimization_id, prepared, notify, pool)
+            return _search_and_prove(spec, store, ledger, search, prepared, pool, notify)
+    except Exception as exc:
+        _fail(ledger, optimization_id, exc, search)
+        raise
+    except KeyboardInterrupt as exc:
+        if not resumed:  # a worker's optimization is taken over by another worker
+            _fail(ledger, optimization_id, exc, search)
+        raise
+
+
+def _fail(ledger: Ledger, optimization_id: str, exc: BaseException, search: Search | None) -> None:
+    """Record the optimization as failed, with what stopped it."""
+    if isinstance(exc, OloproofError):
+        reason = str(exc)
+    elif isinstance(exc, KeyboardInterrupt):
+        reason = "interrupted"
+    else:
+        reason = f"{type(exc).__name__}: {exc}"
+    outcome: dict[str, Any] = {"error": reason}
+    if search is not None:
+        outcome["budget_used"] = search.meter.used().to_dict()
+        outcome["evaluations"] = _counts(search)
+    try:
+        ledger.optimization_conclude(optimization_id, status="failed", outcome=outcome)
+    except Exception as unrecorded:  # the error raised stays the one that stopped it
+        exc.add_note(f"recording optimization {optimization_id} as failed failed too: {unrecorded}")
 
 
 def _search_and_prove(
@@ -126,14 +144,12 @@ def _search_and_prove(
     store: Store,
     ledger: Ledger,
     search: Search,
-    data: Dataset,
-    engine: Engine,
-    splits: Splits,
+    prepared: Prepared,
     pool: CandidatePool,
     notify: Progress,
 ) -> OptimizationResult:
     optimization_id, settings = search.evaluations.optimization_id, search.settings
-    artifact, objective = search.artifact, search.evaluations.objective
+    engine, splits = prepared.engine, prepared.splits
     _progress(ledger, optimization_id, search, "running", engine.name, splits)
     notify(
         "started",
@@ -146,11 +162,12 @@ def _search_and_prove(
     )
     if search.meter.reached() is None:
         engine.search(search)  # the engine evaluates the seed on val first, and records it
+    search.raise_if_halted()
     if not search.recorder.recorded():
         # Stopped before the seed was scored (a dollar or time limit): score it anyway,
         # outside the budget, since the proof on test needs it.
-        search.recorder.record(artifact.seed_texts, parents=(), origin="seed", charge=False)
-    return _prove(spec, store, ledger, search, data, engine.name, objective, notify, pool)
+        search.recorder.record(search.artifact.seed_texts, parents=(), origin="seed", charge=False)
+    return _prove(spec, store, ledger, search, prepared, notify, pool)
 
 
 def _search_for(
@@ -158,22 +175,19 @@ def _search_for(
     store: Store,
     ledger: Ledger,
     optimization_id: str,
-    data: Dataset,
-    splits: Splits,
-    artifact: Artifact,
-    objective: str,
-    settings: dict[str, Any],
+    prepared: Prepared,
     notify: Progress,
     pool: CandidatePool,
 ) -> Search:
+    splits, artifact = prepared.splits, prepared.artifact
     meter = Meter(spec.budget, _resumed_usage(ledger, optimization_id))
     evaluations = _evaluations_for(
-        spec, store, ledger, optimization_id, splits, artifact, objective, meter, pool
+        spec, store, ledger, optimization_id, splits, artifact, prepared.objective, meter, pool
     )
     reflector = Reflector(ledger=ledger, optimization_id=optimization_id, meter=meter)
 
     def on_candidate(record: CandidateRecord) -> None:
-        _progress(ledger, optimization_id, search, "running", spec.engine, splits)
+        _progress(ledger, optimization_id, search, "running", prepared.engine.name, splits)
         notify("candidate", {"candidate": record.to_dict(), "budget_used": meter.used().to_dict()})
 
     recorder = CandidateRecorder(
@@ -182,7 +196,7 @@ def _search_for(
         evaluations=evaluations,
         reflector=reflector,
         store=store,
-        val_dataset=split_dataset(data, splits, "val"),
+        val_dataset=split_dataset(prepared.data, splits, "val"),
         confidence=spec.confidence,
         on_candidate=on_candidate,
     )
@@ -194,7 +208,7 @@ def _search_for(
         reflector=reflector,
         meter=meter,
         recorder=recorder,
-        settings=settings,
+        settings=prepared.settings,
         seed=spec.seed,
     )
     return search
@@ -241,15 +255,6 @@ def _resumed_usage(ledger: Ledger, optimization_id: str) -> BudgetUsed:
     return meter.used()
 
 
-def _check_budget_fits(budget: Budget, splits: Splits) -> None:
-    if budget.metric_calls is not None and budget.metric_calls < len(splits.val):
-        raise ConfigError(
-            f"budget: {budget.metric_calls} metric calls cannot even evaluate the "
-            f"seed on val ({len(splits.val)} cases); allow at least "
-            f"{len(splits.val) * 3} to leave room for candidates"
-        )
-
-
 def split_dataset(data: Dataset, splits: Splits, split: str) -> Dataset:
     rows: tuple[Row, ...] = splits.rows(split)
     digest = digest_text(canonical_json([data.digest, split, [row.id for row in rows]]))
@@ -289,18 +294,20 @@ def _prove(
     store: Store,
     ledger: Ledger,
     search: Search,
-    data: Dataset,
-    engine: str,
-    objective: str,
+    prepared: Prepared,
     notify: Progress,
     pool: CandidatePool,
 ) -> OptimizationResult:
+    """The seed and the winner, once each on test; the winner's run is gated, the seed's
+    run its baseline. When no candidate beat the seed, the seed is the winner: it runs
+    once, and that run is gated with itself as the baseline."""
     optimization_id = search.evaluations.optimization_id
+    engine, objective = prepared.engine.name, prepared.objective
     candidates = search.recorder.recorded()
     seed, winner = candidates[0], best_candidate(candidates)
     _progress(ledger, optimization_id, search, "proving", engine, search.splits)
     notify("proving", {"seed": seed.index, "winner": winner.index})
-    test = split_dataset(data, search.splits, "test")
+    test = split_dataset(prepared.data, search.splits, "test")
     common: dict[str, Any] = {
         "artifact": search.artifact,
         "test": test,
@@ -312,12 +319,14 @@ def _prove(
         "confidence": spec.confidence,
         "pool": pool,
     }
-    seed_test = held_out_run(candidate=seed, **common)
-    winner_test = (
-        seed_test
-        if winner.index == seed.index
-        else held_out_run(candidate=winner, policy=spec.policy, baseline=seed_test, **common)
-    )
+    if winner.index == seed.index:
+        seed_test = held_out_run(candidate=seed, policy=prepared.policy, **common)
+        winner_test = seed_test
+    else:
+        seed_test = held_out_run(candidate=seed, **common)
+        winner_test = held_out_run(
+            candidate=winner, policy=prepared.policy, baseline=seed_test, **common
+        )
     proof = proof_summary(
         seed=seed,
         winner=winner,

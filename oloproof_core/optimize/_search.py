@@ -37,6 +37,18 @@ class Search:
     settings: dict[str, Any]
     seed: int = 0
     notes: list[str] = field(default_factory=list)
+    failure: Exception | None = None
+    """What stopped the search where the engine could not raise it (in its callbacks)."""
+
+    def halt(self, error: Exception) -> None:
+        """Stop the search with `error`: the engine's stop condition sees it, and the
+        optimization fails with it once the engine returns (its first, if several)."""
+        if self.failure is None:
+            self.failure = error
+
+    def raise_if_halted(self) -> None:
+        if self.failure is not None:
+            raise self.failure
 
 
 class CandidateRecorder:

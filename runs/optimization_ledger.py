@@ -7,28 +7,38 @@ from typing import Any
 
 import oloproof_core.optimize as optimize
 from runs import optimization_records as records
+from runs.dispatch import worker_name
 from runs.models import Optimization, Project
+from runs.optimization_heartbeat import Heartbeat
 from runs.projects import project_default_ensure
 from runs.selectors import optimizations as selected
 from runs.store import outside_event_loop
 
 
 class DjangoLedger:
-    """Every write lands at once, so a killed worker's successor finds all of it."""
+    """Every write lands at once, so a killed worker's successor finds all of it.
+
+    An optimization begun here runs in this process, which keeps its heartbeat until
+    it is concluded (a worker's is kept by the worker: runs.optimization_work).
+    """
 
     def __init__(self, *, created_by: Any = None, project: Project | None = None) -> None:
         self.created_by = created_by
         self.project = project
+        self._heartbeats: dict[str, Heartbeat] = {}
 
     def optimization_begin(self, *, config: Mapping[str, Any]) -> str:
+        process = worker_name()
         record = outside_event_loop(
             lambda: records.optimization_create(
                 project=self.project or project_default_ensure(),
                 config=config,
                 status=Optimization.Status.RUNNING,
                 created_by=self.created_by,
+                claimed_by=process,
             )
         )
+        self._heartbeats[str(record.pk)] = Heartbeat(record.pk, process).start()
         return str(record.pk)
 
     def optimization_state(self, optimization_id: str) -> Mapping[str, Any]:
@@ -48,6 +58,9 @@ class DjangoLedger:
     def optimization_conclude(
         self, optimization_id: str, *, status: str, outcome: Mapping[str, Any]
     ) -> None:
+        heartbeat = self._heartbeats.pop(optimization_id, None)
+        if heartbeat is not None:
+            heartbeat.stop()
         outside_event_loop(
             lambda: records.optimization_conclude_record(
                 optimization_id=int(optimization_id), status=status, outcome=outcome

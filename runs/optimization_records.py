@@ -21,6 +21,10 @@ from runs.models import (
     Project,
 )
 
+SUBMITTED = Q(config__has_key="base_dir")
+"""Optimizations queued for the workers (their config names the folder they came from);
+the others were run by a process of their own, and no worker can take them over."""
+
 
 def optimization_create(
     *,
@@ -28,20 +32,26 @@ def optimization_create(
     config: Mapping[str, Any],
     status: str = Optimization.Status.QUEUED,
     created_by: Account | None = None,
+    claimed_by: str = "",
 ) -> Optimization:
+    """A new optimization: queued for the workers, or running in `claimed_by`'s process."""
     return Optimization.objects.create(
         project=project,
         config=dict(config),
         status=status,
         created_by=created_by,
         engine=str(config.get("engine", "auto")),
+        claimed_by=claimed_by,
+        touched_at=timezone.now() if claimed_by else None,
+        started_at=timezone.now() if claimed_by else None,
     )
 
 
 def optimization_claim(*, optimization_id: int, worker: str, stale_before: datetime) -> bool:
-    """Take an optimization to work on: queued, or running with a stale heartbeat."""
+    """Take a submitted optimization to work on: queued, or running with a stale heartbeat."""
     now = timezone.now()
     takeable = Q(status=Optimization.Status.QUEUED) | Q(
+        SUBMITTED,
         status__in=[Optimization.Status.RUNNING, Optimization.Status.PROVING],
         touched_at__lt=stale_before,
     )

@@ -5,62 +5,37 @@ one worker works on an optimization at a time; a heartbeat thread keeps
 `touched_at` fresh. A worker killed mid-search leaves its heartbeat to go stale;
 the sweep sends the optimization again, and the next worker resumes it from the
 ledger: recorded evaluations and reflections are replayed, not redone.
+
+Only a submitted optimization (its config carries the folder it was submitted from)
+is ever taken by a worker. One that a process ran itself (`optimize()`, `oloproof
+optimize` without --submit) names no files a worker could load; when that process
+stops without ending it, the sweep marks it failed and says why.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import threading
-import traceback
 from datetime import datetime
 
-from django.db import close_old_connections
 from django.utils import timezone
 
 import oloproof_core.optimize as optimize
+from oloproof_core import OloproofError
 from runs.dispatch import Enqueue, send_work, stale_after, worker_name
 from runs.models import Optimization
+from runs.optimization_heartbeat import Heartbeat
 from runs.optimization_ledger import DjangoLedger
 from runs.optimization_records import (
+    SUBMITTED,
     optimization_claim,
     optimization_fail,
     optimization_name_record,
-    optimization_touch,
 )
 from runs.store import DjangoStore
 from runs.user_code import forget_changed_project_code, remember_project_code
 
 logger = logging.getLogger(__name__)
-
-
-class Heartbeat:
-    """Touches the claim every third of the stale interval until stopped."""
-
-    def __init__(self, optimization_id: int, worker: str) -> None:
-        self.optimization_id, self.worker = optimization_id, worker
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._loop, daemon=True, name=f"optimization-{optimization_id}-heartbeat"
-        )
-
-    def __enter__(self) -> Heartbeat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(5)
-
-    def _loop(self) -> None:
-        interval = max(0.2, stale_after().total_seconds() / 3)
-        while not self._stop.wait(interval):
-            try:
-                optimization_touch(optimization_id=self.optimization_id, worker=self.worker)
-            except Exception:
-                logger.exception("heartbeat of optimization %s failed", self.optimization_id)
-            finally:
-                close_old_connections()
 
 
 def optimization_execute(*, optimization_id: int) -> str:
@@ -94,24 +69,40 @@ def optimization_execute(*, optimization_id: int) -> str:
                 optimization_id=str(optimization_id),
             )
     except Exception as exc:
-        where = traceback.format_exception_only(exc)[-1].strip()
+        if isinstance(exc, OloproofError):
+            what = str(exc)
+        else:
+            logger.exception("optimization %s failed", optimization_id)
+            what = f"{type(exc).__name__}: {exc}"
         optimization_fail(
             optimization_id=optimization_id,
-            reason=f"worker {worker}: optimization {optimization_id} failed: {where}",
+            reason=f"worker {worker}: optimization {optimization_id} failed: {what}",
         )
         return "failed"
     return "succeeded"
 
 
 def optimizations_sweep(*, now: datetime | None = None) -> int:
-    """Send again optimizations whose worker died (stale heartbeat) or whose message was lost."""
+    """Send again optimizations whose worker died (stale heartbeat) or whose message was
+    lost; fail those whose own process stopped without ending them."""
     cutoff = (now or timezone.now()) - stale_after()
-    lost = list(
-        Optimization.objects.filter(
-            status__in=[Optimization.Status.RUNNING, Optimization.Status.PROVING],
-            touched_at__lt=cutoff,
-        ).values_list("pk", flat=True)
+    stale = Optimization.objects.filter(
+        status__in=[Optimization.Status.RUNNING, Optimization.Status.PROVING],
+        touched_at__lt=cutoff,
     )
+    seconds = int(stale_after().total_seconds())
+    for pk, process in stale.exclude(SUBMITTED).values_list("pk", "claimed_by"):
+        optimization_fail(
+            optimization_id=pk,
+            reason=(
+                f"the process that ran optimization {pk} ({process or 'unknown'}) stopped "
+                f"before it ended: its heartbeat is older than {seconds} s. "
+                "An optimization run by optimize() or by `oloproof optimize` without "
+                "--submit is not taken over by workers: run it again, or submit it "
+                "(`oloproof optimize optimize.yaml --submit`) to have workers resume it."
+            ),
+        )
+    lost = list(stale.filter(SUBMITTED).values_list("pk", flat=True))
     lost += list(
         Optimization.objects.filter(
             status=Optimization.Status.QUEUED, created_at__lt=cutoff

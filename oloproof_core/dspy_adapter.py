@@ -81,7 +81,10 @@ class _ProgramCall:
     """The system's function: the program called with the case's input as keywords.
 
     It travels to the system's sandboxed process by value; DSPy's configured language
-    model is a setting of this process, so it travels with it, taken when it is sent.
+    model is a setting of this process, so it travels with it, taken when it is sent,
+    without the provider's address and key it was given: in the sandbox its calls go
+    to the metering gateway (the system role's provider, `OLOPROOF_SYSTEM_*`), the only
+    address there, with the gateway's key.
     """
 
     def __init__(
@@ -89,6 +92,7 @@ class _ProgramCall:
     ) -> None:
         self.program, self.lm = program, lm
         self.price_in, self.price_out = price_in, price_out
+        self.through_gateway = False
         self.__name__ = self.__qualname__ = getattr(program, "__name__", type(program).__name__)
 
     def __call__(self, case_input: Mapping[str, Any]) -> dict[str, Any]:
@@ -98,15 +102,26 @@ class _ProgramCall:
                 f"must be an object, got {type(case_input).__name__}"
             )
         dspy = _dspy()
-        with dspy.context(track_usage=True, **({} if self.lm is None else {"lm": self.lm})):
+        lm = self.lm
+        if self.through_gateway and os.environ.get("OPENAI_BASE_URL"):
+            lm = lm.copy(
+                api_base=os.environ["OPENAI_BASE_URL"], api_key=os.environ.get("OPENAI_API_KEY")
+            )
+        with dspy.context(track_usage=True, **({} if lm is None else {"lm": lm})):
             prediction = self.program(**case_input)
         _record_usage(prediction, self.price_in, self.price_out)
         return prediction_fields(prediction)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        if state["lm"] is None:
-            state["lm"] = _dspy().settings.lm
+        lm = state["lm"] if state["lm"] is not None else _dspy().settings.lm
+        kwargs = getattr(lm, "kwargs", None)
+        if isinstance(kwargs, dict) and ({"api_base", "api_key"} & set(kwargs)):
+            lm = lm.copy()
+            for name in ("api_base", "api_key"):
+                lm.kwargs.pop(name, None)
+            state["through_gateway"] = True
+        state["lm"] = lm
         return state
 
 

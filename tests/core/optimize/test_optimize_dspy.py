@@ -20,6 +20,7 @@ def test_dspy_gepa_finds_the_instruction_for_a_dspy_program(
     engine: str, tmp_path: Path, task_models: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    monkeypatch.setenv("OLOPROOF_SYSTEM_ENV", "LITELLM_LOCAL_MODEL_COST_MAP")  # no network
     (tmp_path / "exact.py").write_text(METRIC_FILE, encoding="utf-8")
     program = dspy.Predict(dspy.Signature("question -> answer", SEED_PROMPT))
     lm = dspy.LM(

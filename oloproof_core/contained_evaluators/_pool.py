@@ -174,8 +174,8 @@ class EvaluatorPool:
         replies = reply.get("verdicts")
         if not isinstance(replies, list) or not 0 < len(replies) <= len(indices):
             replies = [["malformed", record.output]]
-        for index, reply in zip(indices, replies, strict=False):
-            verdicts[index] = verdict_from(reply, self.evaluator, self.over_limit)
+        for index, message in zip(indices, replies, strict=False):
+            verdicts[index] = verdict_from(message, self.evaluator, self.over_limit)
         waiting.extendleft(reversed(indices[len(replies) :]))
 
     def _lost(self, kind: str, message: str) -> Verdict:

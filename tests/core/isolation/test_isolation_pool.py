@@ -106,14 +106,7 @@ def test_a_system_in_a_script_travels_by_value_without_rerunning_the_script(tmp_
                               "me": os.getpid()}))
     """)
     )
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin"},
-        timeout=120,
-    )
+    done = _python(tmp_path, str(script))
 
     assert done.returncode == 0, done.stderr
     printed = json.loads(done.stdout)
@@ -230,15 +223,20 @@ def test_a_module_run_with_python_m_travels_by_its_real_name(tmp_path):
             print(json.dumps(result.provenance["execution"]))
     """)
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "evals.check"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin"},
-        timeout=120,
-    )
+    done = _python(tmp_path, "-m", "evals.check")
 
     assert done.returncode == 0, done.stderr
     execution = json.loads(done.stdout)
     assert (execution["start"], execution["reference"]) == ("reference", "evals.check:answer")
+
+
+def _python(cwd, *args: str) -> subprocess.CompletedProcess[str]:
+    """This interpreter run on `args` in `cwd`, with only oloproof on its path."""
+    return subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin"},
+        timeout=120,
+    )

@@ -396,7 +396,8 @@ def kernel_available() -> bool:
 
 def started_in(kind: str, folder: Path, times: int) -> dict:
     """One fresh process of `kind` timing `times` pools; what it printed."""
-    if START_KINDS[kind][1] is None:
+    script = START_KINDS[kind][1]
+    if script is None:
         import nbclient
         import nbformat
 
@@ -409,7 +410,7 @@ def started_in(kind: str, folder: Path, times: int) -> dict:
     else:
         env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
         done = subprocess.run(
-            [sys.executable, START_KINDS[kind][1], str(times)],
+            [sys.executable, script, str(times)],
             cwd=folder,
             env=env,
             capture_output=True,

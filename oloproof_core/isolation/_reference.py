@@ -95,7 +95,7 @@ def importable_by_name(module_name: str, module: Any = None) -> bool:
         return False
     if top_name in sys.builtin_module_names:
         return True
-    found = importlib.machinery.PathFinder.find_spec(top_name, [p or "." for p in sys.path])
+    found = _find_afresh(top_name)
     if found is None:
         return False
     held_origin = getattr(getattr(top, "__spec__", None), "origin", None)
@@ -104,6 +104,26 @@ def importable_by_name(module_name: str, module: Any = None) -> bool:
     found_paths = list(found.submodule_search_locations or [])
     held_paths = list(getattr(top, "__path__", None) or [])
     return bool(found_paths) and any(_same_path(a, b) for a in found_paths for b in held_paths)
+
+
+def _find_afresh(name: str) -> Any:
+    """The spec a fresh interpreter's finders give a top-level module, past this process's
+    module cache: `sys.path`'s finder and the others on `sys.meta_path` (an editable
+    install's, for one)."""
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        if find_spec is None:
+            continue
+        try:
+            if finder is importlib.machinery.PathFinder:
+                found = find_spec(name, [p or "." for p in sys.path])
+            else:
+                found = find_spec(name, None)
+        except Exception:  # a third-party finder that breaks says nothing about this name
+            continue
+        if found is not None:
+            return found
+    return None
 
 
 def _same_path(a: str, b: str) -> bool:

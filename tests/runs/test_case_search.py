@@ -242,19 +242,27 @@ def test_a_chunk_recorded_twice_is_indexed_once_and_later_chunks_are_found() -> 
 
 @contextmanager
 def run_columns_added_later() -> Iterator[None]:
-    """At 0009's schema, the columns later migrations add to runs_run, which today's
-    recording writes (nullable: SQLite adds and drops them in place)."""
-    names = ("outcome_passed", "outcome_failed", "outcome_missing")
-    fields = [Run._meta.get_field(name) for name in names]
+    """At 0009's schema, the columns later migrations add, which today's recording writes:
+    runs_run's outcome counts and runs_dataset's label seed (nullable or with a default:
+    SQLite adds and drops them in place)."""
+    from runs.models import Dataset
+
+    fields = [
+        *((Run, Run._meta.get_field(name)) for name in RUN_COLUMNS_ADDED_LATER),
+        (Dataset, Dataset._meta.get_field("label_seed")),
+    ]
     with connection.schema_editor() as editor:
-        for field in fields:
-            editor.add_field(Run, field)
+        for model, field in fields:
+            editor.add_field(model, field)
     try:
         yield
     finally:
         with connection.schema_editor() as editor:
-            for field in fields:
-                editor.remove_field(Run, field)
+            for model, field in fields:
+                editor.remove_field(model, field)
+
+
+RUN_COLUMNS_ADDED_LATER = ("outcome_passed", "outcome_failed", "outcome_missing")
 
 
 @pytest.mark.django_db(transaction=True)

@@ -27,15 +27,12 @@ def answer(case):
 """
 
 CHECK = """
-from pathlib import Path
 from oloproof.evaluators import evaluator
 
 # Reading the input too gives every case a cache key of its own (cases that share a key
-# are judged once per run), so the calls count cases.
+# are judged once per run), so the verdicts judged count cases.
 @evaluator(criterion="{criterion}", reads=("input", "output"))
 def check(case):
-    with open(Path(__file__).with_suffix(".calls"), "a") as log:
-        log.write("call\\n")
     return case.output["label"] in {{"refund", "other"}}
 """
 
@@ -79,40 +76,40 @@ def run_process(project: Path, *, record: str = "1") -> dict:
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
-def calls(project: Path, name: str) -> int:
-    log = project / f"{name}.calls"
-    count = len(log.read_text().splitlines()) if log.exists() else 0
-    log.unlink(missing_ok=True)
-    return count
+def judged(run: dict, *names: str) -> tuple[int, ...]:
+    """How many verdicts of each evaluator the run judged afresh (not from the cache).
+
+    Counted by the run itself: evaluators judge in sandboxed processes of their own,
+    where a log file of theirs could not be written."""
+    return tuple(run["judging"][name]["judged"] for name in names)
 
 
 def test_second_process_judges_nothing_and_an_edit_rejudges_only_that_evaluator(
     project: Path,
 ) -> None:
     first = run_process(project)
-    assert (calls(project, "check_a"), calls(project, "check_b")) == (N_CASES, N_CASES)
+    assert judged(first, "check_a", "check_b") == (N_CASES, N_CASES)
     assert first["run_id"] == "1"
     assert (project / "data" / "oloproof.sqlite3").exists()
 
     second = run_process(project)
-    assert (calls(project, "check_a"), calls(project, "check_b")) == (0, 0)
+    assert judged(second, "check_a", "check_b") == (0, 0)
     assert second["run_id"] == "2"
     assert second["judging"]["check_a"]["cached"] == N_CASES
 
     check_b = project / "check_b.py"
     check_b.write_text(check_b.read_text() + "\n# tightened wording of the rule\n")
     third = run_process(project)
-    assert (calls(project, "check_a"), calls(project, "check_b")) == (0, N_CASES)
+    assert judged(third, "check_a", "check_b") == (0, N_CASES)
     assert third["judging"]["check_a"]["cached"] == N_CASES
     assert third["judging"]["check_b"]["judged"] == N_CASES
 
 
 def test_recording_can_be_turned_off(project: Path) -> None:
     run_process(project)
-    calls(project, "check_a")
     off = run_process(project, record="0")
     assert off["run_id"] == "mem-1"
-    assert calls(project, "check_a") == N_CASES  # the in-memory cache starts empty
+    assert judged(off, "check_a") == (N_CASES,)  # the in-memory cache starts empty
 
 
 def test_the_cli_records_its_runs_too(project: Path) -> None:
@@ -132,6 +129,7 @@ def test_the_cli_records_its_runs_too(project: Path) -> None:
             handle.write(json.dumps({"id": f"c{i}", "input": {"question": f"refund {i}"}}) + "\n")
     env = embedded_store_env(project / "data")
     cli = Path(sys.executable).with_name("oloproof")
+    fresh = []
     for flags, expected_run in (([], "1"), (["--no-record"], None), ([], "2")):
         completed = subprocess.run(
             [str(cli), "run", str(config), "--json", "-", *flags],
@@ -143,5 +141,7 @@ def test_the_cli_records_its_runs_too(project: Path) -> None:
             check=False,
         )
         assert completed.returncode == 0, completed.stderr
-        assert json.loads(completed.stdout)["run_id"] == expected_run
-    assert calls(project, "check_a") == 4
+        printed = json.loads(completed.stdout)
+        assert printed["run_id"] == expected_run
+        fresh.append(printed["provenance"]["judging"]["check_a"]["judged"])
+    assert fresh == [4, 0, 0]  # the recorded run's verdicts serve the next runs

@@ -182,10 +182,9 @@ def test_async_systems_are_measured_through_achat(models_on):
 
 
 def test_the_system_cannot_change_its_measured_time_or_cost(models_on):
-    refused = {}
-
     @system(name="sneaky", version="1")
     def sneaky(case):
+        refused = {}
         ask("real work")  # 10 input + 5 output tokens at $1/$2 per million
         me = current_case()
         snapshot = me.measurements
@@ -213,14 +212,19 @@ def test_the_system_cannot_change_its_measured_time_or_cost(models_on):
         # Asking for another role does not move the call off the system's bill.
         chat([{"role": "user", "content": "hidden"}], role="judge")
         complete("hidden too", role="metric")
-        return "done"
+        return refused  # what its own process refused it, told back as its output
 
+    # In this process (trusted code), where the case's record is the one the parent keeps:
+    # what it exposes must be read-only. In a sandbox the gateway meters (test_metered_calls).
     result = evaluate(
-        sneaky, ROWS[:1], [evaluator(criterion="ok", reads=("output",))(lambda case: True)]
+        sneaky,
+        ROWS[:1],
+        [evaluator(criterion="ok", reads=("output",))(lambda case: True)],
+        isolation="thread",
     )
 
     (case,) = result.cases
-    assert refused == {"latency": True, "cost": True, "negative": True}
+    assert case.output == {"latency": True, "cost": True, "negative": True}
     assert case.error is None
     assert case.latency_ms > 0
     assert [call.role for call in case.measurements.model_calls] == ["system"] * 3

@@ -40,15 +40,9 @@ def optimize(
 ) -> OptimizationResult:
     """Rewrite `system`'s components (or a DSPy program's instructions) to raise the metric.
 
-    The search sees train and val only and stops at the first `budget` limit; the seed
-    and the winner then run once on test, and `policy` gates the winner — the seed,
-    when no candidate beat it (see docs/optimization.md). Candidates are recorded as
-    releases `<version>+opt<id>.<n>`.
-
-    Raises `ConfigError` before anything is recorded or any model is called when an
-    input cannot work (the policy, the objective, the engine's package, the budget),
-    and `MetricContractError` when the metric breaks its contract, which stops the
-    search; an optimization that fails is recorded as failed, with why, at once.
+    Train and val for the search, test for the seed and the winner, which `policy`
+    gates (the seed itself when nothing beat it); docs/optimization.md. `ConfigError`
+    comes before any record or model call; `MetricContractError` stops the search.
     """
     limits = budget if isinstance(budget, Budget) else Budget.from_mapping(budget)
     spec = OptimizationSpec(

@@ -114,10 +114,8 @@ class Evaluations:
     def evaluate(
         self, texts: Mapping[str, str], rows: Sequence[Row], *, charge: bool = True
     ) -> list[CaseResult]:
-        """The candidate's judged cases for `rows`, running only those not evaluated yet.
-
-        `charge=False` evaluates outside the budget (the seed, when a limit struck first).
-        """
+        """The candidate's judged cases for `rows`, running only those not evaluated yet
+        (`charge=False`: outside the budget, the seed's when a limit struck first)."""
         sealed = [row.id for row in rows if row.id not in self._rows]
         if sealed:
             raise SealedSplitError(
@@ -127,8 +125,7 @@ class Evaluations:
         digest = candidate_digest(texts)
         self.index_of(texts)
         pending = [row for row in rows if (digest, row.id) not in self._memo]
-        # Every case the search asks for is a metric call, served from the records or
-        # not: a search that only revisits known cases still uses up its budget.
+        # Every case asked for is a metric call, served from the records or not.
         if charge:
             self.meter.take(len(rows))
         self.counts.served += len(rows) - len(pending)

@@ -181,11 +181,7 @@ class DspyGepaEngine:
 
         from oloproof_core.dspy_adapter import DspyMetric
 
-        metric_file = search.evaluators[0]
-        if not isinstance(metric_file, MetricFile) or len(search.evaluators) != 1:
-            raise ConfigError(
-                "engine dspy-gepa judges with one metric file: evaluators: [metric.py]"
-            )
+        metric_file = _one_metric_file(search.evaluators)
         judged = JudgedCases([*search.splits.train, *search.splits.val])
         meter = search.meter
 
@@ -232,3 +228,10 @@ class DspyGepaEngine:
 
 
 DSPY_GEPA_ENGINE = DspyGepaEngine()
+
+
+def _one_metric_file(evaluators: Any) -> MetricFile:
+    """The one metric file this engine judges with."""
+    if len(evaluators) != 1 or not isinstance(evaluators[0], MetricFile):
+        raise ConfigError("engine dspy-gepa judges with one metric file: evaluators: [metric.py]")
+    return evaluators[0]

@@ -45,12 +45,8 @@ def held_out_run(
     confidence: float = 0.95,
     pool: CandidatePool | None = None,
 ) -> Result:
-    """Run one candidate on the test split, recorded as its release's run (in the
-    optimization's processes, when `pool` is given).
-
-    With a `policy` and no `baseline`, the run is its own baseline: the winner is the
-    seed (`gated_against_itself`).
-    """
+    """One candidate on the test split, recorded as its release's run (in `pool`'s
+    processes if given); a `policy` without `baseline`: its own (`gated_against_itself`)."""
     own_baseline = policy is not None and baseline is None
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(

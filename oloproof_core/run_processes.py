@@ -59,8 +59,11 @@ def open_pool(plan: RunPlan, *, cases: int | None = None) -> Iterator[RunPlan]:
             yield plan
     finally:
         pool, plan.pool = plan.pool, None
-        plan.execution = pool.describe()
-        pool.close()
+        try:
+            pool.close()
+        finally:
+            # After closing: a call still open then is cut and metered, and told here too.
+            plan.execution = pool.describe()
 
 
 @contextmanager

@@ -16,6 +16,7 @@ from typing import Any
 
 from oloproof_core.dataset_checks import json_constant_refused
 from oloproof_core.errors import DatasetError
+from oloproof_core.text_files import not_utf8
 
 ROW_KEYS = frozenset({"id", "input", "expected", "split", "cluster"})
 
@@ -24,11 +25,14 @@ def read_records(path: str) -> Iterator[tuple[int, Any]]:
     """The records of a .jsonl (.ndjson), .json or .csv file, each with its line, read as
     they are asked for; a missing file or an unknown format is refused at once."""
     if not os.path.exists(path):
-        raise DatasetError(
-            path,
-            None,
-            f"file not found (paths are relative to the working directory {os.getcwd()})",
+        # A relative path was resolved by this process; an absolute one by whoever gave it
+        # (a run config resolves from its own folder), so only the first names the folder.
+        relative = (
+            ""
+            if os.path.isabs(path)
+            else f" (a relative path is read from the working directory {os.getcwd()})"
         )
+        raise DatasetError(path, None, f"file not found{relative}")
     if not os.path.isfile(path):
         raise DatasetError(path, None, "not a file (a dataset is one .jsonl, .json or .csv file)")
     lowered = path.lower()
@@ -53,9 +57,14 @@ def _lines(path: str) -> Iterator[tuple[int, str]]:
             try:
                 yield number, raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise DatasetError(
-                    path, number, f"not UTF-8 text (byte {exc.start + 1} of the line)"
-                ) from None
+                raise DatasetError(path, number, _not_utf8(path, raw, exc.start)) from None
+
+
+def _not_utf8(path: str, raw: bytes, start: int) -> str:
+    """What the file is instead of UTF-8, judged by its first bytes, and how to fix it."""
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    return not_utf8(raw, start, name=os.path.basename(path), head=head)[1]
 
 
 _DECODER = json.JSONDecoder(parse_constant=json_constant_refused)
@@ -131,9 +140,8 @@ def _read_csv(path: str) -> Iterator[tuple[int, Any]]:
         except csv.Error as exc:
             raise DatasetError(path, reader.line_num, f"invalid CSV: {exc}") from None
         except UnicodeDecodeError as exc:
-            raise DatasetError(
-                path, reader.line_num + 1, f"not UTF-8 text (byte {exc.start + 1})"
-            ) from None
+            problem = not_utf8(exc.object, exc.start, name=os.path.basename(path))[1]
+            raise DatasetError(path, reader.line_num + 1, problem) from None
 
 
 def _csv_rows(path: str, reader: Any) -> Iterator[tuple[int, Any]]:

@@ -8,6 +8,7 @@ and `looks_like_result` tells either from other JSON by its first bytes.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,7 @@ from oloproof_core.context import Measurements, ModelCall
 from oloproof_core.errors import OloproofError
 from oloproof_core.result import RESULT_FORMAT, RESULT_HEAD_BYTES, Result, looks_like_result
 from oloproof_core.stats import Interval
+from oloproof_core.text_files import read_text
 from oloproof_core.verdict import Verdict
 
 __all__ = [
@@ -29,16 +31,26 @@ __all__ = [
 
 
 def load_result(path: str) -> Result:
+    if os.path.isdir(path):
+        raise OloproofError(f"{path}: a folder, not a result file written by 'oloproof run --json'")
+    text = read_text(path, what="result file")
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as exc:
-        raise OloproofError(f"{path}: cannot read result file: {exc.strerror}") from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise OloproofError(f"{path}:{exc.lineno}: not a result JSON file: {exc.msg}") from None
+    except RecursionError:
+        # json's decoder recurses per level: a file nested thousands deep is not a result.
+        raise OloproofError(
+            f"{path}: not a result JSON file: its values are nested too deeply"
+        ) from None
+    if not isinstance(data, Mapping):
+        raise OloproofError(
+            f"{path}: not a result written by oloproof (--json): the file holds a JSON "
+            f"{type(data).__name__}, not an object"
+        )
     try:
         return result_from_dict(data)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         raise OloproofError(
             f"{path}: not a result written by oloproof (--json): missing or malformed {exc}"
         ) from None

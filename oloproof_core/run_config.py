@@ -6,8 +6,6 @@ Relative paths and `file.py:name` references resolve from the config file's fold
 
 from __future__ import annotations
 
-import difflib
-import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,13 +17,16 @@ from oloproof_core.errors import ConfigError, OloproofError
 from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator
 from oloproof_core.imports import load_object, path_within
 from oloproof_core.limits import value_problem
+from oloproof_core.run_config_evaluators import builtin_evaluator
 from oloproof_core.run_config_fields import (
     KEYS,
-    REQUIRED,
     RUN_CONFIG_FIELDS,
+    key_problem,
     sandbox_setting,
 )
+from oloproof_core.run_config_files import config_file_problem
 from oloproof_core.safe_yaml import yaml_compose
+from oloproof_core.text_files import read_text
 
 
 @dataclass(slots=True)
@@ -49,9 +50,11 @@ class RunConfig:
 
 def load_run_config(path: str) -> RunConfig:
     data, lines = run_config_read(path)
-    return run_config_from_mapping(
-        data, base_dir=os.path.dirname(os.path.abspath(path)), label=path, lines=lines
-    )
+    base = os.path.dirname(os.path.abspath(path))
+    missing = config_file_problem(check_run_config(data, label=path, lines=lines), base=base)
+    if missing is not None:  # before any code of the config's is loaded
+        raise ConfigError(f"{_Locator(path, lines)(missing[0])}: {missing[1]}")
+    return run_config_from_mapping(data, base_dir=base, label=path, lines=lines)
 
 
 def run_config_read(path: str) -> tuple[Any, dict[str, int]]:
@@ -60,11 +63,7 @@ def run_config_read(path: str) -> tuple[Any, dict[str, int]]:
         raise ConfigError(f"{path}: file not found")
     if not os.path.isfile(path):
         raise ConfigError(f"{path}: not a file")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    text = read_text(path, error=ConfigError, what="the run config")
     data, node = yaml_compose(text, source=path)
     return data, _key_lines(node)
 
@@ -80,13 +79,9 @@ def check_run_config(
     if not isinstance(data, Mapping):
         raise ConfigError(f"{label}: a run config is a mapping of keys: " + ", ".join(KEYS))
     where = _Locator(label, dict(lines or {}))
-    for key in data:
-        if key not in KEYS:
-            allowed = "\n".join(f"  {name}: {meaning}" for name, meaning in KEYS.items())
-            raise ConfigError(f"{where(str(key))}: unknown key {key!r}; allowed keys:\n{allowed}")
-    for key in REQUIRED:
-        if key not in data:
-            raise ConfigError(f"{label}: missing key {key!r} ({KEYS[key]})")
+    problem = key_problem(data)
+    if problem is not None:
+        raise ConfigError(f"{where(problem[0])}: {problem[1]}")
     for item in RUN_CONFIG_FIELDS:
         if data.get(item.name) is not None:
             _CHECKS[item.kind](data, item.name, where)
@@ -288,17 +283,9 @@ def _evaluator_from_entry(
                 f"{label}: unknown evaluator {name!r}; built-in evaluators are "
                 f"{builtin_names}, or give an import path 'module:name'"
             )
-        if params is not None and not isinstance(params, Mapping):
-            raise ConfigError(f"{label}: parameters of {name} must be a mapping")
-        _check_parameters(label, name, BUILTIN_EVALUATORS[name], params or {})
-        try:
-            return BUILTIN_EVALUATORS[name](**dict(params or {}))
-        except TypeError as exc:
-            raise ConfigError(f"{label}: {name}: {exc}") from None
-        except OloproofError as exc:
-            raise ConfigError(f"{label}: {exc}") from None
+        return builtin_evaluator(label, name, params)
     if isinstance(entry, str) and entry in BUILTIN_EVALUATORS:
-        return BUILTIN_EVALUATORS[entry]()
+        return builtin_evaluator(label, entry, None)
     if isinstance(entry, str) and entry.endswith(".py") and ":" not in entry:
         # Here, not at the top: a metric file brings the model client, which a run that
         # names none does not load.
@@ -325,29 +312,3 @@ def _evaluator_from_entry(
         "exact_label, field: label}', an import path '- module:name', or a "
         "metric file '- metric.py'"
     )
-
-
-def _check_parameters(
-    label: str, name: str, factory: Callable[..., Any], params: Mapping[str, Any]
-) -> None:
-    """Unknown parameters of a built-in evaluator: name them, the close match, and the rest."""
-    try:
-        signature = inspect.signature(factory)
-    except (TypeError, ValueError):
-        return
-    allowed = [
-        parameter.name
-        for parameter in signature.parameters.values()
-        if parameter.kind in (parameter.KEYWORD_ONLY, parameter.POSITIONAL_OR_KEYWORD)
-    ]
-    if any(parameter.kind == parameter.VAR_KEYWORD for parameter in signature.parameters.values()):
-        return
-    for key in params:
-        if key in allowed:
-            continue
-        close = difflib.get_close_matches(str(key), allowed, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ConfigError(
-            f"{label}: {name} has no parameter {key!r}{hint}; its parameters "
-            f"are {', '.join(allowed)}"
-        )

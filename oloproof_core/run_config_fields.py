@@ -6,6 +6,8 @@ and the workers all read and check configs through `RUN_CONFIG_FIELDS`.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -43,7 +45,12 @@ RUN_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
         required=True,
     ),
     RunConfigField("dataset", "path to a .jsonl, .json or .csv dataset", "path", required=True),
-    RunConfigField("evaluators", "list of evaluators", "evaluators", required=True),
+    RunConfigField(
+        "evaluators",
+        "list of evaluators, e.g. [ExactMatch: {criterion: exact_label, field: label}]",
+        "evaluators",
+        required=True,
+    ),
     RunConfigField("split", "only the rows of this split", "string"),
     RunConfigField("policy", "path to a release policy (release.yaml)", "path"),
     RunConfigField("baseline", "the baseline run for paired rules (a result JSON file)", "path"),
@@ -84,3 +91,24 @@ REQUIRED = tuple(item.name for item in RUN_CONFIG_FIELDS if item.required)
 def sandbox_setting(value: Any) -> Any:
     """YAML reads a bare `off` as false (and `on` as true): both mean what they say."""
     return {False: "off", True: "auto"}.get(value, value) if isinstance(value, bool) else value
+
+
+def key_problem(data: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(the key, what is wrong with it) for a config's first unknown, missing or empty key.
+
+    An unknown key names the close match among the allowed ones (`evaluator:` is
+    `evaluators:`) and lists them all; a required key written with no value (`system:`
+    or `system: null`) says what the value is.
+    """
+    for key in data:
+        if key not in KEYS:
+            close = difflib.get_close_matches(str(key), KEYS, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            allowed = "\n".join(f"  {name}: {meaning}" for name, meaning in KEYS.items())
+            return str(key), f"unknown key {key!r}{hint}; allowed keys:\n{allowed}"
+    for key in REQUIRED:
+        if key not in data:
+            return key, f"missing key {key!r} ({KEYS[key]})"
+        if data[key] is None:
+            return key, f"{key!r} has no value; give the {KEYS[key]}"
+    return None

@@ -18,6 +18,7 @@ from oloproof_core.gates._holm import apply_holm
 from oloproof_core.gates._outcome import Outcome, RuleOutcome
 from oloproof_core.gates._schema import SCHEMA_VERSION, PolicySpec, parse_policy
 from oloproof_core.gates._yaml_lines import load_yaml_with_lines
+from oloproof_core.text_files import text_of
 
 if TYPE_CHECKING:
     from oloproof_core.result import Result
@@ -208,13 +209,14 @@ def load_policy(source: Policy | Mapping[str, Any] | str | os.PathLike[str]) -> 
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+            with open(path, "rb") as handle:
+                content = handle.read()
         except OSError as exc:
             raise PolicyError(
                 f"{path}: cannot read the policy: {exc.strerror} (paths are "
                 f"relative to {os.getcwd()})"
             ) from None
+        text = text_of(content, source=path, error=PolicyError)
         data, lines = load_yaml_with_lines(text, path)
         spec = parse_policy(data, path, lines, os.path.dirname(os.path.abspath(path)))
         return Policy(spec, source=path, data=data)

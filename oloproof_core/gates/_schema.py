@@ -8,6 +8,7 @@ policy decides a run. docs/policy.md documents the schema for users.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 from collections.abc import Mapping
@@ -228,8 +229,10 @@ def _no_unknown_keys(
 ) -> None:
     for key in data:
         if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise PolicyError(
-                f"{where((*path, str(key)))}: unknown key {key!r}; allowed keys:"
+                f"{where((*path, str(key)))}: unknown key {key!r}{hint}; allowed keys:"
                 f"\n{_allowed(allowed)}"
             )
 

@@ -82,7 +82,7 @@ def test_json_to_stdout(project, capsys):
         ("system: support_bot:answer\ndataset: [oops\n", "broken.yaml:3: invalid YAML"),
         (
             "system: support_bot:answer\ndataset: data/missing.jsonl\nevaluators: [ExactMatch]\n",
-            "missing.jsonl: file not found",
+            "broken.yaml:2: dataset 'data/missing.jsonl' not found: looked for ",
         ),
     ],
 )

@@ -30,6 +30,7 @@ from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
 from runs.models import (
     ROLE_RANK,
     Approval,
+    Change,
     CodeRoot,
     Dataset,
     Gate,
@@ -140,6 +141,45 @@ def approvals_visible(*, user: Actor) -> QuerySet[Approval]:
 
 def code_roots_visible(*, user: Actor, role: str = Role.RUNNER) -> QuerySet[CodeRoot]:
     return CodeRoot.objects.filter(project__in=projects_visible(user=user, role=role))
+
+
+def changes_visible(*, user: Actor) -> QuerySet[Change]:
+    """The audit list's changes `user` may read: those in projects they administer and
+    their own (all of them for an admin of every project)."""
+    changes = Change.objects.all()
+    if _is_everywhere_admin(user):
+        return changes
+    account = account_of(user)
+    if account is None or not account.is_active:
+        return changes.none()
+    return changes.filter(
+        Q(project__in=projects_visible(user=user, role=Role.ADMIN)) | Q(actor=account)
+    )
+
+
+def accounts_manageable(*, user: Actor) -> QuerySet[Account]:
+    """Accounts `user` may disable and give new passwords: for an admin of every project,
+    all; for a project admin, the accounts that are members of their projects and of
+    no other (so no admin reaches past their projects), superusers never."""
+    if _is_everywhere_admin(user):
+        return Account.objects.all()
+    administered = projects_visible(user=user, role=Role.ADMIN)
+    if not isinstance(user, Account) or not administered.exists():
+        return Account.objects.none()
+    elsewhere = Project.objects.exclude(pk__in=administered)
+    return (
+        Account.objects.filter(memberships__project__in=administered, is_superuser=False)
+        .exclude(memberships__project__in=elsewhere)
+        .distinct()
+    )
+
+
+def account_for(*, user: Actor, account_id: int, action: str) -> Account:
+    """An account `user` may manage (`accounts_manageable`), else NotFoundError."""
+    account = accounts_manageable(user=user).filter(pk=account_id).first()
+    if account is None:
+        raise NotFoundError(f"no account with id {account_id} that you manage ({action})")
+    return account
 
 
 def role_of(*, user: Actor, project: Project) -> str | None:

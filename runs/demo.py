@@ -19,11 +19,12 @@ from django.utils import timezone
 
 import oloproof_core as engine
 from runs.access import LOCAL
+from runs.accounts import account_ensure
 from runs.models import Gate, Run
 from runs.projects import code_root_register, membership_set, project_default_ensure
 from runs.recording import run_config_replace, run_redate
 from runs.selectors.runs import runs_of_release_on_dataset
-from runs.services import account_ensure, approval_create
+from runs.services import approval_create
 from runs.store import DjangoStore
 
 EXAMPLE_DIR = Path(__file__).resolve().parents[1] / "examples" / "support_bot"

@@ -1,6 +1,6 @@
 """Actions on the runs app, one function per action, keyword-only (`<entity>_<action>`).
 
-Queueing a run, deciding a gate and revoking a decision, accounts. The rows of a run
+Queueing a run, deciding a gate and revoking a decision. The rows of a run
 itself are written by `runs.recording`, projects and code roots by `runs.projects`,
 API tokens by `runs.tokens`.
 """
@@ -8,11 +8,9 @@ API tokens by `runs.tokens`.
 from __future__ import annotations
 
 import os
-import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from django.contrib.auth.models import Permission
 from django.contrib.auth.models import User as Account
 from django.db import IntegrityError, transaction
 
@@ -44,7 +42,6 @@ from runs.optimization_records import optimization_create
 from runs.projects import (
     code_root_how,
     code_root_register,
-    membership_set,
     project_default_ensure,
 )
 from runs.recording import (
@@ -336,59 +333,3 @@ def approval_revoke(*, run: Run, user: Actor, reason: str) -> ApprovalRevocation
         return ApprovalRevocation.objects.create(
             approval=standing, user=account, reason=reason.strip()
         )
-
-
-def account_ensure(*, username: str, password: str, permissions: Iterable[str] = ()) -> Account:
-    """The account with this password (made if new) and exactly these `runs` permissions.
-
-    What an account may do in a project comes from its membership (`runs.projects`);
-    the Django permissions only open the admin site to staff.
-    """
-    user, _ = Account.objects.get_or_create(username=username)
-    user.set_password(password)
-    user.is_active = True
-    user.save()
-    user.user_permissions.set(
-        Permission.objects.filter(content_type__app_label="runs", codename__in=list(permissions))
-    )
-    return user
-
-
-def account_create(
-    *, username: str, password: str | None = None, role: str = "runner"
-) -> tuple[Account, str]:
-    """A new account, a member of the default project in `role`; returns it and its password.
-
-    Without `password` one is generated (shown to the caller this once). A given
-    password must pass the site's password rules.
-    """
-    from django.contrib.auth.password_validation import validate_password
-    from django.core.exceptions import ValidationError
-
-    username = username.strip()
-    if not username:
-        raise InvalidRequestError("an account needs a name")
-    if role not in Role.values:
-        raise InvalidRequestError(f"role must be one of {', '.join(Role.values)}")
-    if Account.objects.filter(username=username).exists():
-        raise InvalidRequestError(f"an account named {username!r} already exists")
-    chosen = password if password is not None else secrets.token_urlsafe(12)
-    try:
-        validate_password(chosen, Account(username=username))
-    except ValidationError as exc:
-        raise InvalidRequestError(f"password refused: {' '.join(exc.messages)}") from None
-    with transaction.atomic():
-        account = account_ensure(username=username, password=chosen)
-        membership_set(by=LOCAL, project=project_default_ensure(), user=account, role=role)
-    return account, chosen
-
-
-def account_first_create() -> tuple[Account, str] | None:
-    """On a store without any account, an approver `admin` with a generated password.
-
-    None when an account exists already: the first login is made once only.
-    """
-    with transaction.atomic():
-        if Account.objects.exists():
-            return None
-        return account_create(username="admin", role="admin")

@@ -18,10 +18,14 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.models import User as Account
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from runs.models import ApiToken, Project
+from runs.access import LOCAL, Actor, LocalProcess, Role, account_of, role_require
+from runs.audit import change_record
+from runs.errors import NotPermittedError
+from runs.models import ApiToken, Change, Project
 
 TOKEN_PREFIX = "olo_"
 _TOKEN_TOUCH_EVERY = timedelta(minutes=1)
@@ -43,23 +47,47 @@ def token_lifetime() -> timedelta:
     return timedelta(days=int(getattr(settings, "OLOPROOF_TOKEN_DAYS", 90)))
 
 
+def _own_tokens_check(*, by: Actor, user: Account, action: str) -> None:
+    """A person acts on their own tokens only; the command line on anyone's."""
+    if isinstance(by, LocalProcess):
+        return
+    account = account_of(by)
+    if account is None or account.pk != user.pk:
+        raise NotPermittedError(f"{action} is for the token's own account")
+
+
 def api_token_create(
     *,
     user: Account,
     name: str = "",
     project: Project | None = None,
     lifetime: timedelta | None = None,
+    by: Actor = LOCAL,
 ) -> tuple[ApiToken, str]:
-    """A new API token for `user`; returns the record and the token, shown only this once."""
+    """A new API token for `user`; returns the record and the token, shown only this once.
+
+    A token limited to a project needs its user to be a member there.
+    """
+    _own_tokens_check(by=by, user=user, action="making an API token")
+    if project is not None:
+        role_require(user=user, project=project, role=Role.VIEWER, action="a token for it")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    record = ApiToken.objects.create(
-        user=user,
-        name=name[:200],
-        project=project,
-        prefix=token[:12],
-        digest=token_digest(token),
-        expires_at=timezone.now() + (lifetime or token_lifetime()),
-    )
+    with transaction.atomic():
+        record = ApiToken.objects.create(
+            user=user,
+            name=name[:200],
+            project=project,
+            prefix=token[:12],
+            digest=token_digest(token),
+            expires_at=timezone.now() + (lifetime or token_lifetime()),
+        )
+        change_record(
+            by=by,
+            action=Change.Action.TOKEN_CREATE,
+            subject=f"{record.prefix}… of {user.get_username()}",
+            project=project,
+            detail=record.name,
+        )
     return record, token
 
 
@@ -81,10 +109,19 @@ def api_token_authenticate(*, token: str) -> TokenHolder | None:
     return TokenHolder(user=record.user, project_id=record.project_id)
 
 
-def api_token_revoke(*, token: ApiToken) -> ApiToken:
+def api_token_revoke(*, token: ApiToken, by: Actor = LOCAL) -> ApiToken:
+    _own_tokens_check(by=by, user=token.user, action="revoking an API token")
     if token.revoked_at is None:
-        token.revoked_at = timezone.now()
-        token.save(update_fields=["revoked_at"])
+        with transaction.atomic():
+            token.revoked_at = timezone.now()
+            token.save(update_fields=["revoked_at"])
+            change_record(
+                by=by,
+                action=Change.Action.TOKEN_REVOKE,
+                subject=f"{token.prefix}… of {token.user.get_username()}",
+                project=token.project,
+                detail=token.name,
+            )
     return token
 
 

@@ -60,6 +60,7 @@ WRITERS: dict[str, frozenset[str]] = {
     "ApiToken": frozenset({"runs.tokens"}),
     **dict.fromkeys(("CaseAnnotation", "CaseAnnotationChange"), frozenset({"runs.annotations"})),
     "Label": frozenset({"runs.labels"}),
+    "Change": frozenset({"runs.audit"}),
     **dict.fromkeys(("Project", "Membership", "CodeRoot"), frozenset({"runs.projects"})),
     **dict.fromkeys(
         ("CachedVerdict", "CaseVerdict", "Evaluator", "MetricEstimate"),

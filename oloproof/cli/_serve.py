@@ -106,8 +106,8 @@ def _first_login() -> list[str]:
     printed this once); on a server database, how to make one."""
     from django.conf import settings
 
+    from runs.accounts import account_first_create
     from runs.selectors.accounts import accounts_exist
-    from runs.services import account_first_create
 
     if not getattr(settings, "EMBEDDED_DATABASE", False):
         if accounts_exist():

@@ -1,6 +1,7 @@
 """The runs app's tables, one module per concept, all importable from `runs.models`."""
 
 from runs.models.annotations import CaseAnnotation, CaseAnnotationChange, Rating
+from runs.models.audit import Change
 from runs.models.chunks import RunChunk
 from runs.models.datasets import Dataset, DatasetCase
 from runs.models.gates import Approval, ApprovalRevocation, Gate
@@ -25,6 +26,7 @@ __all__ = [
     "CaseAnnotation",
     "CaseAnnotationChange",
     "CaseResult",
+    "Change",
     "CodeRoot",
     "Dataset",
     "DatasetCase",

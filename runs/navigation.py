@@ -1,8 +1,10 @@
 """What the navigation offers a signed-in member: links and buttons by project role.
 
 Every page's header shows "New run" (and the Optimizations page "New optimization")
-to those who may queue runs, the approver tag to those who may decide gates, and the
-number of gates waiting for their decision. All three come from the project roles
+to those who may queue runs, Settings to everyone (their own API tokens) with the
+projects' and accounts' settings for project admins, the approver tag to those who may
+decide gates, and the number of gates waiting for their decision. All of them come
+from the project roles
 (`runs.access`, the helper the views use), never from Django's model permissions.
 Each figure is read only when a template uses it, at most once per page.
 """
@@ -33,6 +35,11 @@ class Navigation:
     def can_approve(self) -> bool:
         """An approver (or more) in some project: may decide gates."""
         return projects_visible(user=self.user, role=Role.APPROVER).exists()
+
+    @cached_property
+    def can_administer(self) -> bool:
+        """An admin of some project: may manage its members, code roots and accounts."""
+        return projects_visible(user=self.user, role=Role.ADMIN).exists()
 
     @cached_property
     def gates_waiting(self) -> int:

@@ -2,7 +2,18 @@
 
 from django.urls import path
 
-from runs.views import cases, compare, gates, history, labels, optimizations, releases, submit
+from runs.views import (
+    accounts,
+    cases,
+    compare,
+    gates,
+    history,
+    labels,
+    optimizations,
+    releases,
+    settings,
+    submit,
+)
 
 app_name = "runs"
 
@@ -42,4 +53,35 @@ urlpatterns = [
         optimizations.optimization_page,
         name="optimization",
     ),
+    path("settings/", settings.projects_page, name="settings"),
+    path(
+        "settings/projects/<slug:slug>/",
+        settings.project_settings_page,
+        name="project_settings",
+    ),
+    path("settings/projects/<slug:slug>/members", settings.member_set_page, name="member_set"),
+    path(
+        "settings/projects/<slug:slug>/members/remove",
+        settings.member_remove_page,
+        name="member_remove",
+    ),
+    path("settings/projects/<slug:slug>/roots", settings.code_root_add_page, name="code_root_add"),
+    path(
+        "settings/projects/<slug:slug>/roots/remove",
+        settings.code_root_remove_page,
+        name="code_root_remove",
+    ),
+    path("settings/accounts/", accounts.accounts_page, name="accounts"),
+    path(
+        "settings/accounts/<int:account_id>/active",
+        accounts.account_active_page,
+        name="account_active",
+    ),
+    path(
+        "settings/accounts/<int:account_id>/password",
+        accounts.account_password_page,
+        name="account_password",
+    ),
+    path("settings/tokens/", accounts.tokens_page, name="tokens"),
+    path("settings/tokens/<int:token_id>/revoke", accounts.token_revoke_page, name="token_revoke"),
 ]

@@ -30,6 +30,27 @@ def code_roots_list(*, user: Actor) -> QuerySet[CodeRoot]:
     return code_roots_visible(user=user).select_related("project").order_by("project__slug", "path")
 
 
+def project_members(*, project: Project) -> QuerySet[Membership]:
+    """A project's members by name (the caller has checked the project with `project_for`)."""
+    return (
+        Membership.objects.filter(project=project).select_related("user").order_by("user__username")
+    )
+
+
+def project_code_roots_list(*, project: Project) -> QuerySet[CodeRoot]:
+    return CodeRoot.objects.filter(project=project).select_related("created_by").order_by("path")
+
+
+def projects_with_roles(*, user: Actor) -> list[tuple[Project, str]]:
+    """The projects `user` sees, each with their role there (admin everywhere for the
+    command line and superusers)."""
+    held = {}
+    account = user if isinstance(user, Account) else None
+    if account is not None and not account.is_superuser:
+        held = dict(Membership.objects.filter(user=account).values_list("project_id", "role"))
+    return [(project, held.get(project.pk, Role.ADMIN)) for project in projects_list(user=user)]
+
+
 def memberships_of(*, user: Actor) -> QuerySet[Membership]:
     return Membership.objects.filter(project__in=projects_visible(user=user)).select_related(
         "project", "user"

@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest
 
-from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
+from runs.errors import DomainError, InvalidRequestError, NotFoundError, NotPermittedError
 from runs.keyset import Cursor, cursor_from
 from runs.models import Run
 from runs.selectors.runs import run_get
@@ -30,6 +30,17 @@ def domain_errors() -> Iterator[None]:
         raise Http404(str(exc)) from None
     except NotPermittedError as exc:
         raise PermissionDenied(str(exc)) from None
+
+
+def attempt(request: HttpRequest, action: Callable[..., T], **kwargs: Any) -> T | None:
+    """The action's result, or None with its refusal shown as a message; a record the
+    user may not see is still a 404, and a role they lack a 403."""
+    try:
+        with domain_errors():
+            return action(**kwargs)
+    except DomainError as exc:
+        messages.error(request, str(exc))
+        return None
 
 
 def get_run_or_404(request: HttpRequest, run_id: int) -> Run:

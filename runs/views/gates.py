@@ -1,4 +1,5 @@
-"""Gate decisions: pending gates, the audit list, and approving or rejecting one run."""
+"""Gate decisions: pending gates, the audit list (decisions, and changes to projects,
+accounts, tokens and runs), and approving or rejecting one run."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from runs.errors import (
     OverrideReasonMissingError,
 )
 from runs.forms import ApprovalForm, RevocationForm
+from runs.selectors.audit import changes_audit
 from runs.selectors.gates import approvals_audit, gates_pending, gates_to_decide
 from runs.services import approval_create, approval_revoke, run_continue
 from runs.views._common import domain_errors, get_run_or_404, page_of, query_without_page
@@ -43,6 +45,10 @@ def gates_page(request: HttpRequest) -> HttpResponse:
             "audit": page_of(
                 request, approvals_audit(user=request.user), per_page=AUDIT_PAGE, name="audit"
             ),
+            "changes": page_of(
+                request, changes_audit(user=request.user), per_page=AUDIT_PAGE, name="changes"
+            ),
+            "changes_query": query_without_page(request, "changes"),
             "can_decide": projects_visible(user=request.user, role=Role.APPROVER).exists(),
             "pending_query": query_without_page(request, "pending"),
             "audit_query": query_without_page(request, "audit"),

@@ -26,10 +26,12 @@ from runs.access import LOCAL
 from runs.annotations import AnnotationValues, case_annotation_save
 from runs.labels import save_label
 from runs.models import (
+    ApiToken,
     Approval,
     ApprovalRevocation,
     CaseAnnotation,
     CaseAnnotationChange,
+    Change,
     CodeRoot,
     Label,
     Membership,
@@ -50,6 +52,16 @@ SECRET = "alpha-secret"
 OPEN_ROUTES = {"login", "logout", "admin:login", "admin:logout"}
 ADMIN_SITE = "admin:"
 """Django's admin site: staff only (none of the callers is staff), checked by Django."""
+SETTINGS_ACTIONS = (
+    "runs:member_set",
+    "runs:member_remove",
+    "runs:code_root_add",
+    "runs:code_root_remove",
+    "runs:account_active",
+    "runs:account_password",
+    "runs:token_revoke",
+)
+"""POST-only settings actions, checked in tests/browser/test_settings.py."""
 CALLERS = ("anonymous", "outsider", "viewer", "runner", "approver", "admin")
 
 
@@ -76,7 +88,7 @@ def alpha_run(version: str = "1") -> Run:
 
 @pytest.fixture
 def world(tmp_path: Any) -> dict[str, Any]:
-    alpha = project_ensure(slug="alpha")
+    alpha = project_ensure(slug="alpha", name=f"{SECRET} project")
     beta = project_ensure(slug="beta")
     code_root_register(by=LOCAL, project=alpha, path=str(tmp_path))
     first, second = alpha_run(), alpha_run()
@@ -110,6 +122,7 @@ def world(tmp_path: Any) -> dict[str, Any]:
         "optimization": optimization,
         "callers": callers,
         "alpha_admin": alpha_admin,
+        "alpha_token": api_token_create(user=alpha_admin, name=SECRET, project=alpha)[0],
     }
 
 
@@ -125,6 +138,9 @@ def _fill(path: str, world: dict[str, Any]) -> str:
         .replace("<path:metric>", f"{SECRET}_metric")
         .replace("<str:metric>", f"{SECRET}_metric")
         .replace("{metric}", f"{SECRET}_metric")
+        .replace("<slug:slug>", "alpha")
+        .replace("<int:account_id>", str(world["alpha_admin"].pk))
+        .replace("<int:token_id>", str(world["alpha_token"].pk))
     )
     if filled.rstrip("/").endswith(("compare", "compare/cases", "compare/export")):
         filled += f"?baseline={first.pk}&candidate={second.pk}"
@@ -208,6 +224,11 @@ def _state() -> tuple[int, ...]:
         CaseAnnotation.objects.count(),
         CaseAnnotationChange.objects.count(),
         Label.objects.count(),
+        # A caller's own API token (made on the tokens page) is theirs to make.
+        Change.objects.exclude(action=Change.Action.TOKEN_CREATE).count(),
+        ApiToken.objects.filter(user__username="alpha-admin", revoked_at__isnull=True).count(),
+        User.objects.filter(is_active=True).count(),
+        hash(User.objects.get(username="alpha-admin").password),
     )
 
 
@@ -261,6 +282,7 @@ def test_the_projects_own_admin_reads_each_record_the_matrix_hides(world: dict[s
             "runs:revoke",
             "runs:continue",
             "runs:annotate",
+            *SETTINGS_ACTIONS,
         ) or path.endswith(("/approvals", "/revocations", "/continue")):
             continue  # POST-only actions, checked in tests/runs/test_decisions.py,
             # tests/runs/test_sequential_runs.py and tests/runs/test_annotations.py

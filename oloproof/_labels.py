@@ -9,6 +9,7 @@ store, acting as the process itself and signing labels `<login>@command-line`;
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from oloproof._cases import _on_platform, _run_number, local_author
 from oloproof_core import OloproofError
+from oloproof_core.text_files import read_text
 
 if TYPE_CHECKING:
     from runs.selectors.labels import LabelReport
@@ -114,15 +116,9 @@ def _rows(path: Path, *, metric_given: bool) -> Iterator[Row]:
             f"{path}: labels are read from a .csv or .jsonl file (got {path.suffix or 'no'} "
             "extension): name the file .csv or .jsonl"
         )
-    try:
-        handle = path.open(encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        raise OloproofError(f"{path}: cannot read the file ({exc.strerror})") from None
-    with handle:
-        try:
-            yield from (_csv_rows if kind == "csv" else _jsonl_rows)(handle, path, metric_given)
-        except UnicodeDecodeError:
-            raise OloproofError(f"{path}: the file is not UTF-8 text: save it as UTF-8") from None
+    text = read_text(str(path))
+    with io.StringIO(text, newline="") as handle:
+        yield from (_csv_rows if kind == "csv" else _jsonl_rows)(handle, path, metric_given)
 
 
 def _csv_rows(handle: Any, path: Path, metric_given: bool) -> Iterator[Row]:
@@ -176,6 +172,10 @@ def _jsonl_rows(handle: Any, path: Path, metric_given: bool) -> Iterator[Row]:
         except json.JSONDecodeError as exc:
             raise OloproofError(
                 f"{path} line {line}: not JSON ({exc.msg}): write one object per line"
+            ) from None
+        except RecursionError:
+            raise OloproofError(
+                f"{path} line {line}: nested too deeply: a line is one flat object"
             ) from None
         if not isinstance(item, dict):
             raise OloproofError(

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from runs.access import Actor, Role, account_of, author_of, role_require
-from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
+from runs.case_hints import case_not_found
+from runs.errors import InvalidRequestError, NotPermittedError
 from runs.models import CaseAnnotation, CaseAnnotationChange, CaseResult, Rating, Run
 
 MAX_COMMENT = 10_000
@@ -76,7 +77,7 @@ def case_annotation_save(
     author = _author(user, author_name)
     checked = values.checked()
     if not CaseResult.objects.filter(run=run, case_id=case_id).exists():
-        raise NotFoundError(f"run {run.pk} has no case {case_id!r}")
+        raise case_not_found(run, case_id)
     with transaction.atomic():
         annotation, created = CaseAnnotation.objects.select_for_update().get_or_create(
             run=run,

@@ -10,8 +10,9 @@ naming each bad row's line, and nothing stored changes.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ from django.utils import timezone
 
 from metrics.batching import KEY_BATCH, batches
 from runs.access import Actor, Role, account_of, author_of, run_for
+from runs.case_hints import case_not_found, run_case_ids
 from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
 from runs.models import Label, Run
 from runs.selectors.label_cases import (
@@ -124,9 +126,11 @@ def _labelling(actor: Actor, run_id: int) -> Run:
     return run_for(user=actor, run_id=run_id, role=Role.RUNNER, action="labelling a case")
 
 
-def _key_of(run: Run, case: CaseToLabel | None, case_id: str) -> str:
+def _key_of(
+    run: Run, case: CaseToLabel | None, case_id: str, ids: Callable[[], list[str]] | None = None
+) -> str:
     if case is None:
-        raise NotFoundError(f"run {run.pk} has no case {case_id!r}")
+        raise case_not_found(run, case_id, ids)
     if case.key is None:
         raise LabelInputError(
             f"case {case_id!r} of run {run.pk} failed ({case.error}): it has no output to "
@@ -199,6 +203,7 @@ def _checked_rows(
     run: Run, rows: Sequence[LabelRow], default_criterion: str | None
 ) -> list[_Checked]:
     cases = cases_to_label(run=run, case_ids=[row.case_id for row in rows])
+    ids = functools.cache(lambda: run_case_ids(run))  # read once, for the first unknown id
     metrics: dict[str, LabelledMetric | Exception] = {}
     problems: list[tuple[int, str]] = []
     checked: list[_Checked] = []
@@ -206,7 +211,7 @@ def _checked_rows(
     by_key: dict[tuple[str, str], _Checked] = {}
     for row in rows:
         try:
-            item = _checked_row(run, row, default_criterion, cases, metrics)
+            item = _checked_row(run, row, default_criterion, (cases, ids), metrics)
         except (InvalidRequestError, NotFoundError) as exc:
             problems.append((row.line, str(exc)))
             continue
@@ -243,7 +248,7 @@ def _checked_row(
     run: Run,
     row: LabelRow,
     default_criterion: str | None,
-    cases: dict[str, CaseToLabel],
+    cases: tuple[dict[str, CaseToLabel], Callable[[], list[str]]],
     metrics: dict[str, LabelledMetric | Exception],
 ) -> _Checked:
     criterion = (row.criterion or "").strip() or default_criterion
@@ -262,7 +267,8 @@ def _checked_row(
     if not row.case_id:
         raise InvalidRequestError("no case_id: name the case the label is about")
     value = label_value(row.value, metric)
-    key = _key_of(run, cases.get(row.case_id), row.case_id)
+    found, ids = cases
+    key = _key_of(run, found.get(row.case_id), row.case_id, ids)
     return _Checked(row.line, criterion, key, value, _note(row.note))
 
 

@@ -18,7 +18,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from metrics.batching import KEY_BATCH, batches
 from metrics.models import CaseVerdict
 from runs.access import Actor, run_for
-from runs.errors import NotFoundError
+from runs.case_hints import case_not_found
 from runs.models import CaseAnnotation, CaseAnnotationChange, CaseResult, Rating, Run
 
 ANNOTATION_FILTERS = {
@@ -108,7 +108,7 @@ def case_annotations(*, user: Actor, run_id: int, case_id: str) -> CaseAnnotatio
     """One case's annotations and every change to them, oldest first."""
     run = run_for(user=user, run_id=run_id)
     if not CaseResult.objects.filter(run=run, case_id=case_id).exists():
-        raise NotFoundError(f"run {run.pk} has no case {case_id!r}")
+        raise case_not_found(run, case_id)
     annotations = list(
         CaseAnnotation.objects.filter(run=run, case_id=case_id).order_by("created_at", "id")
     )

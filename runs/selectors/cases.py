@@ -14,9 +14,9 @@ from django.db.models import Count, QuerySet
 from metrics.batching import KEY_BATCH, batches
 from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import case_verdicts_by_case, run_metric_estimates
+from runs.case_hints import case_not_found
 from runs.case_rows import OUTCOMES_COUNTED
 from runs.case_search import SEARCH_FIELDS, case_search_filter
-from runs.errors import NotFoundError
 from runs.models import CaseResult, DatasetCase, Run
 from runs.selectors.annotations import ANNOTATION_FILTERS, by_annotation
 
@@ -185,7 +185,7 @@ class CaseDetail:
 def case_detail(*, run: Run, case_id: str) -> CaseDetail:
     case = CaseResult.objects.filter(run=run, case_id=case_id).first()
     if case is None:
-        raise NotFoundError(f"run {run.pk} has no case {case_id!r}")
+        raise case_not_found(run, case_id)
     row = None
     if run.dataset_id is not None:
         row = DatasetCase.objects.filter(dataset_id=run.dataset_id, case_id=case_id).first()

@@ -1,0 +1,53 @@
+"""The hint a mistake gets says what was meant: a case id's close match, a metric's
+parameters in the wrong order, a system that reads the row instead of its input — each
+said once, with the file and the fix.
+
+Every command is the installed `oloproof`, run from a project folder outside the
+repository with the user's environment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.faces.conftest import write_project
+from tests.journeys.conftest import run_user
+
+
+def test_an_unknown_case_id_names_the_close_match(tmp_path: Path) -> None:
+    project = tmp_path / "my-evals"
+    write_project(project)
+    assert run_user(["oloproof", "run", "oloproof.yaml"], cwd=project).returncode == 0
+    (project / "labels.csv").write_text(
+        "case_id,metric,value\nc01,exact_label,pass\nc7,exact_label,fail\n", encoding="utf-8"
+    )
+    (project / "labels.jsonl").write_text(
+        '{"case_id": "C-3", "metric": "exact_label", "value": "pass"}\n', encoding="utf-8"
+    )
+    for args, said in (
+        (
+            ["label", "1", "c7", "exact_label", "pass"],
+            "run 1 has no case 'c7' (did you mean 'c07'?)",
+        ),
+        (
+            ["annotate", "1", "c7", "--rating", "pass"],
+            "run 1 has no case 'c7' (did you mean 'c07'?)",
+        ),
+        (
+            ["label", "import", "labels.csv", "--run", "1"],
+            "labels.csv line 3: run 1 has no case 'c7' (did you mean 'c07'?)",
+        ),
+        (
+            ["label", "import", "labels.jsonl", "--run", "1"],
+            "labels.jsonl line 1: run 1 has no case 'C-3' (did you mean 'c03'?)",
+        ),
+    ):
+        done = run_user(["oloproof", *args], cwd=project)
+        assert done.returncode == 3, done.stderr
+        assert said in done.stderr
+        assert "Traceback" not in done.stderr
+    done = run_user(
+        ["oloproof", "label", "1", "nothing-like-it", "exact_label", "pass"], cwd=project
+    )
+    assert done.returncode == 3
+    assert "has no case 'nothing-like-it'\n" in done.stderr  # no hint when nothing is close

@@ -1,7 +1,7 @@
 """The REST API at /api/: one NinjaAPI mounting each app's router.
 
-Every route needs an API token (`Authorization: Bearer olo_…`, see
-`python manage.py oloproof_token`) or a logged-in session. The docs page
+Every route needs an API token (`Authorization: Bearer olo_…`, made on the dashboard's
+Settings page or with `oloproof token create`) or a logged-in session. The docs page
 (/api/docs) and schema (/api/openapi.json) need a login too; the docs' scripts
 are served from django-ninja's own static files, never a CDN.
 """

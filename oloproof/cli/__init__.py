@@ -29,6 +29,7 @@ COMMANDS = (
     "_demo",
     "_user",
     "_project",
+    "_token",
     "_doctor",
 )
 """Each module registers one subcommand and sets `handler` to a function returning an exit code."""

@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from oloproof._origin import run_origin
-from oloproof._store import default_store, default_store_on_use, is_local_store, run_url
+from oloproof._store import (
+    default_store,
+    default_store_on_use,
+    is_local_store,
+    run_url,
+    run_url_hint,
+)
 
 if TYPE_CHECKING:
     from oloproof._results import RunRef
@@ -88,4 +94,7 @@ def _note_link(result: Result, store: Store) -> Result:
     link = run_url(result.run_id) if is_local_store(store) else None
     if link is not None:
         result.extras["run_url"] = link
+        hint = run_url_hint(result.run_id)
+        if hint is not None:
+            result.extras["run_url_hint"] = hint
     return result

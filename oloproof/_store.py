@@ -231,6 +231,25 @@ def run_url(run_id: str | int | None) -> str | None:
     return f"{dashboard_url()}runs/{run_id}/"
 
 
+def run_url_hint(run_id: str | int | None) -> str | None:
+    """How to open a recorded run's page where no dashboard has served the store yet
+    (its address then is only the default's guess); None when the address is known."""
+    if run_id is None or not str(run_id).isdigit():
+        return None
+    if _store_process is not None and not _django_configured_here():
+        known = _store_process.dashboard_known()
+    else:
+        from runs.data_folder import dashboard_url_known
+
+        known = dashboard_url_known()
+    if known:
+        return None
+    return (
+        f"(no dashboard has served this store yet: start one with `oloproof serve` in this "
+        f"project's folder, then open runs/{run_id}/ on it)"
+    )
+
+
 def default_ledger() -> Ledger:
     """Where `optimize()` records when no ledger is given: beside the default store."""
     global _local_ledger, _process_ledger

@@ -270,6 +270,10 @@ class StoreProcess:
     def dashboard_url(self) -> str:
         return self._opened()["dashboard_url"]
 
+    def dashboard_known(self) -> bool:
+        """Whether that address is known rather than the default guessed."""
+        return bool(self._opened()["dashboard_known"])
+
     def close(self) -> None:
         """Close the pipes and wait for the store's process to end: every call has been
         answered, so it only marks a run left open as failed (a run that never got to

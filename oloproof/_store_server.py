@@ -40,9 +40,13 @@ def serve(read_fd: int, write_fd: int) -> int:
     gc.disable()
     try:
         served = _Served(_open_local_store())
-        from runs.data_folder import dashboard_url, store_location
+        from runs.data_folder import dashboard_url, dashboard_url_known, store_location
 
-        facts = {"location": store_location(), "dashboard_url": dashboard_url()}
+        facts = {
+            "location": store_location(),
+            "dashboard_url": dashboard_url(),
+            "dashboard_known": dashboard_url_known(),
+        }
     except Exception as exc:  # the run raises it, as if it had opened the store itself
         return _answer(write_fd, False, _sendable(exc))
     finally:

@@ -74,7 +74,18 @@ def render_text(result: Result) -> str:
     if result.gate is not None:
         lines.append("")
         lines.append(str(result.gate))
+    lines.extend(_where_recorded_lines(result))
     return "\n".join(lines)
+
+
+def _where_recorded_lines(result: Result) -> list[str]:
+    """The recorded run's dashboard page (`extras["run_url"]`), and how to open it where no
+    dashboard has served the store yet (`extras["run_url_hint"]`)."""
+    link = result.extras.get("run_url")
+    if not link:
+        return []
+    hint = result.extras.get("run_url_hint")
+    return ["", f"recorded run #{result.run_id} → {link}", *([f"  {hint}"] if hint else [])]
 
 
 def _judge_lines(result: Result) -> list[str]:

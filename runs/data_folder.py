@@ -71,6 +71,14 @@ def dashboard_url() -> str:
     return url.rstrip("/") + "/" if isinstance(url, str) and url else DEFAULT_DASHBOARD_URL
 
 
+def dashboard_url_known() -> bool:
+    """Whether the dashboard's address is known (`OLOPROOF_DASHBOARD_URL`, or noted by
+    `oloproof serve`) rather than the default guessed."""
+    if os.environ.get("OLOPROOF_DASHBOARD_URL", "").strip():
+        return True
+    return (Path(settings.DATA_DIR) / DASHBOARD_FILE).is_file()
+
+
 def store_location() -> str:
     """Where runs are recorded, in words: the SQLite file (and why) or the server database."""
     database = settings.DATABASES["default"]

@@ -6,10 +6,14 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from oloproof._results import load
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError
+
+if TYPE_CHECKING:
+    from oloproof_core import Result
 
 
 class _CompareChoices:
@@ -44,7 +48,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "show, per metric, both estimates, the paired difference (candidate − baseline) with "
         "its interval and p-value, and the regressed and improved cases; --export writes "
         "one row per case (both outputs, each metric's values and change) to a .csv or "
-        ".jsonl file. Exit codes: 0 compared, 3 bad input, 4 internal error.",
+        ".jsonl file. Exit codes: 0 compared, 3 bad input (runs of different datasets "
+        "included), 4 internal error.",
     )
     parser.add_argument("baseline", help="the baseline run: a result JSON file or a run number")
     parser.add_argument("candidate", help="the candidate run: a result JSON file or a run number")
@@ -81,6 +86,23 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.set_defaults(handler=handle)
 
 
+def _dataset_digest(result: Result) -> str:
+    return str((result.provenance.get("dataset") or {}).get("digest") or "")
+
+
+def different_datasets(baseline: Result, candidate: Result) -> str:
+    """Why two runs are not compared, as the dashboard's compare page refuses them: they
+    were evaluated on different datasets (by content digest). "" when they were not."""
+    first, second = _dataset_digest(baseline), _dataset_digest(candidate)
+    if not first or not second or first == second:
+        return ""
+    return (
+        f"the runs were evaluated on different datasets (digest {first[:12]} and "
+        f"{second[:12]}); a paired comparison needs the same cases: compare two runs "
+        "of one dataset"
+    )
+
+
 def handle(args: argparse.Namespace) -> int:
     if not 0 < args.confidence < 1:
         raise ConfigError(
@@ -89,6 +111,10 @@ def handle(args: argparse.Namespace) -> int:
     from oloproof_core.compare import compare_runs  # the statistics: only when comparing
 
     baseline, candidate = load(args.baseline), load(args.candidate)
+    problem = different_datasets(baseline, candidate)
+    if problem:
+        print(f"oloproof: error: {problem}", file=sys.stderr)
+        return _exit_codes.BAD_INPUT
     comparison = compare_runs(baseline, candidate, confidence=args.confidence, fdr=args.fdr)
     if args.export:
         written = comparison.export(

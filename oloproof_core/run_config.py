@@ -24,7 +24,6 @@ from oloproof_core.run_config_fields import (
     key_problem,
     sandbox_setting,
 )
-from oloproof_core.run_config_files import config_file_problem
 from oloproof_core.safe_yaml import yaml_compose
 from oloproof_core.text_files import read_text
 
@@ -50,11 +49,9 @@ class RunConfig:
 
 def load_run_config(path: str) -> RunConfig:
     data, lines = run_config_read(path)
-    base = os.path.dirname(os.path.abspath(path))
-    missing = config_file_problem(check_run_config(data, label=path, lines=lines), base=base)
-    if missing is not None:  # before any code of the config's is loaded
-        raise ConfigError(f"{_Locator(path, lines)(missing[0])}: {missing[1]}")
-    return run_config_from_mapping(data, base_dir=base, label=path, lines=lines)
+    return run_config_from_mapping(
+        data, base_dir=os.path.dirname(os.path.abspath(path)), label=path, lines=lines
+    )
 
 
 def run_config_read(path: str) -> tuple[Any, dict[str, int]]:

@@ -12,6 +12,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from oloproof_core.errors import ConfigError
+from oloproof_core.run_config import _Locator, check_run_config, run_config_read
+
 _SUFFIXES = {
     "dataset": (".jsonl", ".ndjson", ".json", ".csv"),
     "policy": (".yaml", ".yml"),
@@ -49,3 +52,13 @@ def files_hint(path: str, suffixes: tuple[str, ...]) -> str:
     if names:
         return f"; {'/'.join(suffixes)} files there: " + ", ".join(sorted(names)[:10])
     return f"; that folder holds no {'/'.join(suffixes)} file"
+
+
+def config_files_check(path: str) -> None:
+    """A ConfigError naming the key and line of the first file the run config at `path`
+    names that is not there; before its code is loaded, so a typo costs no sandbox."""
+    data, lines = run_config_read(path)
+    base = os.path.dirname(os.path.abspath(path))
+    missing = config_file_problem(check_run_config(data, label=path, lines=lines), base=base)
+    if missing is not None:
+        raise ConfigError(f"{_Locator(path, lines)(missing[0])}: {missing[1]}")

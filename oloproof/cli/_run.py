@@ -12,6 +12,7 @@ from oloproof._store import start_store_early
 from oloproof.cli import _exit_codes
 from oloproof.cli._progress import ProgressBar
 from oloproof_core import ConfigError, Result, RunConfig, SandboxFloorError, load_run_config
+from oloproof_core.run_config_files import config_files_check
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -113,6 +114,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace) -> Result:
     start_store_early()
+    config_files_check(args.config)
     config = load_run_config(args.config)
     try:
         return _evaluate_config(args, config)

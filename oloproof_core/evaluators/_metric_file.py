@@ -29,6 +29,7 @@ from oloproof_core._canonical import digest_bytes
 from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
+from oloproof_core.evaluators._metric_signature import misordered_parameters
 from oloproof_core.imports import project_imports
 from oloproof_core.limits import text_problem
 from oloproof_core.measurement import judging_with
@@ -290,6 +291,9 @@ def _load(path: str, content: bytes) -> _LoadedMetric:
 
 
 def _takes_expected(score: Callable[..., Any], path: str) -> bool:
+    misordered = misordered_parameters(score, path)
+    if misordered is not None:
+        raise DeclarationError(misordered)
     signature = inspect.signature(score)
     params = list(signature.parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]

@@ -51,3 +51,24 @@ def test_an_unknown_case_id_names_the_close_match(tmp_path: Path) -> None:
     )
     assert done.returncode == 3
     assert "has no case 'nothing-like-it'\n" in done.stderr  # no hint when nothing is close
+
+
+def test_a_metric_with_its_parameters_in_another_order_is_refused_before_any_case(
+    project: Path,
+) -> None:
+    (project / "label_match.py").write_text(
+        "\n\ndef score(output, expected):\n"
+        "    return float(output['label'] == expected['label']), {'feedback': ''}\n",
+        encoding="utf-8",
+    )
+    write_project(project, extra_yaml="  - label_match.py\n")
+    done = run_user(["oloproof", "run", "oloproof.yaml", "--no-record"], cwd=project)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert (
+        f"{project / 'label_match.py'}:3: score(output, expected) is called as "
+        "score(input, output), by position, so its parameter 'output' would receive the "
+        "case's input; name the parameters in that order: def score(input, output, "
+        "expected=None)"
+    ) in done.stderr
+    assert "KeyError" not in done.stderr
+    assert "Traceback" not in done.stderr

@@ -143,6 +143,11 @@ def test_a_metric_that_raises_is_missing_with_its_traceback(write_metric, store)
             "must take (input, output)",
         ),
         (
+            "def score(output, expected):\n    return 1.0, {'feedback': ''}\n",
+            "metric.py:1: score(output, expected) is called as score(input, output), by "
+            "position, so its parameter 'output' would receive the case's input",
+        ),
+        (
             "SCORE_RANGE = (1, 0)\ndef score(input, output):\n    return 1.0, {'feedback': ''}\n",
             "SCORE_RANGE must be a pair (lo, hi) of numbers with lo < hi",
         ),

@@ -19,6 +19,7 @@ from oloproof_core.execution import ProgressCallback, run_system
 from oloproof_core.isolation import MeteredPool, pool_shape
 from oloproof_core.judging import judge_concurrency
 from oloproof_core.store import Store
+from oloproof_core.system_errors import explain_row_reads
 
 if TYPE_CHECKING:
     from oloproof_core.evaluation import RunPlan
@@ -131,10 +132,12 @@ def execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback |
         )
         for case in cases:
             case.measurements.protected = False
+        explain_row_reads(cases)
         return
     with open_pool(plan, cases=len(cases)):
         assert plan.pool is not None
         plan.pool.run(cases, progress)
         plan.execution = plan.pool.describe()
+    explain_row_reads(cases)
     if progress is not None:
         progress("system", len(cases), len(cases))

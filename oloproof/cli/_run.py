@@ -106,7 +106,7 @@ def handle(args: argparse.Namespace) -> int:
             result.to_json(args.json_path)
             print(f"\nresult written to {args.json_path}", file=sys.stderr)
     code = _exit_codes.for_gate_outcome(None if result.gate is None else result.gate.outcome)
-    if report_unobserved(result):
+    if report_unobserved(result, table_shown=args.json_path != "-"):
         code = _exit_codes.NOTHING_OBSERVED
     say_where_recorded(result)
     return code
@@ -147,13 +147,19 @@ def _evaluate_config(args: argparse.Namespace, config: RunConfig) -> Result:
     )
 
 
-def report_unobserved(result: Result) -> bool:
-    """Say which metrics observed no case at all, with the first error behind each."""
+def report_unobserved(result: Result, *, table_shown: bool = False) -> bool:
+    """Say which metrics observed no case at all, with the first error behind each.
+
+    An evaluator's error the table above already shows whole (a metric's contract, say)
+    is named by its first line, so its block is printed once.
+    """
     empty = [metric for metric in result.metrics if metric.n_observed == 0]
     if not result.cases or not empty:
         return False
     for metric in empty:
         case_id, error = first_error(result, metric.criterion)
+        if table_shown and error.startswith("the evaluator failed: ") and "\n" in error:
+            error = error.splitlines()[0] + " (the whole message is in the table above)"
         print(
             f"oloproof: error: {metric.metric!r} observed no case (all {metric.n_missing} "
             f"missing); first error, on case {case_id!r}:\n  {error}",

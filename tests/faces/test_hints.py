@@ -72,3 +72,39 @@ def test_a_metric_with_its_parameters_in_another_order_is_refused_before_any_cas
     ) in done.stderr
     assert "KeyError" not in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_metrics_contract_error_is_printed_once(project: Path) -> None:
+    (project / "bad_metric.py").write_text(
+        "def score(input, output, expected=None):\n    return 1.0\n", encoding="utf-8"
+    )
+    write_project(project, extra_yaml="  - bad_metric.py\n")
+    done = run_user(["oloproof", "run", "oloproof.yaml", "--no-record"], cwd=project)
+    assert done.returncode == 5
+    both = done.stdout + done.stderr
+    assert both.count("score() must return a pair") == 1, both
+    assert "first (case c00): ContractError" in done.stdout
+    assert "the whole message is in the table above" in done.stderr
+    alone = run_user(
+        ["oloproof", "run", "oloproof.yaml", "--no-record", "--json", "-"], cwd=project
+    )
+    assert alone.returncode == 5
+    assert alone.stderr.count("score() must return a pair") == 1  # no table: said here, whole
+
+
+def test_a_system_reading_the_row_is_told_it_receives_the_input(project: Path) -> None:
+    (project / "bot.py").write_text(
+        "def answer(case):\n    return {'label': case['input']['q']}\n", encoding="utf-8"
+    )
+    done = run_user(["oloproof", "run", "oloproof.yaml", "--no-record"], cwd=project)
+    assert done.returncode == 5
+    assert (
+        "the system raised KeyError: 'input' — a system receives the row's input itself, not "
+        "the row: read case['q'], not case['input']['q'] (this case's input has the keys 'q')"
+    ) in done.stderr
+    (project / "bot.py").write_text(
+        "def answer(case):\n    return {'label': case['expected']['label']}\n", encoding="utf-8"
+    )
+    done = run_user(["oloproof", "run", "oloproof.yaml", "--no-record"], cwd=project)
+    assert "a system never receives the row's expected value" in done.stderr
+    assert "Traceback" not in done.stderr

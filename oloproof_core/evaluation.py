@@ -14,10 +14,10 @@ from oloproof_core._gc import fewer_collections
 from oloproof_core.case import CaseResult
 from oloproof_core.conclusion import conclude_run, run_opening
 from oloproof_core.dataset import Dataset, Row, load_dataset
-from oloproof_core.errors import ConfigError, DeclarationError, SandboxFloorError
+from oloproof_core.errors import ConfigError, DeclarationError
 from oloproof_core.evaluators import Evaluator
 from oloproof_core.execution import DEFAULT_CONCURRENCY, ProgressCallback
-from oloproof_core.isolation import DEFAULT_MEMORY_LIMIT_MB, ISOLATION_MODES, SANDBOX_MODES
+from oloproof_core.isolation import DEFAULT_MEMORY_LIMIT_MB, ISOLATION_MODES, sandbox_mode
 from oloproof_core.judging import (
     JudgingTally,
     SettledVerdicts,
@@ -110,7 +110,7 @@ def plan_run(
         if seconds is not None and not (seconds > 0 and math.isfinite(seconds)):
             raise ConfigError(f"{name} must be a positive number of seconds, got {seconds!r}")
     _check_isolation(isolation, memory_limit_mb)
-    sandbox = _sandbox_mode(sandbox, isolation)
+    sandbox = sandbox_mode(sandbox, isolation)
     loaded = _load_policy(policy) if policy is not None else None
     if loaded is not None:
         # Rules that could never pass are refused before a single case runs.
@@ -128,30 +128,6 @@ def plan_run(
         sandbox=sandbox,
         evaluator_timeout=evaluator_timeout,
     )
-
-
-def _sandbox_mode(sandbox: str | None, isolation: str = "process") -> str:
-    """The mode asked for, else the operator's `OLOPROOF_SANDBOX`, else "auto".
-
-    `OLOPROOF_SANDBOX=required` is a floor that no run lowers: there `sandbox: off` and
-    `isolation: thread` are refused before anything runs, and `auto` means required.
-    Every face plans its runs here (evaluate(), the CLI, the submission check, workers).
-    """
-    operator = os.environ.get("OLOPROOF_SANDBOX") or "auto"
-    chosen = sandbox if sandbox is not None else operator
-    if chosen not in SANDBOX_MODES:
-        origin = "sandbox" if sandbox is not None else "OLOPROOF_SANDBOX"
-        raise ConfigError(
-            f"{origin} must be auto (a sandbox where one can be made), required (refuse to "
-            f"run without one) or off (trusted code), got {chosen!r}"
-        )
-    if operator != "required":
-        return chosen
-    if isolation == "thread":
-        raise SandboxFloorError("isolation", "thread", "runs the system in oloproof's process")
-    if chosen == "off":
-        raise SandboxFloorError("sandbox", "off", "runs the system without a sandbox")
-    return "required"
 
 
 def load_for_plan(plan: RunPlan, dataset: DatasetSource, split: str | None) -> Dataset:

@@ -95,27 +95,43 @@ def run_config_from_mapping(
     label: str,
     lines: Mapping[str, int] | None = None,
     roots: Sequence[str] | None = None,
+    here: bool = False,
 ) -> RunConfig:
     """Validate and resolve a config already parsed (a submitted run's recorded config).
 
     `base_dir` plays the config file's folder; `label` names the config in errors. With
     `roots` (a project's registered code roots), every file the config names, and the
-    code it imports, must resolve inside one of them.
+    code it imports, must resolve inside one of them. Its code is read in its sandbox;
+    `here`: imported in this process instead (see `load_config_code`).
     """
     data = check_run_config(data, label=label, lines=lines)
     where = _Locator(label, dict(lines or {}))
     base = os.path.abspath(base_dir)
     run_config_paths_check(data, base_dir=base, roots=roots, label=label, lines=lines)
 
-    try:
-        system = load_object(data["system"], base_dir=base, what="system", roots=roots)
-    except OloproofError as exc:
-        raise ConfigError(f"{where('system')}: {exc}") from None
-    evaluators = [
-        _evaluator_from_entry(entry, index, base, where, roots)
-        for index, entry in enumerate(data["evaluators"])
-    ]
+    system, evaluators = load_config_code(data, base=base, where=where, roots=roots, here=here)
+    for item in (system, *evaluators):
+        if isinstance(item, ConfigError):
+            raise item
     return run_config_resolved(data, base=base, label=label, system=system, evaluators=evaluators)
+
+
+def load_config_code(
+    data: Mapping[str, Any],
+    *,
+    base: str,
+    where: _Locator,
+    roots: Sequence[str] | None,
+    here: bool = False,
+) -> tuple[Any, list[Any]]:
+    """The config's system and evaluators, each loaded or its ConfigError: user code read in
+    its sandbox unless `here` (see `oloproof_core.config_code.load_config_code`)."""
+    from oloproof_core.config_code import load_config_code as load
+
+    def load_entry(entry: Any, index: int) -> Evaluator:
+        return _evaluator_from_entry(entry, index, base, where, roots)
+
+    return load(data, base=base, where=where, roots=roots, load_entry=load_entry, here=here)
 
 
 def run_config_resolved(

@@ -12,7 +12,6 @@ field and a command line all together.
 from __future__ import annotations
 
 import difflib
-import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,14 +21,13 @@ from oloproof_core.dataset_file import DatasetFile, check_dataset_file
 from oloproof_core.errors import ConfigError, DeclarationError, OloproofError, SandboxFloorError
 from oloproof_core.evaluation import plan_run
 from oloproof_core.evaluators import Evaluator
-from oloproof_core.imports import load_object
 from oloproof_core.limits import run_cases_problem
 from oloproof_core.result_io import load_result
 from oloproof_core.run_config import (
     RunConfig,
-    _evaluator_from_entry,
     _Locator,
     check_run_config,
+    load_config_code,
     run_config_resolved,
 )
 from oloproof_core.run_config_fields import sandbox_setting
@@ -94,21 +92,19 @@ def run_config_check(
             problems.append(ConfigProblem(key, str(exc)))
             return None
 
-    system = attempt("system", lambda: _system(shaped, base, where, roots))
-    evaluators = [
-        attempt(
-            "evaluators", functools.partial(_evaluator_from_entry, entry, index, base, where, roots)
-        )
-        for index, entry in enumerate(shaped["evaluators"])
-    ]
+    system, evaluators = _code(shaped, base, where, roots)
+    for index, item in enumerate((system, *evaluators)):
+        if isinstance(item, ConfigError):
+            problems.append(ConfigProblem("evaluators" if index else "system", str(item)))
+    evaluators = [item for item in evaluators if not isinstance(item, ConfigError)]
     dataset = attempt("dataset", lambda: _dataset(shaped, base, where, max_cases))
     policy = None
     if shaped.get("policy"):
         policy = attempt("policy", lambda: _policy(shaped, base, where))
     if shaped.get("baseline"):
         attempt("baseline", lambda: load_result(os.path.join(base, shaped["baseline"])))
-    loaded = [item for item in evaluators if item is not None]
-    if policy is not None and len(loaded) == len(evaluators):
+    loaded = evaluators
+    if policy is not None and len(loaded) == len(shaped["evaluators"]):
         attempt("policy", lambda: _never_passing(policy, loaded, where))
     if not problems:
         _plan(shaped, system, loaded, policy, where, problems)
@@ -118,11 +114,15 @@ def run_config_check(
     return CheckedRunConfig(config=config, dataset=dataset, policy=policy)
 
 
-def _system(data: Mapping[str, Any], base: str, where: _Locator, roots: Any) -> Any:
+def _code(
+    data: Mapping[str, Any], base: str, where: _Locator, roots: Sequence[str] | None
+) -> tuple[Any, list[Any]]:
+    """The config's system and evaluators, each loaded or its ConfigError; the operator's
+    floor is the one problem reported alone, beside the key that lowers it."""
     try:
-        return load_object(data["system"], base_dir=base, what="system", roots=roots)
-    except OloproofError as exc:
-        raise ConfigError(f"{where('system')}: {exc}") from None
+        return load_config_code(data, base=base, where=where, roots=roots)
+    except SandboxFloorError as exc:
+        raise ConfigProblemsError([ConfigProblem(exc.key, f"{where(exc.key)}: {exc}")]) from None
 
 
 def _within(

@@ -71,6 +71,11 @@ class System:
             components=texts,
         )
 
+    def declared_travel(self) -> tuple[Any, str | None] | None:
+        """How a system known here only by its declaration reaches its processes (its
+        reference, or its pickle); None for a system whose function is here."""
+        return None
+
     @property
     def release(self) -> str:
         return f"{self.name}@{self.version}" if self.version is not None else self.name

@@ -115,11 +115,10 @@ def handle(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> Result:
     start_store_early()
     config_files_check(args.config)
-    config = load_run_config(args.config)
     try:
-        return _evaluate_config(args, config)
+        return _evaluate_config(args, load_run_config(args.config))
     except SandboxFloorError as exc:  # the file that lowers the operator's floor
-        raise ConfigError(f"{config.path}: {exc}") from None
+        raise ConfigError(f"{args.config}: {exc}") from None
 
 
 def _evaluate_config(args: argparse.Namespace, config: RunConfig) -> Result:

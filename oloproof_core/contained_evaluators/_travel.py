@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, ClassVar
 
+from oloproof_core.config_code._stand_ins import DeclaredEvaluator
 from oloproof_core.evaluators import Evaluator, MetricFile
 from oloproof_core.evaluators._source import file_content_digest
 from oloproof_core.imports import NAMESPACE_PREFIX, load_module
@@ -55,6 +56,9 @@ class Packed:
 def pack(evaluator: Evaluator) -> Packed:
     """`evaluator` pickled for its process; an IsolationError says what cannot travel."""
     import cloudpickle
+
+    if isinstance(evaluator, DeclaredEvaluator):  # packed where it was imported, passed on
+        return Packed(evaluator.criterion, evaluator.pickled, evaluator.files, evaluator.folders)
 
     tops: dict[str, bool] = {}
     by_value = [

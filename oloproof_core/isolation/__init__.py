@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         SandboxSupport,
         UnprotectedRunWarning,
         keep_from_systems,
+        sandbox_mode,
         sandbox_support,
     )
     from oloproof_core.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB, pool_shape
@@ -53,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "SandboxSupport": "._sandbox_choice",
     "UnprotectedRunWarning": "._sandbox_choice",
     "keep_from_systems": "._sandbox_choice",
+    "sandbox_mode": "._sandbox_choice",
     "sandbox_support": "._sandbox_choice",
     "DEFAULT_MEMORY_LIMIT_MB": "._sizing",
     "pool_shape": "._sizing",
@@ -82,6 +84,7 @@ __all__ = [
     "metered_call",
     "pool_shape",
     "reference_for",
+    "sandbox_mode",
     "sandbox_support",
 ]
 

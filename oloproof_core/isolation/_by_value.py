@@ -87,6 +87,9 @@ def how_system_travels(system: System, start: str) -> tuple[SystemReference | No
     "reference" (refuse a system without one) or "value"."""
     if start not in ("auto", "reference", "value"):
         raise ValueError(f"start must be 'auto', 'reference' or 'value', got {start!r}")
+    declared = system.declared_travel()
+    if declared is not None:  # read in its sandbox: it travels as it was packed there
+        return declared
     reference = reference_for(system) if start != "value" else None
     if reference is not None:
         return reference, None

@@ -53,12 +53,14 @@ def _load_system(setup: Mapping[str, Any]) -> System:
         from oloproof_core.isolation._by_value import load_pickled
         from oloproof_core.systems import as_system
 
-        return as_system(load_pickled(setup["value"]))
-    from oloproof_core.isolation._reference import SystemReference, load_reference
+        system = as_system(load_pickled(setup["value"]))
+    else:
+        from oloproof_core.isolation._reference import SystemReference, load_reference
 
-    system = load_reference(SystemReference.from_dict(setup["reference"]))
-    if setup.get("components"):
-        system = system.with_components(setup["components"], version=setup.get("version"))
+        system = load_reference(SystemReference.from_dict(setup["reference"]))
+    texts, version = setup.get("components") or {}, setup.get("version")
+    if texts and (texts != system.components or version != system.version):
+        system = system.with_components(texts, version=version)
     return system
 
 

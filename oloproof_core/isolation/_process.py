@@ -114,14 +114,15 @@ def start_child(
     `reference`, or loads it from `by_value` (`_by_value.pickled_system`)."""
     if reference is not None:
         setup["reference"] = reference.to_dict()
-        # The reference names the system as declared; a candidate of an optimization is
-        # that system reading other texts, which the child binds again.
-        setup["components"] = dict(system.components)
-        setup["version"] = system.version
     elif by_value is not None:
         setup["value"] = by_value
     else:
         raise ValueError("a system's process needs the system's reference or its value")
+    # The reference (or a pickle made where the system was declared) names the system as
+    # declared; a candidate of an optimization is that system reading other texts, which
+    # the child binds again.
+    setup["components"] = dict(system.components)
+    setup["version"] = system.version
     return spawn_child(setup, environment, sandbox)
 
 

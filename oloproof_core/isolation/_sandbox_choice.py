@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from oloproof_core.errors import ConfigError, SandboxFloorError
 from oloproof_core.isolation._caps import SandboxCaps
 from oloproof_core.isolation._sandbox import SANDBOX_USER, Sandbox
 
@@ -111,6 +112,31 @@ def _version(tool: str) -> str:
     except (OSError, subprocess.TimeoutExpired):
         return "bubblewrap"
     return said.stdout.strip() or "bubblewrap"
+
+
+def sandbox_mode(sandbox: str | None, isolation: str = "process") -> str:
+    """The mode asked for, else the operator's `OLOPROOF_SANDBOX`, else "auto".
+
+    `OLOPROOF_SANDBOX=required` is a floor that no run lowers: there `sandbox: off` and
+    `isolation: thread` are refused before anything runs, and `auto` means required.
+    Every face plans its runs here (evaluate(), the CLI, the submission check, workers),
+    and a run config's code is read in its sandbox under the same mode.
+    """
+    operator = os.environ.get("OLOPROOF_SANDBOX") or "auto"
+    chosen = sandbox if sandbox is not None else operator
+    if chosen not in SANDBOX_MODES:
+        origin = "sandbox" if sandbox is not None else "OLOPROOF_SANDBOX"
+        raise ConfigError(
+            f"{origin} must be auto (a sandbox where one can be made), required (refuse to "
+            f"run without one) or off (trusted code), got {chosen!r}"
+        )
+    if operator != "required":
+        return chosen
+    if isolation == "thread":
+        raise SandboxFloorError("isolation", "thread", "runs the system in oloproof's process")
+    if chosen == "off":
+        raise SandboxFloorError("sandbox", "off", "runs the system without a sandbox")
+    return "required"
 
 
 class UnprotectedRunWarning(UserWarning):

@@ -106,9 +106,11 @@ def optimize_spec_from_mapping(
 ) -> OptimizationSpec:
     """Check and resolve a config (a file's, or a submitted optimization's recorded one)."""
     data = check_optimize_config(data, label=label)
-    run = run_config_from_mapping(
-        {key: data[key] for key in data if key in _RUN_KEYS}, base_dir=base_dir, label=label
-    )
+    run_data = {key: data[key] for key in data if key in _RUN_KEYS}
+    run = run_config_from_mapping(run_data, base_dir=base_dir, label=label)
+    if getattr(run.system, "is_dspy_program", False):
+        # DSPy's optimizers call the program, and its metric, in their own process.
+        run = run_config_from_mapping(run_data, base_dir=base_dir, label=label, here=True)
     return OptimizationSpec(
         system=run.system,
         dataset=run.dataset,

@@ -30,6 +30,7 @@ from oloproof_core.evaluators import CaseView, Evaluator
 from oloproof_core.execution import ProgressCallback
 from oloproof_core.store import CacheEntry, Store, verdict_key
 from oloproof_core.verdict import Verdict
+from oloproof_core.verdict_checks import storable_verdict
 
 if TYPE_CHECKING:
     from oloproof_core.contained_evaluators import ContainedJudging
@@ -236,8 +237,11 @@ def judge_one(evaluator: Evaluator, case: CaseResult, limit: VerdictLimit | None
     token = enter_case(case, "evaluator")
     started = time.perf_counter()
     try:
-        verdict = evaluator.to_verdict(
-            evaluator.judge(CaseView(case, evaluator.reads, evaluator.criterion))
+        verdict = storable_verdict(
+            evaluator,
+            evaluator.to_verdict(
+                evaluator.judge(CaseView(case, evaluator.reads, evaluator.criterion))
+            ),
         )
     except UndeclaredReadError:
         raise
@@ -349,7 +353,7 @@ async def _judge_all_async(
                 async with clock:
                     view = CaseView(case, evaluator.reads, evaluator.criterion)
                     raw = await evaluator.judge(view)
-                return evaluator.to_verdict(raw)
+                return storable_verdict(evaluator, evaluator.to_verdict(raw))
             except UndeclaredReadError:
                 raise
             except TimeoutError as exc:

@@ -25,6 +25,7 @@ TEXT_LIMITS = {
     "split": 200,
     "cluster": 200,
     "criterion": 200,
+    "metric": 300,
 }
 """Lengths of the platform's text columns, by what they hold."""
 MAX_RUN_CASES = 1_000_000

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from oloproof_core.limits import storable_text
+
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
@@ -37,7 +39,13 @@ class Verdict:
 
     @classmethod
     def failed_to_judge(cls, error: str, traceback: str | None = None) -> Verdict:
-        return cls(value=None, error=error, traceback=traceback)
+        # An error's text is shown to people, never scored: kept as every database keeps
+        # it (an exception's message may hold a NUL, which PostgreSQL refuses).
+        return cls(
+            value=None,
+            error=storable_text(error),
+            traceback=None if traceback is None else storable_text(traceback),
+        )
 
     def without_feedback(self) -> Verdict:
         """The verdict's figures and error, without its feedback or traceback."""

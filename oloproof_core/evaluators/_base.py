@@ -14,6 +14,7 @@ from oloproof_core._canonical import canonical_json, digest_text
 from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.evaluators._case_view import CaseView, check_reads
 from oloproof_core.evaluators._source import source_digest, source_location
+from oloproof_core.limits import label_problem
 from oloproof_core.verdict import Verdict
 
 ValueType = Literal["pass_fail", "score"]
@@ -47,6 +48,10 @@ class Evaluator(ABC):
                 f"{owner}: a criterion is a name of letters, digits, '_' "
                 "or '-' (no dots: dots separate sub-scores)"
             )
+        too_long = label_problem(criterion, "criterion")
+        if too_long:
+            shown = f"{type(self).__name__}(criterion={criterion[:40]!r}…)"
+            raise DeclarationError(f"{shown}: the criterion {too_long}")
         if value_type not in ("pass_fail", "score"):
             raise DeclarationError(
                 f"{owner}: value_type must be 'pass_fail' or 'score', got {value_type!r}"
@@ -120,6 +125,12 @@ class Evaluator(ABC):
 
     def check_score(self, raw: Any, name: str | None = None) -> float:
         label = self.criterion if name is None else f"{self.criterion}.{name}"
+        too_long = None if name is None else label_problem(label, "metric")
+        if too_long:
+            raise ContractError(
+                f"sub-score {name[:40]!r}… of evaluator {self.criterion!r}: its metric name "
+                f"{label[:40]!r}… {too_long}; give the sub-score a shorter name"
+            )
         low, high = self.score_range if name is None else self.sub_score_range
         if isinstance(raw, bool) or not isinstance(raw, Real):
             raise ContractError(

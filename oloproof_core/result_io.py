@@ -17,6 +17,7 @@ from oloproof_core.case import CaseError, CaseResult
 from oloproof_core.context import Measurements, ModelCall
 from oloproof_core.errors import OloproofError
 from oloproof_core.result import RESULT_FORMAT, RESULT_HEAD_BYTES, Result, looks_like_result
+from oloproof_core.result_shape import result_shape_problem
 from oloproof_core.stats import Interval
 from oloproof_core.text_files import read_text
 from oloproof_core.verdict import Verdict
@@ -43,11 +44,9 @@ def load_result(path: str) -> Result:
         raise OloproofError(
             f"{path}: not a result JSON file: its values are nested too deeply"
         ) from None
-    if not isinstance(data, Mapping):
-        raise OloproofError(
-            f"{path}: not a result written by oloproof (--json): the file holds a JSON "
-            f"{type(data).__name__}, not an object"
-        )
+    problem = result_shape_problem(data)
+    if problem is not None:
+        raise OloproofError(f"{path}: not a result written by oloproof (--json): {problem}")
     try:
         return result_from_dict(data)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:

@@ -22,14 +22,17 @@ def misordered_parameters(score: Callable[..., Any], path: str) -> str | None:
         signature = inspect.signature(score)
     except (TypeError, ValueError):
         return None
+    parameters = signature.parameters.values()
     positional = [
         parameter.name
-        for parameter in signature.parameters.values()
+        for parameter in parameters
         if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)
     ][:3]
-    if len(positional) < 2:
+    # `*args` takes whatever is passed: such a score is called with all three.
+    varargs = any(parameter.kind is parameter.VAR_POSITIONAL for parameter in parameters)
+    if len(positional) < 2 and not varargs:
         return None  # refused as a signature that takes too few parameters
-    called = _ROLES[: len(positional)]
+    called = _ROLES[: 3 if varargs else len(positional)]
     wrong = [
         (name, role)
         for name, role in zip(positional, called, strict=False)
@@ -41,7 +44,8 @@ def misordered_parameters(score: Callable[..., Any], path: str) -> str | None:
     code = getattr(score, "__code__", None)
     where = f"{path}:{code.co_firstlineno}" if code is not None else path
     return (
-        f"metric file {where}: score{signature} is called as score({', '.join(called)}), by position, "
-        f"so its parameter {name!r} would receive the case's {role}; name the parameters "
-        "in that order: def score(input, output, expected=None)"
+        f"metric file {where}: score{signature} is called as "
+        f"score({', '.join(called)}), by position, so its parameter {name!r} would "
+        f"receive the case's {role}; name the parameters in that order: "
+        "def score(input, output, expected=None)"
     )

@@ -111,4 +111,14 @@ def key_problem(data: Mapping[str, Any]) -> tuple[str, str] | None:
             return key, f"missing key {key!r} ({KEYS[key]})"
         if data[key] is None:
             return key, f"{key!r} has no value; give the {KEYS[key]}"
+    system = data["system"]
+    module = system.partition(":")[0] if isinstance(system, str) else ""
+    if module.startswith(".") or ("/" in module and not module.endswith(".py")):
+        # Python's import machinery raises a TypeError for these, which says nothing useful.
+        return "system", (
+            f"system {system!r}: {module!r} is neither a module name (no leading '.', no '/') "
+            f"nor a file ending in .py; write a file path, e.g. "
+            f"'{module.lstrip('.') if '/' not in module else module}.py:"
+            f"{system.partition(':')[2] or 'name'}', or a module name, e.g. 'bot:answer'"
+        )
     return None

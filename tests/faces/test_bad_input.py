@@ -139,3 +139,18 @@ def test_a_result_file_of_the_wrong_shape_is_refused(recorded: Path) -> None:
         (recorded / name).write_text(json.dumps(content), encoding="utf-8")
         done = run_user(["oloproof", "gate", name, "release.yaml"], cwd=recorded)
         _refused(done, f"{name}: not a result written by oloproof (--json)")
+
+
+def test_a_system_named_by_a_relative_module_path_says_how_to_name_it(project: Path) -> None:
+    (project / "configs").mkdir()
+    (project / "configs" / "eval.yaml").write_text(
+        "system: ../bot:answer\ndataset: ../data/cases.jsonl\nevaluators:\n"
+        "  - ExactMatch: {criterion: exact_label, field: label}\n",
+        encoding="utf-8",
+    )
+    done = run_user(["oloproof", "run", "configs/eval.yaml", "--no-record"], cwd=project)
+    _refused(
+        done,
+        "configs/eval.yaml:1: system '../bot:answer': '../bot' is neither a module name",
+        "write a file path, e.g. '../bot.py:answer'",
+    )

@@ -29,7 +29,8 @@ def test_a_token_made_on_the_command_line_opens_the_api_until_revoked(capsys) ->
     code, out, err = command(capsys, "token", "create", "bob", "--name", "ci", "--days", "7")
     assert code == 0, err
     token = out.strip()
-    assert token.startswith("olo_") and "\n" not in token
+    assert token.startswith("olo_")
+    assert "\n" not in token
     assert f"made token {token[:12]}… for bob (all of its projects; expires" in err
     assert api_status(token) == 200
 

@@ -3,6 +3,7 @@ whether a release may ship.
 
     from oloproof import evaluate, optimize, system, component, current_case
     from oloproof import annotate, annotations, export_cases   # a recorded run's cases
+    from oloproof import keep_run, delete_run, list_runs   # name, tag, hide, delete runs
     from oloproof import label, import_labels, labels, calibration   # people's labels
     from oloproof.evaluators import ExactMatch, Contains, JsonSchema, Regex, RubricJudge, evaluator
 """
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from oloproof._cases import annotate, export_cases
     from oloproof._cases import annotations_read as annotations
     from oloproof._evaluate import evaluate
+    from oloproof._keeping import delete_run, keep_run, list_runs
     from oloproof._labels import calibration, import_labels, label, labels
     from oloproof._optimize import optimize
     from oloproof._plan import plan
@@ -46,6 +48,9 @@ _LAZY = {
     "annotations": ("oloproof._cases", "annotations_read"),
     "calibration": ("oloproof._labels", "calibration"),
     "continue_run": ("oloproof._submit", "continue_run"),
+    "delete_run": ("oloproof._keeping", "delete_run"),
+    "keep_run": ("oloproof._keeping", "keep_run"),
+    "list_runs": ("oloproof._keeping", "list_runs"),
     "export_cases": ("oloproof._cases", "export_cases"),
     "evaluate": ("oloproof._evaluate", "evaluate"),
     "import_labels": ("oloproof._labels", "import_labels"),
@@ -79,12 +84,15 @@ __all__ = [
     "component",
     "continue_run",
     "current_case",
+    "delete_run",
     "evaluate",
     "export_cases",
     "gate",
     "import_labels",
+    "keep_run",
     "label",
     "labels",
+    "list_runs",
     "load",
     "optimize",
     "plan",

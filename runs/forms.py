@@ -45,6 +45,8 @@ class RunFilterForm(forms.Form):
     created_before = forms.DateField(
         required=False, label="to", widget=forms.DateInput(attrs={"type": "date"})
     )
+    tag = forms.CharField(required=False, max_length=50)
+    hidden = forms.BooleanField(required=False, label="hidden runs too")
 
     def __init__(
         self, data: Any, *, systems: list[str], releases: list[str], datasets: list[Any]
@@ -73,6 +75,8 @@ class RunFilterForm(forms.Form):
             created_after=_day_start(data["created_after"]),
             # "to" includes the whole day it names.
             created_before=_day_start(data["created_before"], days_after=1),
+            tag=data["tag"] or None,
+            hidden=data["hidden"],
         )
 
 

@@ -1,9 +1,8 @@
 """The one writer of a run's tables: releases, datasets, runs, case results, metrics, gates.
 
-In-process recording (`evaluate()`, `oloproof run`), submitting to the workers, the
-workers' chunks and finalising, and the demo all write through these functions, so
-a run's rows are shaped in one place. Writes are bulk writes in fixed-size batches:
-a 100,000-case run costs a handful of queries per batch, never one per case.
+In-process recording, submitting, the workers and the demo all write through these
+functions, so a run's rows are shaped in one place; and a run is deleted here. Writes
+are bulk writes in fixed-size batches, never one per case.
 """
 
 from __future__ import annotations
@@ -178,14 +177,8 @@ def _metrics_and_gate_record(
 
 
 def _gate_dict(result: engine.Result) -> Mapping[str, Any] | None:
-    if result.gate is not None:
-        gate = result.gate.to_dict()
-        return gate if isinstance(gate, Mapping) else None
-    stored = result.extras.get("gate")
-    return stored if isinstance(stored, Mapping) else None
-
-
-# Runs recorded as they go (a run that does not keep its cases) ------------------------
+    gate = result.gate.to_dict() if result.gate is not None else result.extras.get("gate")
+    return gate if isinstance(gate, Mapping) else None
 
 
 def run_open_record(
@@ -398,3 +391,8 @@ def run_redate(*, run: Run, when: datetime, config: Mapping[str, Any] | None = N
 def run_config_replace(*, run_ids: Iterable[int], config: Mapping[str, Any]) -> int:
     """Give recorded runs a full config (so the New-run form can start from them)."""
     return Run.objects.filter(pk__in=list(run_ids)).exclude(config=config).update(config=config)
+
+
+def run_delete(*, run: Run) -> None:
+    """Delete a run and every row of it (the caller checked it has no decision)."""
+    Run.objects.filter(pk=run.pk).delete()

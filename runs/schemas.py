@@ -31,6 +31,9 @@ class RunOut(Schema):
     started_at: datetime | None
     finished_at: datetime | None
     duration_s: float | None
+    name: str
+    tags: list[str]
+    hidden: bool
 
     @staticmethod
     def resolve_system(run: Run) -> str | None:
@@ -61,6 +64,22 @@ class RunOut(Schema):
     @staticmethod
     def resolve_created_by(run: Run) -> str | None:
         return None if run.created_by is None else run.created_by.get_username()
+
+    @staticmethod
+    def resolve_name(run: Run) -> str:
+        keeping = getattr(run, "keeping", None)
+        return "" if keeping is None else keeping.name
+
+    @staticmethod
+    def resolve_hidden(run: Run) -> bool:
+        keeping = getattr(run, "keeping", None)
+        return keeping is not None and keeping.hidden_at is not None
+
+    @staticmethod
+    def resolve_tags(run: Run) -> list[str]:
+        # Prefetched with the history's page (runs_in_order); one query for a single run.
+        tags: Any = getattr(run, "tags")  # noqa: B009 - the reverse relation of RunTag
+        return sorted(tag.tag for tag in tags.all())
 
 
 class RevocationOut(Schema):
@@ -115,6 +134,14 @@ class GateOut(Schema):
         return list(
             gate.approvals.select_related("user", "revocation__user").order_by("sequence", "id")
         )
+
+
+class RunKeepIn(Schema):
+    """What to change of a run's keeping; a field left out stays as it is."""
+
+    name: str | None = None
+    tags: list[str] | None = None
+    hidden: bool | None = None
 
 
 class RunDetailOut(RunOut):

@@ -1,4 +1,5 @@
-"""The settings pages' forms: projects, members, code roots, accounts and API tokens."""
+"""Forms of the settings pages (projects, members, code roots, accounts, API tokens) and of
+a run's keeping (its name, tags, hiding)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,15 @@ class AccountActiveForm(forms.Form):
 class TokenForm(forms.Form):
     name = forms.CharField(max_length=200, required=False, label="Label")
     project = forms.SlugField(max_length=100, required=False)
+
+
+class RunNameForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False)
+
+
+class RunTagsForm(forms.Form):
+    tags = forms.CharField(max_length=1200, required=False)
+
+
+class RunHideForm(forms.Form):
+    hidden = forms.BooleanField(required=False)

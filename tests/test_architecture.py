@@ -61,6 +61,7 @@ WRITERS: dict[str, frozenset[str]] = {
     **dict.fromkeys(("CaseAnnotation", "CaseAnnotationChange"), frozenset({"runs.annotations"})),
     "Label": frozenset({"runs.labels"}),
     "Change": frozenset({"runs.audit"}),
+    **dict.fromkeys(("RunKeeping", "RunTag"), frozenset({"runs.run_keeping"})),
     **dict.fromkeys(("Project", "Membership", "CodeRoot"), frozenset({"runs.projects"})),
     **dict.fromkeys(
         ("CachedVerdict", "CaseVerdict", "Evaluator", "MetricEstimate"),

@@ -1,4 +1,4 @@
-"""The runs API: list, detail, cases, submit, compare, gate and approvals.
+"""The runs API: list, detail, name/tag/hide/delete, cases, submit, compare, gate, approvals.
 
 Thin: each route reads through a selector or writes through a service, and the
 services check permissions; domain errors become clear 4xx responses (`evalsite.api`).
@@ -18,6 +18,7 @@ from runs.auth import AuthenticatedRequest
 from runs.errors import NotFoundError
 from runs.keyset import capped_count
 from runs.models import Gate, Run
+from runs.run_keeping import run_hide, run_remove, run_rename, run_tags_set
 from runs.schemas import (
     ApprovalIn,
     ApprovalOut,
@@ -27,6 +28,7 @@ from runs.schemas import (
     RevocationIn,
     RevocationOut,
     RunDetailOut,
+    RunKeepIn,
     RunOut,
     RunSubmitIn,
 )
@@ -47,6 +49,9 @@ class RunListQuery(Schema):
     gate: Literal["pass", "fail", "inconclusive", "none"] | None = None
     created_after: datetime | None = None
     created_before: datetime | None = None
+    tag: str | None = None
+    hidden: bool = False
+    """Also list hidden runs (left out by default, as in the dashboard's history)."""
 
 
 class CaseListQuery(CaseTableQuery):
@@ -69,6 +74,8 @@ def list_runs(request: HttpRequest, query: Query[RunListQuery]) -> KeysetRows:
             gate_outcome=query.gate,
             created_after=query.created_after,
             created_before=query.created_before,
+            tag=query.tag,
+            hidden=query.hidden,
         ),
     )
     return KeysetRows(
@@ -103,6 +110,32 @@ def continue_run(request: HttpRequest, run_id: int) -> Status[Any]:
 @router.get("/runs/{run_id}", response=RunDetailOut, summary="One run with its provenance")
 def get_run(request: HttpRequest, run_id: int) -> Run:
     return run_get(user=request.user, run_id=run_id)
+
+
+@router.patch(
+    "/runs/{run_id}",
+    response=RunOut,
+    summary="Name, tag or hide a run (runner role); fields left out stay as they are",
+)
+def keep_run(request: HttpRequest, run_id: int, payload: RunKeepIn) -> Run:
+    if payload.name is not None:
+        run_rename(by=request.user, run_id=run_id, name=payload.name)
+    if payload.tags is not None:
+        run_tags_set(by=request.user, run_id=run_id, tags=payload.tags)
+    if payload.hidden is not None:
+        run_hide(by=request.user, run_id=run_id, hidden=payload.hidden)
+    return run_get(user=request.user, run_id=run_id)
+
+
+@router.delete(
+    "/runs/{run_id}",
+    response={204: None},
+    summary="Delete a finished run and its rows (runner role; refused, 409, for a run "
+    "with an approval decision)",
+)
+def delete_run(request: HttpRequest, run_id: int) -> Status[Any]:
+    run_remove(by=request.user, run_id=run_id)
+    return Status(204, None)
 
 
 @router.get("/runs/{run_id}/cases", response=list[CaseOut], summary="A run's cases, in order")

@@ -5,6 +5,7 @@ from runs.models.audit import Change
 from runs.models.chunks import RunChunk
 from runs.models.datasets import Dataset, DatasetCase
 from runs.models.gates import Approval, ApprovalRevocation, Gate
+from runs.models.keeping import RunKeeping, RunTag
 from runs.models.labels import Label
 from runs.models.optimizations import (
     Optimization,
@@ -42,5 +43,7 @@ __all__ = [
     "Release",
     "Run",
     "RunChunk",
+    "RunKeeping",
+    "RunTag",
     "System",
 ]

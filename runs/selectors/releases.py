@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import Count, QuerySet
 
 from metrics.models import MetricEstimate
 from runs.access import Actor, systems_visible
 from runs.errors import NotFoundError
 from runs.models import Approval, Gate, Release, Run, System
+from runs.selectors.release_figures import release_figure_runs
 
 
 def system_get(*, user: Actor, system_id: int) -> System:
@@ -22,7 +23,8 @@ def system_get(*, user: Actor, system_id: int) -> System:
 
 @dataclass(slots=True)
 class ReleasePoint:
-    """A release with its latest successful run, that run's metrics, gate and approvals."""
+    """A release with its figure's run (its approved run, else its latest judged with the
+    release's standing evaluators), that run's metrics, gate and approvals."""
 
     release: Release
     run_count: int
@@ -33,16 +35,15 @@ class ReleasePoint:
 
 
 def system_release_history(*, system: System) -> list[ReleasePoint]:
-    """The system's releases, oldest first; five queries however many releases and runs."""
-    latest = Run.objects.filter(release=OuterRef("pk"), status=Run.Status.SUCCEEDED).order_by(
-        "-created_at", "-id"
-    )
+    """The system's releases, oldest first, each with its figure's run
+    (`runs.selectors.release_figures`); a fixed number of queries however many runs."""
     releases = list(
         Release.objects.filter(system=system)
-        .annotate(latest_run_id=Subquery(latest.values("pk")[:1]), run_count=Count("runs"))
+        .annotate(run_count=Count("runs"))
         .order_by("created_at", "id")
     )
-    run_ids = [release.latest_run_id for release in releases if release.latest_run_id]
+    figures = release_figure_runs(system=system, releases=releases)
+    run_ids = list(figures.values())
     runs = Run.objects.select_related("dataset").in_bulk(run_ids)
     metrics: dict[int, list[MetricEstimate]] = defaultdict(list)
     for estimate in MetricEstimate.objects.filter(run_id__in=run_ids).order_by("position", "id"):
@@ -55,7 +56,7 @@ def system_release_history(*, system: System) -> list[ReleasePoint]:
         approvals[approval.gate.run_id].append(approval)
     points = []
     for release in releases:
-        run_id = release.latest_run_id
+        run_id = figures.get(release.pk)
         points.append(
             ReleasePoint(
                 release=release,

@@ -29,15 +29,22 @@ class RunFilters:
     gate_outcome: str | None = None
     created_after: datetime | None = None
     created_before: datetime | None = None
+    tag: str | None = None
+    hidden: bool = False
+    """Whether hidden runs are listed too (the history leaves them out unless asked)."""
 
 
 def runs_list(*, user: Actor, filters: RunFilters | None = None) -> QuerySet[Run]:
     """Runs `user` may see, newest first, with release, system, dataset and gate joined."""
     query = runs_visible(user=user).select_related(
-        "project", "release__system", "dataset", "gate", "created_by"
+        "project", "release__system", "dataset", "gate", "created_by", "keeping"
     )
     if filters is None:
         return query
+    if not filters.hidden:
+        query = query.exclude(keeping__hidden_at__isnull=False)
+    if filters.tag:
+        query = query.filter(tags__tag=filters.tag.strip().lower())
     if filters.system:
         query = query.filter(release__system__name=filters.system)
     if filters.release is not None:
@@ -99,7 +106,7 @@ def runs_in_order(*, user: Actor, run_ids: Sequence[int]) -> list[Run]:
     The history is paged over bare ids (an index scan however deep the page) and
     only the page's own runs are then read with their joins.
     """
-    found = runs_list(user=user).in_bulk(list(run_ids))
+    found = runs_list(user=user).prefetch_related("tags").in_bulk(list(run_ids))
     return [found[run_id] for run_id in run_ids if run_id in found]
 
 

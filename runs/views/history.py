@@ -16,6 +16,7 @@ from runs.forms import ApprovalForm, RunFilterForm
 from runs.models import Run
 from runs.selectors.cases import run_outcome_counts
 from runs.selectors.gates import run_approvals, standing_decision
+from runs.selectors.keeping import run_keeping
 from runs.selectors.runs import (
     LIVE_STATUSES,
     run_filter_choices,
@@ -110,6 +111,7 @@ def run_page_render(
             "live": run.status in LIVE_STATUSES,
             **run_page_readouts(user=request.user, run=run, estimates=estimates),
             "run_more": _run_more(request, run) if gate is not None else {},
+            "keeping": run_keeping(user=request.user, run=run),
         },
         status=status,
     )

@@ -36,6 +36,8 @@ from runs.models import (
     Label,
     Membership,
     Run,
+    RunKeeping,
+    RunTag,
 )
 from runs.optimization_records import optimization_create
 from runs.projects import code_root_register, project_ensure
@@ -60,8 +62,13 @@ SETTINGS_ACTIONS = (
     "runs:account_active",
     "runs:account_password",
     "runs:token_revoke",
+    "runs:rename",
+    "runs:tags",
+    "runs:hide",
+    "runs:delete",
 )
-"""POST-only settings actions, checked in tests/browser/test_settings.py."""
+"""POST-only settings and run-keeping actions, checked in tests/browser/test_settings.py
+and tests/browser/test_run_keeping.py."""
 CALLERS = ("anonymous", "outsider", "viewer", "runner", "approver", "admin")
 
 
@@ -210,6 +217,9 @@ def _requests(client: Client, path: str) -> Iterator[tuple[str, Any]]:
     }
     if path.startswith("/api/"):
         yield "POST", client.post(path, json.dumps(body), content_type="application/json")
+        change = json.dumps({"name": SECRET, "tags": ["x"], "hidden": True})
+        yield "PATCH", client.patch(path, change, content_type="application/json")
+        yield "DELETE", client.delete(path)
     else:
         yield "POST", client.post(path, body)
 
@@ -224,6 +234,8 @@ def _state() -> tuple[int, ...]:
         CaseAnnotation.objects.count(),
         CaseAnnotationChange.objects.count(),
         Label.objects.count(),
+        RunKeeping.objects.count(),
+        RunTag.objects.count(),
         # A caller's own API token (made on the tokens page) is theirs to make.
         Change.objects.exclude(action=Change.Action.TOKEN_CREATE).count(),
         ApiToken.objects.filter(user__username="alpha-admin", revoked_at__isnull=True).count(),

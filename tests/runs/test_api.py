@@ -41,7 +41,7 @@ def every_route() -> list[tuple[str, str]]:
 def call(client: Client, method: str, path: str, **extra: Any) -> Any:
     if method == "GET":
         return client.get(path, **extra)
-    return client.post(path, data={}, content_type="application/json", **extra)
+    return client.generic(method, path, data="{}", content_type="application/json", **extra)
 
 
 def test_the_schema_lists_every_route_we_guard() -> None:
@@ -58,7 +58,9 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     assert ("GET", "/api/runs/1/labels") in routes
     assert ("GET", "/api/runs/1/metrics/{metric}/calibration") in routes
     assert ("GET", "/api/runs/1/review/{metric}/next") in routes
-    assert len(routes) == 25
+    assert ("PATCH", "/api/runs/1") in routes
+    assert ("DELETE", "/api/runs/1") in routes
+    assert len(routes) == 27
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])
@@ -113,7 +115,7 @@ def test_runs_list_filters_and_pages(viewer, token_for) -> None:
     assert set(everything["items"][0]) == {
         "id", "project", "status", "system", "version", "dataset_digest", "dataset_source", "split",
         "cases_total", "cases_done", "cases_failed", "gate_outcome", "error", "created_by",
-        "created_at", "started_at", "finished_at", "duration_s",
+        "created_at", "started_at", "finished_at", "duration_s", "name", "tags", "hidden",
     }  # fmt: skip
 
     def ids(query: str) -> list[int]:

@@ -76,9 +76,9 @@ def check_run_config(
     if not isinstance(data, Mapping):
         raise ConfigError(f"{label}: a run config is a mapping of keys: " + ", ".join(KEYS))
     where = _Locator(label, dict(lines or {}))
-    problem = key_problem(data)
-    if problem is not None:
-        raise ConfigError(f"{where(problem[0])}: {problem[1]}")
+    fault = key_problem(data)
+    if fault is not None:
+        raise ConfigError(f"{where(fault[0])}: {fault[1]}")
     for item in RUN_CONFIG_FIELDS:
         if data.get(item.name) is not None:
             _CHECKS[item.kind](data, item.name, where)

@@ -126,7 +126,7 @@ class Evaluator(ABC):
     def check_score(self, raw: Any, name: str | None = None) -> float:
         label = self.criterion if name is None else f"{self.criterion}.{name}"
         too_long = None if name is None else label_problem(label, "metric")
-        if too_long:
+        if too_long and name is not None:
             raise ContractError(
                 f"sub-score {name[:40]!r}… of evaluator {self.criterion!r}: its metric name "
                 f"{label[:40]!r}… {too_long}; give the sub-score a shorter name"

@@ -10,6 +10,7 @@ from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.evaluators._base import Evaluator
 from oloproof_core.evaluators._case_view import CaseView
 from oloproof_core.evaluators._fields import pick
+from oloproof_core.text_files import read_text
 from oloproof_core.verdict import PASSED, Verdict
 
 
@@ -69,12 +70,15 @@ class JsonSchema(Evaluator):
 
 def _load_schema(schema: Mapping[str, Any] | str, criterion: str) -> dict[str, Any]:
     if isinstance(schema, str):
+        owner = f"JsonSchema(criterion={criterion!r})"
+        text = read_text(
+            schema, error=lambda said: DeclarationError(f"{owner}: {said}"), what="the schema file"
+        )
         try:
-            with open(schema, encoding="utf-8") as handle:
-                schema = json.load(handle)
-        except (OSError, json.JSONDecodeError) as exc:
+            schema = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise DeclarationError(
-                f"JsonSchema(criterion={criterion!r}): cannot read schema file {schema!r}: {exc}"
+                f"{owner}: cannot read schema file {schema!r}: {_json_reason(exc)}"
             ) from None
     if not isinstance(schema, Mapping):
         raise DeclarationError(f"JsonSchema(criterion={criterion!r}): a schema is an object")
@@ -88,3 +92,9 @@ def _load_schema(schema: Mapping[str, Any] | str, criterion: str) -> dict[str, A
             f"JsonSchema(criterion={criterion!r}): invalid schema: {exc.message}"
         ) from None
     return schema
+
+
+def _json_reason(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"line {exc.lineno}: {exc.msg}"
+    return "nested too deeply"

@@ -17,7 +17,7 @@ The API, the dashboard's form and the workers check configs with the same
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import yaml
@@ -28,6 +28,7 @@ from oloproof_core.optimize._run import OptimizationSpec
 from oloproof_core.optimize._splits import check_fractions
 from oloproof_core.run_config import check_run_config, run_config_from_mapping
 from oloproof_core.run_config_fields import RUN_CONFIG_FIELDS, RunConfigField
+from oloproof_core.text_files import read_text
 
 ENGINE_CHOICES = ("auto", "gepa", "dspy-gepa")
 _RUN_KEYS = tuple(item.name for item in RUN_CONFIG_FIELDS if item.name not in ("split", "baseline"))
@@ -91,11 +92,11 @@ def _check_rest(data: Mapping[str, Any]) -> None:
 def load_optimize_config(path: str) -> OptimizationSpec:
     if not os.path.exists(path):
         raise ConfigError(f"{path}: file not found")
-    with open(path, encoding="utf-8") as handle:
-        try:
-            data = yaml.safe_load(handle)
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    text = read_text(path, error=ConfigError, what="the optimization config")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
     return optimize_spec_from_mapping(
         data, base_dir=os.path.dirname(os.path.abspath(path)), label=path
     )
@@ -141,12 +142,10 @@ def _components(
     for name, text in given.items():
         if isinstance(text, Mapping):
             path = os.path.join(base_dir, str(text["file"]))
-            try:
-                with open(path, encoding="utf-8") as handle:
-                    text = handle.read()
-            except OSError as exc:
-                raise ConfigError(
-                    f"{label}: components: {name!r}: cannot read {path}: {exc.strerror}"
-                ) from None
+            text = read_text(path, error=_component_error(label, name), what="its text")
         texts[name] = text
     return texts
+
+
+def _component_error(label: str, name: str) -> Callable[[str], ConfigError]:
+    return lambda said: ConfigError(f"{label}: components: {name!r}: {said}")

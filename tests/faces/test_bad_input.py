@@ -154,3 +154,22 @@ def test_a_system_named_by_a_relative_module_path_says_how_to_name_it(project: P
         "configs/eval.yaml:1: system '../bot:answer': '../bot' is neither a module name",
         "write a file path, e.g. '../bot.py:answer'",
     )
+
+
+def test_an_optimization_config_and_a_schema_file_not_in_utf8_say_so(recorded: Path) -> None:
+    config = (recorded / "oloproof.yaml").read_text(encoding="utf-8")
+    (recorded / "optimize.yaml").write_bytes(
+        f"# café\n{config}budget: {{evaluations: 2}}\n".encode("latin-1")
+    )
+    done = run_user(["oloproof", "optimize", "optimize.yaml"], cwd=recorded)
+    _refused(done, "optimize.yaml:1: not UTF-8 text", "Latin-1")
+    (recorded / "reply.schema.json").write_bytes('{"title": "réponse"}'.encode("utf-16"))
+    (recorded / "schema.yaml").write_text(
+        config.replace(
+            "ExactMatch: {criterion: exact_label, field: label}",
+            "JsonSchema: {criterion: reply, schema: reply.schema.json}",
+        ),
+        encoding="utf-8",
+    )
+    done = run_user(["oloproof", "run", "schema.yaml", "--no-record"], cwd=recorded)
+    _refused(done, "JsonSchema(criterion='reply'): reply.schema.json:1: not UTF-8", "UTF-16")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import sys
 
@@ -94,7 +95,9 @@ def handle(args: argparse.Namespace) -> int:
     if args.json_path == "-":
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
     else:
-        print(result)
+        # The page's link is said last, on stderr, after the store it went to.
+        extras = {k: v for k, v in result.extras.items() if k not in ("run_url", "run_url_hint")}
+        print(dataclasses.replace(result, extras=extras))
         sequential = result.provenance.get("sequential")
         if sequential:
             print(

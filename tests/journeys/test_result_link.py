@@ -44,6 +44,21 @@ def test_print_result_gives_the_runs_page_and_how_to_open_it(user_folder: Path) 
     assert "oloproof serve" not in behind_proxy.stdout
 
 
+def test_the_command_says_the_runs_page_once_as_its_last_line(user_folder: Path) -> None:
+    system = readme_block("In 30 seconds").split("\n\nresult = evaluate(")[0]
+    (user_folder / "pyproject.toml").write_text("[project]\nname = 'my-evals'\n")
+    (user_folder / "bot.py").write_text(system + "\n", encoding="utf-8")
+    (user_folder / "oloproof.yaml").write_text(
+        "system: bot.py:answer\ndataset: data/example.jsonl\n"
+        "evaluators:\n  - ExactMatch: {criterion: exact_label, field: label}\n",
+        encoding="utf-8",
+    )
+    done = run_user(["oloproof", "run", "oloproof.yaml"], user_folder)
+    assert done.returncode == 0, done.stderr
+    assert "recorded run #1" not in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "recorded run #1 → http://127.0.0.1:8000/runs/1/"
+
+
 def test_compare_refuses_runs_of_different_datasets_with_exit_code_3(user_folder: Path) -> None:
     assert run_user(["python", script(user_folder)], user_folder).returncode == 0
     rows = (user_folder / "data" / "example.jsonl").read_text(encoding="utf-8").splitlines()

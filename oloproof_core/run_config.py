@@ -17,7 +17,7 @@ from oloproof_core.errors import ConfigError, OloproofError
 from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator
 from oloproof_core.imports import load_object, path_within
 from oloproof_core.limits import value_problem
-from oloproof_core.run_config_evaluators import builtin_evaluator
+from oloproof_core.run_config_evaluators import builtin_evaluator, meant
 from oloproof_core.run_config_fields import (
     KEYS,
     RUN_CONFIG_FIELDS,
@@ -293,7 +293,7 @@ def _evaluator_from_entry(
         ((name, params),) = entry.items()
         if name not in BUILTIN_EVALUATORS:
             raise ConfigError(
-                f"{label}: unknown evaluator {name!r}; built-in evaluators are "
+                f"{label}: unknown evaluator {name!r}{meant(name)}; built-in evaluators are "
                 f"{builtin_names}, or give an import path 'module:name'"
             )
         return builtin_evaluator(label, name, params)
@@ -320,7 +320,7 @@ def _evaluator_from_entry(
             )
         return found
     raise ConfigError(
-        f"{label}: cannot read {entry!r}; write a built-in evaluator with its "
+        f"{label}: cannot read {entry!r}{meant(entry)}; write a built-in evaluator with its "
         f"parameters ({builtin_names}), e.g. '- ExactMatch: {{criterion: "
         "exact_label, field: label}', an import path '- module:name', or a "
         "metric file '- metric.py'"

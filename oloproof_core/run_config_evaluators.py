@@ -59,6 +59,15 @@ def builtin_evaluator(label: str, name: str, params: Any) -> Evaluator:
         raise ConfigError(f"{label}: {name}: {exc}") from None
 
 
+def meant(name: object) -> str:
+    """` (did you mean 'ExactMatch'?)` for a name close to a built-in evaluator's, else ""."""
+    if not isinstance(name, str):
+        return ""
+    close = difflib.get_close_matches(name, list(BUILTIN_EVALUATORS), n=1, cutoff=0.6)
+    close = close or [known for known in BUILTIN_EVALUATORS if known.lower() == name.lower()]
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _parameters(factory: Callable[..., Any]) -> tuple[list[str] | None, list[str]]:
     """(the keyword parameters, or None when any is taken; those without a default)."""
     try:

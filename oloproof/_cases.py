@@ -15,6 +15,7 @@ from typing import IO, Any, TypeVar
 
 from oloproof._platform import outside_event_loop
 from oloproof_core import OloproofError
+from oloproof_core.text_files import text_written
 
 T = TypeVar("T")
 KEEP: Any = object()
@@ -199,7 +200,7 @@ def _write(lines: Any, destination: Any, *, header: bool) -> int:
     written = 0
     if isinstance(destination, str | os.PathLike):
         # newline="" keeps the CSV writer's own line endings.
-        with open(destination, "w", encoding="utf-8", newline="") as handle:
+        with text_written(destination, what="the export") as handle:
             return _write(lines, handle, header=header)
     for line in lines:
         destination.write(line)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from oloproof_core.case import CaseResult
 from oloproof_core.case_columns import CaseColumns
+from oloproof_core.text_files import text_written
 from oloproof_core.usage import RoleUsage, usage_by_role
 
 if TYPE_CHECKING:  # the statistics (scipy) load only when a run aggregates
@@ -121,7 +122,7 @@ class Result:
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, default=str)
         if path is not None:
-            with open(path, "w", encoding="utf-8") as handle:
+            with text_written(path, what="the result") as handle:
                 handle.write(text + "\n")
         return text
 

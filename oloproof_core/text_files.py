@@ -11,8 +11,10 @@ to save it as UTF-8, rather than with Python's `UnicodeDecodeError`.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import TextIO
 
 from oloproof_core.errors import OloproofError
 
@@ -84,3 +86,15 @@ def guess_encoding(data: bytes) -> tuple[str, str | None]:
     if controls <= len(text) * 0.05:
         return "Latin-1 or Windows-1252 text", "WINDOWS-1252"
     return "binary data", None
+
+
+@contextlib.contextmanager
+def text_written(path: str | os.PathLike[str], *, what: str = "the file") -> Iterator[TextIO]:
+    """`path` opened to write UTF-8 text; a folder, a missing folder or a file that may not
+    be written is an OloproofError naming it, not the OSError of `open`."""
+    try:
+        handle = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 (closed below)
+    except OSError as exc:
+        raise OloproofError(f"{os.fspath(path)}: cannot write {what}: {exc.strerror}") from None
+    with handle:
+        yield handle

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from oloproof_core.compare._cases import CaseChange, CaseChanges
 from oloproof_core.compare._outputs import outputs_changed
 from oloproof_core.errors import ConfigError
+from oloproof_core.text_files import text_written
 
 if TYPE_CHECKING:
     from oloproof_core.compare._comparison import Comparison
@@ -121,7 +122,7 @@ def comparison_export(
     changed = outputs_changed(baseline, candidate) if show == "output_changed" else None
     changes = CaseChanges(comparison, show=show, metric=metric, order=order, output_changed=changed)
     lines = export_lines(changes, results_content(baseline, candidate), format=chosen)
-    with open(destination, "w", encoding="utf-8", newline="") as handle:
+    with text_written(destination, what="the comparison's cases") as handle:
         handle.writelines(lines)
     return len(changes)
 

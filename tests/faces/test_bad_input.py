@@ -176,3 +176,14 @@ def test_an_optimization_config_and_a_schema_file_not_in_utf8_say_so(recorded: P
     )
     done = run_user(["oloproof", "run", "schema.yaml", "--no-record"], cwd=recorded)
     _refused(done, "JsonSchema(criterion='reply'): reply.schema.json:1: not UTF-8", "UTF-16")
+
+
+def test_a_file_to_write_that_cannot_be_written_is_named(recorded: Path) -> None:
+    (recorded / "out.csv").mkdir(exist_ok=True)
+    for args, said in (
+        (["export", "1", "-o", "out.csv"], "out.csv: cannot write the export: Is a directory"),
+        (["compare", "run.json", "run.json", "--export", "out.csv"], "out.csv: cannot write"),
+        (["run", "oloproof.yaml", "--no-record", "--json", "out.csv"], "out.csv: cannot write"),
+        (["export", "1", "-o", "no/such/folder.csv"], "folder.csv: cannot write the export"),
+    ):
+        _refused(run_user(["oloproof", *args], cwd=recorded), said)

@@ -1,8 +1,8 @@
 """Which run stands for each release of a system on its page (its figure).
 
-A release's figure is its approved run (the latest approval still standing), else its
-latest successful run judged with the release's standing evaluator set; hidden runs
-never are. The standing set (the criteria a run's metrics were judged on) is the one
+A release's figure is its approved run (the latest approval still standing; hiding it
+from the history does not change the release's record), else its latest successful
+run that is not hidden and was judged with the release's standing evaluator set. The standing set (the criteria a run's metrics were judged on) is the one
 of the system's latest approved run when some run of the release was judged with it,
 else the one the release was first judged with (its earliest successful run that is
 not hidden). So a debugging run with a throwaway evaluator, whatever its outcome, never

@@ -73,6 +73,9 @@ def test_debugging_runs_never_take_a_releases_place_on_its_system_page(viewer_cl
     assert figure_runs(viewer_client, approved)["4"] == newest_real.pk
     assert oloproof.keep_run(newest_real.pk, hidden=True)["hidden"] is True
     assert figure_runs(viewer_client, approved)["4"] == later_real.pk
+    # Hiding an approved run from the history leaves the release's record as it is.
+    oloproof.keep_run(approved.pk, hidden=True)
+    assert figure_runs(viewer_client, approved)["3"] == approved.pk
 
 
 def test_the_api_names_tags_hides_and_deletes_a_run(token_for) -> None:

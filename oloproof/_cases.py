@@ -14,8 +14,7 @@ from collections.abc import Callable
 from typing import IO, Any, TypeVar
 
 from oloproof._platform import outside_event_loop
-from oloproof_core import OloproofError
-from oloproof_core.text_files import text_written
+from oloproof_core import OloproofError, text_written
 
 T = TypeVar("T")
 KEEP: Any = object()

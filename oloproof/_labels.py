@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from oloproof._cases import _on_platform, _run_number, local_author
-from oloproof_core import OloproofError
-from oloproof_core.text_files import read_text
+from oloproof_core import OloproofError, read_text
 
 if TYPE_CHECKING:
     from runs.selectors.labels import LabelReport

@@ -102,6 +102,11 @@ _EXPORTS: dict[str, str] = {
     "sequential_order": "oloproof_core.sequential",
     "service_cost": "oloproof_core.measurement",
     "storable_text": "oloproof_core.limits",
+    "read_text": "oloproof_core.text_files",
+    "text_written": "oloproof_core.text_files",
+    "config_files_check": "oloproof_core.run_config_files",
+    "did_you_mean": "oloproof_core.close_ids",
+    "CLOSE_IDS_COMPARED": "oloproof_core.close_ids",
     "MAX_RUN_CASES": "oloproof_core.limits",
     "Store": "oloproof_core.store",
     "UndeclaredReadError": "oloproof_core.errors",
@@ -125,6 +130,8 @@ if TYPE_CHECKING:
     from oloproof_core.case import CaseResult as CaseResult
     from oloproof_core.case_columns import CaseColumns as CaseColumns
     from oloproof_core.case_columns import DeferredIds as DeferredIds
+    from oloproof_core.close_ids import CLOSE_IDS_COMPARED as CLOSE_IDS_COMPARED
+    from oloproof_core.close_ids import did_you_mean as did_you_mean
     from oloproof_core.columns_builder import CaseColumnsBuilder as CaseColumnsBuilder
     from oloproof_core.columns_builder import ReadingOrderBuilder as ReadingOrderBuilder
     from oloproof_core.components import component as component
@@ -183,6 +190,7 @@ if TYPE_CHECKING:
     from oloproof_core.run_config_checks import run_config_check as run_config_check
     from oloproof_core.run_config_fields import RUN_CONFIG_FIELDS as RUN_CONFIG_FIELDS
     from oloproof_core.run_config_fields import RunConfigField as RunConfigField
+    from oloproof_core.run_config_files import config_files_check as config_files_check
     from oloproof_core.safe_yaml import yaml_load as yaml_load
     from oloproof_core.sequential import decide_sequential as decide_sequential
     from oloproof_core.sequential import next_batch as next_batch
@@ -196,9 +204,12 @@ if TYPE_CHECKING:
     from oloproof_core.store import Store as Store
     from oloproof_core.systems import System as System
     from oloproof_core.systems import system as system
+    from oloproof_core.text_files import read_text as read_text
+    from oloproof_core.text_files import text_written as text_written
     from oloproof_core.verdict import Verdict as Verdict
 
 __all__ = [
+    "CLOSE_IDS_COMPARED",
     "MAX_RUN_CASES",
     "RUN_CONFIG_FIELDS",
     "CacheEntry",
@@ -246,8 +257,10 @@ __all__ = [
     "check_run_config",
     "component",
     "conclude_run",
+    "config_files_check",
     "current_case",
     "decide_sequential",
+    "did_you_mean",
     "digest_text",
     "dspy_examples",
     "dspy_metric",
@@ -269,6 +282,7 @@ __all__ = [
     "plan_run",
     "process_rows",
     "protections",
+    "read_text",
     "result_from_dict",
     "reward",
     "run_config_check",
@@ -283,6 +297,7 @@ __all__ = [
     "start_serving_process",
     "storable_text",
     "system",
+    "text_written",
     "value_problem",
     "wait_for_exit",
     "yaml_load",

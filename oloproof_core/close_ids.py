@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 _LEADING_ZEROS = re.compile(r"(?<!\d)0+(?=\d)")
 _SEPARATORS = re.compile(r"[\s_\-.:/]+")
-MAX_COMPARED = 100_000
+CLOSE_IDS_COMPARED = 100_000
 """Ids compared by ratio at most: a hint must not take longer than the mistake it helps."""
 
 
@@ -25,7 +25,7 @@ def close_ids(wanted: str, ids: Iterable[str], *, n: int = 3) -> list[str]:
     for index, known in enumerate(ids):
         if _normal(known) == key and known != wanted:
             same.append(known)
-        if index < MAX_COMPARED:
+        if index < CLOSE_IDS_COMPARED:
             candidates.append(known)
     if same:
         return sorted(same)[:n]

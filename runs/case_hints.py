@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from oloproof_core.close_ids import MAX_COMPARED, did_you_mean
+from oloproof_core import CLOSE_IDS_COMPARED, did_you_mean
 from runs.errors import NotFoundError
 from runs.models import CaseResult, Run
 
@@ -16,7 +16,7 @@ from runs.models import CaseResult, Run
 def run_case_ids(run: Run) -> list[str]:
     """The run's case ids, as many as a hint compares."""
     ids = CaseResult.objects.filter(run=run).values_list("case_id", flat=True)
-    return list(ids[:MAX_COMPARED])
+    return list(ids[:CLOSE_IDS_COMPARED])
 
 
 def case_not_found(

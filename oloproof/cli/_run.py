@@ -12,8 +12,14 @@ from oloproof._evaluate import evaluate
 from oloproof._store import start_store_early
 from oloproof.cli import _exit_codes
 from oloproof.cli._progress import ProgressBar
-from oloproof_core import ConfigError, Result, RunConfig, SandboxFloorError, load_run_config
-from oloproof_core.run_config_files import config_files_check
+from oloproof_core import (
+    ConfigError,
+    Result,
+    RunConfig,
+    SandboxFloorError,
+    config_files_check,
+    load_run_config,
+)
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -2,13 +2,14 @@
 
 A release's figure is its approved run (the latest approval still standing; hiding it
 from the history does not change the release's record), else its latest successful
-run that is not hidden and was judged with the release's standing evaluator set. The standing set (the criteria a run's metrics were judged on) is the one
-of the system's latest approved run when some run of the release was judged with it,
-else the one the release was first judged with (its earliest successful run that is
-not hidden). So a debugging run with a throwaway evaluator, whatever its outcome, never
-takes a release's place in the history: its criteria differ from the standing set.
-A run judged with the standing set is evidence about the release and counts, broken
-or not: hide it if it should not.
+run that is not hidden and was judged with the release's standing evaluator set. The
+standing set (the criteria a run's metrics were judged on) is the one of the system's
+latest approved run when some run of the release was judged with it, else the one the
+release was first judged with (its earliest successful run that is not hidden). So a
+debugging run with a throwaway evaluator, whatever its outcome, never takes a release's
+place in the history: its criteria differ from the standing set. A run judged with the
+standing set is evidence about the release and counts, broken or not: hide it if it
+should not.
 """
 
 from __future__ import annotations

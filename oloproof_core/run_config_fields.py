@@ -113,7 +113,7 @@ def key_problem(data: Mapping[str, Any]) -> tuple[str, str] | None:
             return key, f"{key!r} has no value; give the {KEYS[key]}"
     system = data["system"]
     module = system.partition(":")[0] if isinstance(system, str) else ""
-    if module.startswith(".") or ("/" in module and not module.endswith(".py")):
+    if (module.startswith(".") or "/" in module) and not module.endswith(".py"):
         # Python's import machinery raises a TypeError for these, which says nothing useful.
         return "system", (
             f"system {system!r}: {module!r} is neither a module name (no leading '.', no '/') "

@@ -374,3 +374,24 @@ def test_close_ids_offer_only_known_ids(wanted: str, ids: list[str]) -> None:
     assert set(offered) <= set(ids)
     assert wanted not in offered or wanted not in ids
     assert len(offered) <= 3
+
+
+@FUZZ
+@given(
+    prefix=st.sampled_from(["", ".", "..", "../", "./", "sub/", "/abs/"]),
+    name=st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True),
+    suffix=st.sampled_from(["", ".py"]),
+    attribute=st.sampled_from([":answer", ":", ""]),
+)
+def test_a_systems_reference_is_a_file_a_module_or_said_to_be_neither(
+    prefix: str, name: str, suffix: str, attribute: str
+) -> None:
+    reference = f"{prefix}{name}{suffix}{attribute}"
+    data = {"system": reference, "dataset": "d.jsonl", "evaluators": ["ExactMatch"]}
+    try:
+        check_run_config(data, label="c.yaml")
+    except ConfigError as exc:
+        assert not suffix, f"{reference} is a file path: {exc}"  # noqa: PT017
+        assert "is neither a module name" in str(exc)  # noqa: PT017
+        return
+    assert suffix or not prefix, f"{reference} names no module and no file"

@@ -31,9 +31,11 @@ def config_file_problem(data: Mapping[str, Any], *, base: str) -> tuple[str, str
         path = os.path.join(base, given)
         if os.path.isfile(path):
             continue
-        said = "is a folder, not a file" if os.path.isdir(path) else "not found"
+        if os.path.isdir(path):
+            inside = files_hint(os.path.join(path, ""), suffixes).replace(" there", " in it")
+            return key, f"{key} {given!r} is a folder ({path}), not a file{inside}"
         return key, (
-            f"{key} {given!r} {said}: looked for {path} (relative paths resolve from "
+            f"{key} {given!r} not found: looked for {path} (relative paths resolve from "
             f"the config's folder {base}){files_hint(path, suffixes)}"
         )
     return None

@@ -120,6 +120,14 @@ def test_a_dataset_is_looked_for_from_the_configs_folder(project: Path) -> None:
         f"relative paths resolve from the config's folder {project / 'configs'}",
     )
     assert "working directory" not in done.stderr
+    (project / "eval.yaml").write_text(
+        (project / "configs" / "eval.yaml")
+        .read_text(encoding="utf-8")
+        .replace("data/cases.jsonl", "data"),
+        encoding="utf-8",
+    )
+    done = run_user(["oloproof", "run", "eval.yaml", "--no-record"], cwd=project)
+    _refused(done, "eval.yaml:2: dataset 'data' is a folder", "files in it: cases.jsonl")
 
 
 def test_unknown_keys_name_the_close_match(recorded: Path) -> None:

@@ -111,12 +111,13 @@ def plan_run(
             raise ConfigError(f"{name} must be a positive number of seconds, got {seconds!r}")
     _check_isolation(isolation, memory_limit_mb)
     sandbox = sandbox_mode(sandbox, isolation)
+    release = _release_for(system, isolation)
     loaded = _load_policy(policy) if policy is not None else None
     if loaded is not None:
         # Rules that could never pass are refused before a single case runs.
         loaded.check_declared({e.criterion: tuple(e.score_range) for e in evaluators})
     return RunPlan(
-        release=as_system(system),
+        release=release,
         evaluators=evaluators,
         concurrency=DEFAULT_CONCURRENCY if concurrency is None else int(concurrency),
         timeout=timeout,
@@ -137,6 +138,18 @@ def load_for_plan(plan: RunPlan, dataset: DatasetSource, split: str | None) -> D
     if isinstance(dataset, (str, os.PathLike)):
         plan.hidden_paths = (*plan.hidden_paths, os.fspath(dataset))
     return data
+
+
+def _release_for(system: Any, isolation: str) -> System:
+    release = as_system(system)
+    if isolation == "thread" and release.declared_travel() is not None:
+        raise ConfigError(
+            f"isolation='thread' runs the system in this process, but {release!r} was read "
+            "from its run config in a sandbox and runs only in processes of its own: put "
+            "`isolation: thread` in the config (it is then imported here), or leave "
+            "isolation at 'process'"
+        )
+    return release
 
 
 def _check_isolation(isolation: str, memory_limit_mb: int | None) -> None:

@@ -43,6 +43,10 @@ def run_config_load(*, run: Run) -> engine.RunConfig:
         loaded = engine.run_config_from_mapping(
             config, base_dir=base_dir, label=f"run {run.pk} config", roots=roots
         )
+    except engine.SandboxFloorError as exc:
+        # Queued where the floor was not set: this worker's operator's floor still holds,
+        # before any of the run's code is read.
+        raise RunCodeError(f"worker {worker_name()} refused run {run.pk}: {exc}") from exc
     except Exception as exc:
         raise RunCodeError(load_failure(run, exc, base_dir)) from exc
     remember_project_code(base_dir)

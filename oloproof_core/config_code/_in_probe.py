@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from oloproof_core.errors import OloproofError
-from oloproof_core.imports import _where, load_object
+from oloproof_core.imports import _where, load_module, load_object
 from oloproof_core.isolation._child import _apply_setup, _prepare_process, _read_setup
 from oloproof_core.isolation._protocol import frame
 
@@ -56,10 +56,12 @@ def _system(request: Mapping[str, Any], reference: str) -> dict[str, Any]:
     from oloproof_core.isolation._by_value import how_system_travels
     from oloproof_core.systems import as_system
 
+    module_part = reference.partition(":")[0]
     try:
-        found = load_object(
-            reference, base_dir=request["base"], what="system", roots=request["roots"]
-        )
+        if module_part:  # imported first on its own: its failure is the module's, said so
+            load_module(
+                module_part, base_dir=request["base"], what="system", roots=request["roots"]
+            )
     except OloproofError as exc:
         if exc.__context__ is None:  # the reference itself is wrong: no code ran
             raise
@@ -69,6 +71,7 @@ def _system(request: Mapping[str, Any], reference: str) -> dict[str, Any]:
             "imported there afresh, from the same Python environment, read-only, and was "
             "not run anywhere else."
         ) from None
+    found = load_object(reference, base_dir=request["base"], what="system", roots=request["roots"])
     system = as_system(found)
     travels_as, value = how_system_travels(system, "auto")
     return {

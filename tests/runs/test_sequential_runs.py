@@ -77,7 +77,11 @@ def kept_columns(run: Run) -> ValueColumns:
 
 def engine_until_decided(config_path: Path) -> engine.Result:
     """The same run through the engine's own sequential runner, in this process."""
-    config = engine.load_run_config(str(config_path))
+    config = engine.run_config_from_mapping(
+        {**yaml.safe_load(config_path.read_text()), "isolation": "thread"},
+        base_dir=str(config_path.parent),
+        label=str(config_path),
+    )
     return engine.run_until_decided(
         system=config.system,
         dataset=config.dataset,

@@ -33,6 +33,10 @@ from typing import Any
 from oloproof_core.errors import ConfigError
 
 NAMESPACE_PREFIX = "oloproof_code_"
+_OLOPROOF_CODE = tuple(
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), package, "")
+    for package in ("oloproof_core", "oloproof")
+)
 _lock = threading.RLock()
 
 
@@ -162,11 +166,13 @@ def _where(exc: BaseException) -> str:
     """The error and the user's line it came from, without the import machinery's frames."""
     if isinstance(exc, SyntaxError) and exc.filename:
         return f"{exc.filename}:{exc.lineno}: SyntaxError: {exc.msg}"
+    # The user's own line: not the import machinery's, nor oloproof's (a declaration it
+    # refused is the user's line that declared it).
     frames = [
         frame
         for frame in traceback.extract_tb(exc.__traceback__)
-        if "importlib" not in frame.filename
-    ]
+        if "importlib" not in frame.filename and not frame.filename.startswith(_OLOPROOF_CODE)
+    ] or traceback.extract_tb(exc.__traceback__)[-1:]
     at = f"{frames[-1].filename}:{frames[-1].lineno}: " if frames else ""
     return f"{at}{type(exc).__name__}: {exc}"
 

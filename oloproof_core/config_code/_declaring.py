@@ -55,6 +55,9 @@ def declare_config_code(
         except OloproofError as exc:
             declared.evaluators[index] = str(exc)
     folders = [settings.base, *(os.path.dirname(e["path"]) for e in entries if "path" in e)]
+    module_part = (system or "").partition(":")[0]
+    if module_part.endswith(".py"):  # a file beside the config, or elsewhere (`../bot.py`)
+        folders.append(os.path.dirname(os.path.abspath(os.path.join(settings.base, module_part))))
     try:
         reply = _probe(settings, system, entries, folders)
     except ConfigError as exc:

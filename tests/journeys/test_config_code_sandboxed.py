@@ -165,3 +165,38 @@ def test_under_the_floor_a_config_asking_thread_runs_none_of_its_code(user_folde
     assert done.returncode == 3, done.stdout + done.stderr
     assert "OLOPROOF_SANDBOX=required" in done.stderr
     assert _witnesses(done.stderr) == []
+
+
+def test_a_system_beside_the_configs_folder_is_found_and_a_refused_declaration_names_its_line(
+    user_folder: Path,
+) -> None:
+    (user_folder / "bot.py").write_text(SYSTEM, encoding="utf-8")
+    configs = user_folder / "configs"
+    configs.mkdir()
+    (configs / "checks.py").write_text(
+        "from oloproof.evaluators import evaluator\n\n\n"
+        f"@evaluator(criterion={'x' * 300!r}, reads=('output',))\n"
+        "def known(case):\n    return True\n",
+        encoding="utf-8",
+    )
+    (configs / "oloproof.yaml").write_text(
+        "system: ../bot.py:answer\ndataset: ../data/example.jsonl\nevaluators:\n"
+        "  - ExactMatch: {criterion: exact_label, field: label}\n",
+        encoding="utf-8",
+    )
+
+    done = run_user(["oloproof", "run", "configs/oloproof.yaml"], user_folder)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "exact_label" in done.stdout
+
+    (configs / "oloproof.yaml").write_text(
+        "system: ../bot.py:answer\ndataset: ../data/example.jsonl\nevaluators:\n"
+        "  - checks:known\n",
+        encoding="utf-8",
+    )
+    done = run_user(["oloproof", "run", "configs/oloproof.yaml"], user_folder)
+
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert f"{configs / 'checks.py'}:4: DeclarationError" in done.stderr
+    assert "at most 200" in done.stderr

@@ -7,13 +7,17 @@ Needs the optional extra: `pip install 'oloproof[dspy]'`.
     devset = dspy_examples("data/qa.jsonl")                      # the same rows, as Examples
 
 The program is called with the row's input as keyword arguments, and its
-Prediction becomes the output as a dict of its fields; the metric file sees the
-same dict as `output` whichever engine calls it. Called the way `dspy.Evaluate`
-calls a metric, `metric(example, prediction)`, it returns the score as a float;
-called the way GEPA asks for feedback (with `pred_name` / `pred_trace`), it returns
-`dspy.Prediction(score=..., feedback=..., objective_scores=...)`, the sub-scores
-as GEPA's objective scores. Each call judges a case whose measurements are the
-program's model usage, so `observation()` and `reward` work under DSPy.
+Prediction becomes the output: the value of its one field for a one-field program
+(`question -> label` gives "refund", so `output == expected["label"]` reads as the
+metric page writes it), a dict of its fields otherwise. The metric file sees the same
+`output` whichever engine calls it. Called the way `dspy.Evaluate` calls a metric,
+`metric(example, prediction)`, it returns the score as a float, or, when the metric
+returns sub-scores, `dspy.Prediction(score=..., feedback=..., objective_scores=...)`
+(DSPy adds and compares it as its score, and GEPA keeps the sub-scores as objective
+scores); called the way GEPA asks for feedback (with `pred_name` / `pred_trace`), it
+returns that Prediction always. Each call judges a case whose measurements are the
+program's time (`dspy_timing`) and model usage, so `observation()` and `reward`
+work under DSPy.
 
 Cost: the program's language-model calls are counted with DSPy's usage tracker
 and priced with `price_in` / `price_out` (USD per million tokens), or else with the
@@ -30,6 +34,7 @@ from oloproof_core._canonical import canonical_json, digest_text
 from oloproof_core.case import CaseResult
 from oloproof_core.context import ModelCall, current_case_or_none
 from oloproof_core.dataset import load_dataset
+from oloproof_core.dspy_timing import program_timer
 from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.evaluators._metric_file import MetricFile
 from oloproof_core.judging import judge_cases, judge_one
@@ -110,7 +115,7 @@ class _ProgramCall:
         with dspy.context(track_usage=True, **({} if lm is None else {"lm": lm})):
             prediction = self.program(**case_input)
         _record_usage(prediction, self.price_in, self.price_out)
-        return prediction_fields(prediction)
+        return prediction_output(prediction)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -136,6 +141,13 @@ def prediction_fields(prediction: Any) -> dict[str, Any]:
     )
 
 
+def prediction_output(prediction: Any) -> Any:
+    """What evaluators and metrics see as `output`: a one-field program's value, else the
+    dict of its fields."""
+    fields = prediction_fields(prediction)
+    return next(iter(fields.values())) if len(fields) == 1 else fields
+
+
 class DspyMetric:
     """A metric file called the way DSPy calls metrics.
 
@@ -158,6 +170,7 @@ class DspyMetric:
         self.store = store
         self.on_judged = on_judged
         self.__name__ = metric.criterion
+        self.timer = program_timer(_dspy())
 
     def __call__(
         self,
@@ -168,6 +181,8 @@ class DspyMetric:
         pred_trace: Any = _NOT_GIVEN,
     ) -> Any:
         case = case_for(example, prediction)
+        if self.timer is not None:
+            case.measurements.latency_ms = self.timer.elapsed_ms(prediction)
         if self.store is not None:
             judge_cases([case], [self.metric], self.store, concurrency=1)
             verdict = case.verdicts[self.metric.criterion]
@@ -177,7 +192,7 @@ class DspyMetric:
         if self.on_judged is not None:
             self.on_judged(case)
         score = float(verdict.value if verdict.value is not None else 0.0)
-        if pred_name is _NOT_GIVEN and pred_trace is _NOT_GIVEN:
+        if pred_name is _NOT_GIVEN and pred_trace is _NOT_GIVEN and not verdict.scores:
             return score
         return _dspy().Prediction(
             score=score,
@@ -194,7 +209,7 @@ def case_for(example: Any, prediction: Any) -> CaseResult:
         input=inputs,
         expected=dict(example.labels().toDict()),
     )
-    case.output = prediction_fields(prediction)
+    case.output = prediction_output(prediction)
     case.output_json = canonical_json(case.output)
     case.measurements.model_calls.extend(usage_calls(prediction, None, None))
     return case

@@ -21,10 +21,13 @@ ROWS = [
 ]
 LABEL_METRIC = """\
 def score(input, output, expected=None):
-    if output["label"] == expected["label"]:
+    want = expected["label"]
+    if output == want:
         return 1.0, {"feedback": "Correct."}
-    return 0.0, {"feedback": f"Expected {expected['label']!r}, got {output['label']!r}."}
+    return 0.0, {"feedback": f"Expected {want!r}, got {output!r}."}
 """
+"""The metric page's exact-match metric, verbatim: a one-field program's output is the
+field's value."""
 
 
 @pytest.fixture
@@ -49,11 +52,7 @@ def test_a_dspy_program_is_the_system_under_test(dummy_lm, write_metric, store):
         isolation="thread",  # DSPy's own usage tracker is what this reads
     )
 
-    assert [case.output for case in result.cases] == [
-        {"label": "refund"},
-        {"label": "other"},
-        {"label": "refund"},
-    ]
+    assert [case.output for case in result.cases] == ["refund", "other", "refund"]
     assert result.metrics[0].estimate == pytest.approx(2 / 3)
     assert result.cases[2].verdicts["label"].feedback == "Expected 'other', got 'refund'."
     for case in result.cases:
@@ -96,11 +95,7 @@ def test_a_dspy_program_runs_in_its_sandbox_with_the_configured_model(
     execution = result.provenance["execution"]
     assert (execution["isolation"], execution["start"]) == ("process", "value")
     assert execution["measurements"] == "protected"
-    assert [case.output for case in result.cases] == [
-        {"label": "refund"},
-        {"label": "other"},
-        {"label": "refund"},
-    ]
+    assert [case.output for case in result.cases] == ["refund", "other", "refund"]
 
 
 def test_a_metric_file_serves_dspy_evaluate_and_gepa(dummy_lm, write_metric):

@@ -71,4 +71,8 @@ def test_the_dspy_metric_passes_sub_scores_and_lets_the_metric_read_measurements
     assert reply.score == 1.0
     assert reply.objective_scores == {"format": 0.5}
     assert reply.feedback == "0 tokens"
-    assert metric(example, dspy.Prediction(answer="2")) == 1.0
+    # Called as dspy.Evaluate calls it: a Prediction that DSPy adds as its score, carrying
+    # the sub-scores GEPA keeps.
+    plain = metric(example, dspy.Prediction(answer="2"))
+    assert float(plain) == 1.0
+    assert plain.objective_scores == {"format": 0.5}

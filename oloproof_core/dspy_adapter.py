@@ -100,7 +100,7 @@ class _ProgramCall:
         self.through_gateway = False
         self.__name__ = self.__qualname__ = getattr(program, "__name__", type(program).__name__)
 
-    def __call__(self, case_input: Mapping[str, Any]) -> dict[str, Any]:
+    def __call__(self, case_input: Mapping[str, Any]) -> Any:
         if not isinstance(case_input, Mapping):
             raise ContractError(
                 f"a DSPy program takes keyword arguments, so the row's input "

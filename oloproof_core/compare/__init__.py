@@ -38,6 +38,14 @@ if TYPE_CHECKING:
         results_content,
     )
     from oloproof_core.compare._outputs import outputs_changed
+    from oloproof_core.compare._side_by_side import (
+        MAX_RUNS,
+        SideBySide,
+        check_side_by_side,
+        compare_side_by_side,
+        counts_text,
+        side_by_side_problem,
+    )
 
 _EXPORTS: dict[str, str] = {
     "CASE_FILTERS": "._cases",
@@ -65,12 +73,19 @@ _EXPORTS: dict[str, str] = {
     "export_lines": "._export",
     "results_content": "._export",
     "outputs_changed": "._outputs",
+    "MAX_RUNS": "._side_by_side",
+    "SideBySide": "._side_by_side",
+    "check_side_by_side": "._side_by_side",
+    "compare_side_by_side": "._side_by_side",
+    "counts_text": "._side_by_side",
+    "side_by_side_problem": "._side_by_side",
 }
 
 __all__ = [
     "CASE_FILTERS",
     "CASE_ORDERS",
     "EXPORT_FORMATS",
+    "MAX_RUNS",
     "NO_CLUSTER",
     "CaseChange",
     "CaseChanges",
@@ -82,15 +97,20 @@ __all__ = [
     "MetricComparison",
     "PairCounts",
     "PairedValues",
+    "SideBySide",
     "ValueColumns",
+    "check_side_by_side",
     "column_lists",
     "compare_paired_values",
     "compare_runs",
+    "compare_side_by_side",
+    "counts_text",
     "export_format",
     "export_lines",
     "outputs_changed",
     "paired_columns",
     "results_content",
+    "side_by_side_problem",
     "value_columns",
     "values_placed",
 ]

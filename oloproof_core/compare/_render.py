@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from oloproof_core.compare._comparison import Comparison, MetricComparison
+    from oloproof_core.compare._side_by_side import SideBySide
 
 
 def _number(value: float | None, signed: bool = False) -> str:
@@ -118,3 +119,43 @@ def _notes(comparison: Comparison) -> list[str]:
             shown = ", ".join(item.regressed[:5]) + (", …" if len(item.regressed) > 5 else "")
             lines.append(f"{item.metric}: regressed on {shown}")
     return lines
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for index, row in enumerate(rows):
+        lines.append(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )
+        if index == 0:
+            lines.append("  ".join("-" * width for width in widths))
+    return lines
+
+
+def render_side_by_side(side_by_side: SideBySide) -> str:
+    """One row per metric and candidate, each against the same baseline, with the counts
+    each figure is over; then each pair's notes."""
+    from oloproof_core.compare._side_by_side import counts_text
+
+    first = side_by_side.comparisons[0]
+    level = f"{100 * first.confidence:.3g}%"
+    header = ["metric", "candidate", "baseline", "candidate value", "difference"]
+    header += [f"{level} interval", "p", "q (BH)" if first.fdr else "q (none)", "flag", "over"]
+    rows = [header]
+    for _, comparison, item in side_by_side.rows():
+        cells = _row(item)
+        rows.append([item.metric, comparison.candidate, *cells[1:8], counts_text(item)])
+    lines = [
+        f"{len(side_by_side.comparisons)} runs against {side_by_side.baseline}, "
+        "each paired by case id"
+    ]
+    lines.extend(_table(rows))
+    for comparison in side_by_side.comparisons:
+        lines.append("")
+        lines.append(
+            f"{comparison.candidate} vs {comparison.baseline}: {comparison.n_cases} cases "
+            f"({comparison.n_common} in both runs)"
+        )
+        lines.extend(line for line in _notes(comparison) if line)
+    return "\n".join(lines)

@@ -85,6 +85,11 @@ def optimization_progress_record(
     }
     if progress.get("engine"):
         changes["engine"] = str(progress["engine"])
+    # An optimization run by the command or the library is named by its engine's
+    # progress, as no worker names it before the search.
+    system_name = (progress.get("system") or {}).get("name")
+    if system_name:
+        changes["system_name"] = str(system_name)[:200]
     Optimization.objects.filter(pk=optimization_id).exclude(
         status__in=[Optimization.Status.SUCCEEDED, Optimization.Status.FAILED]
     ).update(**changes)
@@ -173,6 +178,7 @@ def candidate_record(*, optimization_id: int, record: optimize.CandidateRecord) 
                 latency_ms=record.latency_ms,
                 reflection=record.reflection,
                 val_run_id=int(run_id) if run_id and str(run_id).isdigit() else None,
+                budget_used=None if record.budget_used is None else dict(record.budget_used),
             )
         ],
         ignore_conflicts=True,

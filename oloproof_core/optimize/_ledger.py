@@ -54,6 +54,9 @@ class CandidateRecord:
     latency_ms: float | None
     reflection: Mapping[str, Any] | None = None
     val_run_id: str | None = None
+    budget_used: Mapping[str, Any] | None = None
+    """The optimization's budget used when the candidate was recorded (`BudgetUsed.to_dict`):
+    where it lands on a chart of score against budget spent."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -74,6 +77,7 @@ class CandidateRecord:
             latency_ms=data.get("latency_ms"),
             reflection=data.get("reflection"),
             val_run_id=data.get("val_run_id"),
+            budget_used=data.get("budget_used"),
         )
 
 

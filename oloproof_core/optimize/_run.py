@@ -275,6 +275,7 @@ def _progress(
         status=status,
         progress={
             "engine": engine,
+            "system": {"name": search.artifact.name, "version": search.artifact.base_version},
             "settings": search.settings,
             "splits": splits.record(),
             "budget_used": search.meter.used().to_dict(),

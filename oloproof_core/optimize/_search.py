@@ -115,6 +115,7 @@ class CandidateRecorder:
             latency_ms=sum(latencies) / len(latencies) if latencies else None,
             reflection=self.reflector.proposal_for(digest),
             val_run_id=self.store.record_run(result),
+            budget_used=self.evaluations.meter.used().to_dict(),
         )
         self.ledger.candidate_add(self.optimization_id, record)
         self._kept[digest] = record

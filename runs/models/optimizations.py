@@ -88,6 +88,7 @@ class OptimizationCandidate(models.Model):
     val_run = models.ForeignKey(
         "runs.Run", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    budget_used = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ("optimization", "index")

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from oloproof._optimize import optimize
     from oloproof._plan import plan
     from oloproof._results import gate, load
+    from oloproof._side_by_side import compare_side_by_side
     from oloproof._submit import Submission, continue_run, submit
     from oloproof_core import (
         ConfigError,
@@ -63,6 +64,7 @@ _LAZY = {
     "Submission": ("oloproof._submit", "Submission"),
     "submit": ("oloproof._submit", "submit"),
     "compare": ("oloproof_core.compare", "compare_runs"),
+    "compare_side_by_side": ("oloproof._side_by_side", "compare_side_by_side"),
     "protections": ("oloproof_core.doctor", "protections"),
 }
 
@@ -81,6 +83,7 @@ __all__ = [
     "annotations",
     "calibration",
     "compare",
+    "compare_side_by_side",
     "component",
     "continue_run",
     "current_case",

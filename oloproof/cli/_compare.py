@@ -1,4 +1,8 @@
-"""`oloproof compare baseline.json candidate.json`: two runs compared case by case."""
+"""`oloproof compare BASELINE CANDIDATE [CANDIDATE ...]`: runs compared case by case.
+
+Two runs: the paired comparison, its notes and its export. Three to eight: each
+candidate against the first run, side by side, as the dashboard's compare page shows
+them (`oloproof_core.compare.compare_side_by_side`)."""
 
 from __future__ import annotations
 
@@ -6,14 +10,10 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from oloproof._results import load
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError
-
-if TYPE_CHECKING:
-    from oloproof_core import Result
 
 
 class _CompareChoices:
@@ -42,17 +42,25 @@ class _CompareChoices:
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "compare",
-        help="compare two recorded runs on the same cases (paired by case id)",
-        description="Pair two runs by case id (each a result file written by 'oloproof run "
+        help="compare recorded runs on the same cases (paired by case id)",
+        description="Pair runs by case id (each a result file written by 'oloproof run "
         "--json' or a run number in the project's store) and "
         "show, per metric, both estimates, the paired difference (candidate − baseline) with "
-        "its interval and p-value, and the regressed and improved cases; --export writes "
+        "its interval and p-value, and the regressed and improved cases. The first run is "
+        "the baseline; with up to seven candidates after it, each is compared with it, side "
+        "by side, with the pairs, complete pairs and clusters each figure is over. With one "
+        "candidate, --export writes "
         "one row per case (both outputs, each metric's values and change) to a .csv or "
         ".jsonl file. Exit codes: 0 compared, 3 bad input (runs of different datasets "
         "included), 4 internal error.",
     )
     parser.add_argument("baseline", help="the baseline run: a result JSON file or a run number")
-    parser.add_argument("candidate", help="the candidate run: a result JSON file or a run number")
+    parser.add_argument(
+        "candidates",
+        nargs="+",
+        metavar="candidate",
+        help="the candidate run(s), at most seven: result JSON files or run numbers",
+    )
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     parser.add_argument(
         "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
@@ -86,31 +94,30 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.set_defaults(handler=handle)
 
 
-def _dataset_digest(result: Result) -> str:
-    return str((result.provenance.get("dataset") or {}).get("digest") or "")
+def _checked(args: argparse.Namespace) -> None:
+    from oloproof_core.compare import check_side_by_side
 
-
-def different_datasets(baseline: Result, candidate: Result) -> str:
-    """Why two runs are not compared, as the dashboard's compare page refuses them: they
-    were evaluated on different datasets (by content digest). "" when they were not."""
-    first, second = _dataset_digest(baseline), _dataset_digest(candidate)
-    if not first or not second or first == second:
-        return ""
-    return (
-        f"the runs were evaluated on different datasets (digest {first[:12]} and "
-        f"{second[:12]}); a paired comparison needs the same cases: compare two runs "
-        "of one dataset"
-    )
-
-
-def handle(args: argparse.Namespace) -> int:
     if not 0 < args.confidence < 1:
         raise ConfigError(
             f"--confidence must be between 0 and 1 (e.g. 0.95), got {args.confidence}"
         )
+    check_side_by_side(1 + len(args.candidates))
+    if args.export and len(args.candidates) > 1:
+        raise ConfigError("--export writes one pair's cases: name one candidate with it")
+
+
+def handle(args: argparse.Namespace) -> int:
+    _checked(args)
+    from oloproof._side_by_side import compare_side_by_side, different_datasets
     from oloproof_core.compare import compare_runs  # the statistics: only when comparing
 
-    baseline, candidate = load(args.baseline), load(args.candidate)
+    if len(args.candidates) > 1:
+        both = compare_side_by_side(
+            args.baseline, args.candidates, confidence=args.confidence, fdr=args.fdr
+        )
+        print(json.dumps(both.to_dict(), indent=2, ensure_ascii=False) if args.json else both)
+        return _exit_codes.OK
+    baseline, candidate = load(args.baseline), load(args.candidates[0])
     problem = different_datasets(baseline, candidate)
     if problem:
         print(f"oloproof: error: {problem}", file=sys.stderr)

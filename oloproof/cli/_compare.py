@@ -76,6 +76,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="FILE",
         help="also write the cases, one row each, to FILE (.csv or .jsonl)",
     )
+    _export_options(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _export_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--show",
         choices=_CompareChoices("CASE_FILTERS"),
@@ -91,7 +96,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         default="case",
         help="with --export: case (the runs' order), change (largest drop first) or -change",
     )
-    parser.set_defaults(handler=handle)
 
 
 def _checked(args: argparse.Namespace) -> None:

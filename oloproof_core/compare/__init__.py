@@ -38,12 +38,12 @@ if TYPE_CHECKING:
         results_content,
     )
     from oloproof_core.compare._outputs import outputs_changed
+    from oloproof_core.compare._render import counts_text
     from oloproof_core.compare._side_by_side import (
         MAX_RUNS,
         SideBySide,
         check_side_by_side,
         compare_side_by_side,
-        counts_text,
         side_by_side_problem,
     )
 
@@ -77,7 +77,7 @@ _EXPORTS: dict[str, str] = {
     "SideBySide": "._side_by_side",
     "check_side_by_side": "._side_by_side",
     "compare_side_by_side": "._side_by_side",
-    "counts_text": "._side_by_side",
+    "counts_text": "._render",
     "side_by_side_problem": "._side_by_side",
 }
 

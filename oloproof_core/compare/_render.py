@@ -9,6 +9,14 @@ if TYPE_CHECKING:
     from oloproof_core.compare._side_by_side import SideBySide
 
 
+def counts_text(item: MetricComparison) -> str:
+    """What one pair's figure is over, counted: pairs, complete pairs, clusters."""
+    words = f"{item.n_complete} of {item.n_pairs} pairs complete"
+    if item.n_clusters is not None:
+        words += f", {item.n_clusters} clusters"
+    return words
+
+
 def _number(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "—"
@@ -136,8 +144,6 @@ def _table(rows: list[list[str]]) -> list[str]:
 def render_side_by_side(side_by_side: SideBySide) -> str:
     """One row per metric and candidate, each against the same baseline, with the counts
     each figure is over; then each pair's notes."""
-    from oloproof_core.compare._side_by_side import counts_text
-
     first = side_by_side.comparisons[0]
     level = f"{100 * first.confidence:.3g}%"
     header = ["metric", "candidate", "baseline", "candidate value", "difference"]

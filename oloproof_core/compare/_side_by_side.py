@@ -41,14 +41,6 @@ def check_side_by_side(n_runs: int) -> None:
         raise ConfigError(problem)
 
 
-def counts_text(item: MetricComparison) -> str:
-    """What one pair's figure is over, counted: pairs, complete pairs, clusters."""
-    words = f"{item.n_complete} of {item.n_pairs} pairs complete"
-    if item.n_clusters is not None:
-        words += f", {item.n_clusters} clusters"
-    return words
-
-
 @dataclass(frozen=True, slots=True)
 class SideBySide:
     """Each candidate's paired comparison with the same baseline, in the order named."""

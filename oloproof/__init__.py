@@ -2,6 +2,7 @@
 whether a release may ship.
 
     from oloproof import evaluate, optimize, system, component, current_case
+    from oloproof import winner_texts   # an optimization's winning texts
     from oloproof import annotate, annotations, export_cases   # a recorded run's cases
     from oloproof import keep_run, delete_run, list_runs   # name, tag, hide, delete runs
     from oloproof import label, import_labels, labels, calibration   # people's labels
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from oloproof._evaluate import evaluate
     from oloproof._keeping import delete_run, keep_run, list_runs
     from oloproof._labels import calibration, import_labels, label, labels
+    from oloproof._optimization_export import winner_texts
     from oloproof._optimize import optimize
     from oloproof._plan import plan
     from oloproof._results import gate, load
@@ -58,6 +60,7 @@ _LAZY = {
     "label": ("oloproof._labels", "label"),
     "labels": ("oloproof._labels", "labels"),
     "optimize": ("oloproof._optimize", "optimize"),
+    "winner_texts": ("oloproof._optimization_export", "winner_texts"),
     "plan": ("oloproof._plan", "plan"),
     "gate": ("oloproof._results", "gate"),
     "load": ("oloproof._results", "load"),
@@ -102,6 +105,7 @@ __all__ = [
     "protections",
     "submit",
     "system",
+    "winner_texts",
 ]
 
 

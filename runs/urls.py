@@ -58,6 +58,20 @@ urlpatterns = [
         optimizations.optimization_page,
         name="optimization",
     ),
+    path(
+        "optimizations/<int:optimization_id>/live",
+        optimizations.optimization_live,
+        name="optimization_live",
+    ),
+    *(
+        path(
+            f"optimizations/<int:optimization_id>/winner.{format}",
+            optimizations.optimization_winner_download,
+            {"format": format},
+            name=f"optimization_winner_{format}",
+        )
+        for format in ("json", "yaml")
+    ),
     path("settings/", settings.projects_page, name="settings"),
     path(
         "settings/projects/<slug:slug>/",

@@ -24,6 +24,7 @@ COMMANDS = (
     "_annotate",
     "_label",
     "_export",
+    "_winner",
     "_runs",
     "_worker",
     "_serve",

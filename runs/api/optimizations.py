@@ -6,7 +6,7 @@ Thin, like the runs API: a selector reads, a service writes and checks permissio
 from datetime import datetime
 from typing import Any
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import Field, Router, Schema
 from ninja.pagination import paginate
 from ninja.responses import Status
@@ -14,9 +14,11 @@ from ninja.responses import Status
 import oloproof_core.optimize as optimize
 from runs.api.paging import Paging
 from runs.auth import AuthenticatedRequest
+from runs.optimization_export import FORMATS, winner_document, winner_filename, winner_format
 from runs.selectors.optimizations import (
     optimization_get,
     optimization_summary,
+    optimization_winner,
     optimizations_list,
 )
 from runs.services import optimization_submit_by
@@ -67,6 +69,9 @@ class CandidateOut(Schema):
     latency_ms: float | None
     reflection: dict[str, Any] | None
     val_run_id: str | None
+    budget_used: dict[str, Any] | None = Field(
+        None, description="the optimization's budget used when the candidate was recorded"
+    )
 
 
 class OptimizationDetailOut(Schema):
@@ -111,3 +116,36 @@ def list_optimizations(request: HttpRequest) -> Any:
 def get_optimization(request: HttpRequest, optimization_id: int) -> dict[str, Any]:
     record = optimization_get(user=request.user, optimization_id=optimization_id)
     return optimization_summary(optimization=record)
+
+
+class WinnerOut(Schema):
+    optimization: int
+    system: str
+    release: str = Field(..., description="the winner's release version")
+    seed_release: str | None
+    candidate: int
+    val: dict[str, Any] = Field(..., description="the winner's figures on val")
+    components: dict[str, str] = Field(
+        ..., description="the winning texts, as @system(components=...) or a config takes them"
+    )
+
+
+@router.get(
+    "/optimizations/{optimization_id}/winner",
+    response=WinnerOut,
+    summary="The winning component texts (format=yaml for a YAML file)",
+)
+def get_optimization_winner(
+    request: HttpRequest, optimization_id: int, format: str = "json"
+) -> Any:
+    chosen = winner_format(format)
+    winner = optimization_winner(user=request.user, optimization_id=optimization_id)
+    if chosen == "json":
+        return winner
+    response = HttpResponse(
+        winner_document(winner, format=chosen), content_type=f"{FORMATS[chosen]}; charset=utf-8"
+    )
+    response["Content-Disposition"] = (
+        f'attachment; filename="{winner_filename(winner, format=chosen)}"'
+    )
+    return response

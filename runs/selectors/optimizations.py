@@ -86,7 +86,32 @@ def _candidate_dict(row: OptimizationCandidate) -> dict[str, Any]:
         "latency_ms": row.latency_ms,
         "reflection": row.reflection,
         "val_run_id": None if row.val_run_id is None else str(row.val_run_id),
+        "budget_used": row.budget_used,
     }
+
+
+def texts_diff(
+    before: Mapping[str, str], after: Mapping[str, str], *, before_name: str
+) -> list[dict[str, Any]]:
+    """Each component whose text changed, as unified diff lines (the whole text as context,
+    so a reader sees the change in place)."""
+    return [
+        {
+            "component": name,
+            "lines": list(
+                difflib.unified_diff(
+                    str(before.get(name, "")).splitlines(),
+                    str(text).splitlines(),
+                    fromfile=f"{name} ({before_name})",
+                    tofile=name,
+                    lineterm="",
+                    n=max(len(str(text).splitlines()), len(str(before.get(name, "")).splitlines())),
+                )
+            ),
+        }
+        for name, text in after.items()
+        if before.get(name) != text
+    ]
 
 
 def candidate_diffs(*, candidates: list[OptimizationCandidate]) -> dict[int, list[dict[str, Any]]]:
@@ -95,26 +120,54 @@ def candidate_diffs(*, candidates: list[OptimizationCandidate]) -> dict[int, lis
     diffs: dict[int, list[dict[str, Any]]] = {}
     for row in candidates:
         parent = by_index.get(row.parents[0]) if row.parents else None
-        if parent is None:
-            continue  # the seed: its texts are shown as they are
-        before: Mapping[str, str] = parent.texts
-        diffs[row.index] = [
-            {
-                "component": name,
-                "lines": list(
-                    difflib.unified_diff(
-                        str(before.get(name, "")).splitlines(),
-                        str(text).splitlines(),
-                        fromfile=f"{name} (parent)",
-                        tofile=name,
-                        lineterm="",
-                    )
-                ),
-            }
-            for name, text in row.texts.items()
-            if before.get(name) != text
-        ]
+        if parent is not None:  # the seed has none: its texts are shown as they are
+            diffs[row.index] = texts_diff(parent.texts, row.texts, before_name="parent")
     return diffs
+
+
+def seed_winner_diff(
+    *, candidates: list[OptimizationCandidate], winner: int | None
+) -> list[dict[str, Any]]:
+    """Every component of the winner: its diff from the seed's text, or none if unchanged."""
+    by_index = {row.index: row for row in candidates}
+    seed, best = by_index.get(0), by_index.get(winner) if winner is not None else None
+    if seed is None or best is None:
+        return []
+    changed = {
+        item["component"]: item["lines"]
+        for item in texts_diff(seed.texts, best.texts, before_name="seed")
+    }
+    return [
+        {"component": name, "lines": changed.get(name, []), "text": text}
+        for name, text in best.texts.items()
+    ]
+
+
+def optimization_winner(*, user: Actor, optimization_id: int) -> dict[str, Any]:
+    """The winning texts, as a file to paste into the system's components: the winner once
+    the optimization has one, never a candidate of a search still going."""
+    optimization = optimization_get(user=user, optimization_id=optimization_id)
+    winner = (
+        None
+        if optimization.winner_index is None
+        else OptimizationCandidate.objects.filter(
+            optimization=optimization, index=optimization.winner_index
+        ).first()
+    )
+    if winner is None:
+        raise NotFoundError(
+            f"optimization {optimization_id} has no winner yet (it is {optimization.status})"
+        )
+    seed = OptimizationCandidate.objects.filter(optimization=optimization, index=0).first()
+    return {
+        "optimization": optimization.pk,
+        "system": optimization.system_name,
+        "release": winner.version,
+        "seed_release": seed.version if seed is not None else None,
+        "candidate": winner.index,
+        "val": dict(winner.val),
+        "components": dict(winner.texts),
+    }
 
 
 def optimization_summary(*, optimization: Optimization) -> dict[str, Any]:

@@ -1,21 +1,16 @@
-"""The optimizations' pages: the list, and one optimization with its candidates and proof."""
+"""The optimizations' pages: the list, one optimization with its candidates and proof, the
+part of it that follows a running search, and the winner's texts as a download."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from metrics.optimization_charts import candidate_scores_chart, frontier_chart
-from runs.selectors.optimizations import (
-    candidate_diffs,
-    candidates_list,
-    optimization_get,
-    optimizations_list,
-)
+from runs.optimization_export import FORMATS, winner_document, winner_filename
+from runs.selectors.optimizations import optimization_get, optimization_winner, optimizations_list
 from runs.views._common import call, page_of
+from runs.views.optimization_readouts import optimization_readouts
 
 
 @login_required
@@ -27,43 +22,26 @@ def optimizations_page(request: HttpRequest) -> HttpResponse:
 @login_required
 def optimization_page(request: HttpRequest, optimization_id: int) -> HttpResponse:
     optimization = call(optimization_get, user=request.user, optimization_id=optimization_id)
-    candidates = candidates_list(optimization_id=optimization.pk)
-    plain = [_plain(row) for row in candidates]
-    diffs = candidate_diffs(candidates=candidates)
-    proof = (optimization.outcome or {}).get("proof") or {}
-    progress = optimization.progress or {}
-    context: dict[str, Any] = {
-        "optimization": optimization,
-        "candidates": [{**item, "diff": diffs.get(item["index"], [])} for item in plain],
-        "proof": proof,
-        "progress": progress,
-        "budget": (optimization.config or {}).get("budget") or {},
-        "used": progress.get("budget_used")
-        or (optimization.outcome or {}).get("budget_used")
-        or {},
-        "winner_run": optimization.winner_test_run,
-    }
-    if plain:
-        context["scores_chart"] = candidate_scores_chart(plain, winner=optimization.winner_index)
-        context["cost_chart"] = frontier_chart(
-            plain, measure="cost_usd", title="cost on val (USD)", div_id="frontier-cost"
-        )
-        context["latency_chart"] = frontier_chart(
-            plain, measure="latency_ms", title="mean latency (ms)", div_id="frontier-latency"
-        )
+    context = optimization_readouts(optimization=optimization)
     return render(request, "runs/optimization.html", context)
 
 
-def _plain(row: Any) -> dict[str, Any]:
-    return {
-        "index": row.index,
-        "version": row.version,
-        "texts": row.texts,
-        "parents": row.parents,
-        "origin": row.origin,
-        "val": row.val,
-        "cost_usd": row.cost_usd,
-        "latency_ms": row.latency_ms,
-        "reflection": row.reflection,
-        "val_run_id": row.val_run_id,
-    }
+@login_required
+def optimization_live(request: HttpRequest, optimization_id: int) -> HttpResponse:
+    """The page's changing part alone, which its script swaps in while the search runs."""
+    optimization = call(optimization_get, user=request.user, optimization_id=optimization_id)
+    context = optimization_readouts(optimization=optimization)
+    return render(request, "runs/_optimization_live.html", context)
+
+
+@login_required
+def optimization_winner_download(
+    request: HttpRequest, optimization_id: int, format: str
+) -> HttpResponse:
+    winner = call(optimization_winner, user=request.user, optimization_id=optimization_id)
+    response = HttpResponse(
+        winner_document(winner, format=format), content_type=f"{FORMATS[format]}; charset=utf-8"
+    )
+    filename = winner_filename(winner, format=format)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -22,6 +22,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from evalsite.api import api
 from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch
+from oloproof_core.optimize import CandidateRecord
 from runs.access import LOCAL
 from runs.annotations import AnnotationValues, case_annotation_save
 from runs.labels import save_label
@@ -39,7 +40,11 @@ from runs.models import (
     RunKeeping,
     RunTag,
 )
-from runs.optimization_records import optimization_create
+from runs.optimization_records import (
+    candidate_record,
+    optimization_conclude_record,
+    optimization_create,
+)
 from runs.projects import code_root_register, project_ensure
 from runs.recording import gate_record
 from runs.store import DjangoStore
@@ -119,6 +124,24 @@ def world(tmp_path: Any) -> dict[str, Any]:
     )
     # What the optimization's own worker writes once it has loaded the system.
     type(optimization).objects.filter(pk=optimization.pk).update(system_name=f"{SECRET}-bot")
+    # Its seed, which stayed the winner: what the winner's download reads.
+    candidate_record(
+        optimization_id=optimization.pk,
+        record=CandidateRecord(
+            index=0,
+            digest="0" * 64,
+            version=f"1+opt{optimization.pk}.0",
+            texts={"prompt": f"{SECRET} prompt"},
+            parents=(),
+            origin="seed",
+            val={"metric": "exact", "estimate": None, "n": 0, "n_missing": 2},
+            cost_usd=None,
+            latency_ms=None,
+        ),
+    )
+    optimization_conclude_record(
+        optimization_id=optimization.pk, status="succeeded", outcome={"winner": 0}
+    )
     callers: dict[str, User | None] = {"anonymous": None, "outsider": member("nobody", None)}
     for role in ("viewer", "runner", "approver", "admin"):
         callers[role] = member(f"beta-{role}", role, project="beta")

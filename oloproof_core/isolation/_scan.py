@@ -14,7 +14,8 @@ The walk does not follow links (a link's target is covered where it is bound), a
 skips Python environments (their own bind, never scanned), version control folders,
 `node_modules` and `__pycache__`. With `closed=True` (root's code in a folder other
 users cannot enter, `_sandbox`) it also lists every file or folder that a user other
-than its owner could not read, and then walks version control folders too.
+than its owner could not read (a folder whose entries all are, as the folder), and then
+walks version control folders too.
 
 A folder holding more than `limit` entries is not walked to its end: `complete` says
 so, and the sandbox refuses to bind it rather than hide part of what it must.
@@ -72,6 +73,7 @@ def scan_folder(
             continue
         if folder != root and any(entry.name == STORE_FILES[0] for entry in entries):
             found.stores += [entry.path for entry in entries if entry.name in STORE_FILES]
+        closed_before = len(found.closed)
         for entry in entries:
             found.entries += 1
             if found.entries > limit:
@@ -100,7 +102,17 @@ def scan_folder(
                 and _starts_like_result(entry.path, RESULT_HEAD_BYTES, looks_like_result)
             ):
                 found.results.append(entry.path)
+        _fold_closed(found, folder, root, len(entries), closed_before)
     return found
+
+
+def _fold_closed(found: FolderScan, folder: str, root: str, entries: int, before: int) -> None:
+    """A folder all of whose entries are closed is covered as one: the same files hidden
+    with one mount rather than one each (a test database of 500 private files made a
+    sandbox's start take half a second more)."""
+    if folder != root and entries > 1 and len(found.closed) - before == entries:
+        del found.closed[before:]
+        found.closed.append(folder)
 
 
 def _closed(status: os.stat_result) -> bool:

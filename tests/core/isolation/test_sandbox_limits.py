@@ -241,6 +241,44 @@ def test_a_closed_code_folder_shows_nothing_nobody_could_not_read(tmp_path, monk
     assert sandbox["closed_to_others_covered"] >= 2
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root's code may be mapped to root")
+def test_a_folder_of_private_files_in_closed_code_is_covered_whole(tmp_path, monkeypatch):
+    """A test database of hundreds of private files (Hypothesis keeps one beside the
+    code) is covered with one mount, not one per file: the start stays as quick."""
+    from oloproof_core.isolation._scan import scan_folder
+
+    folder = tmp_path / "closed"
+    folder.mkdir(mode=0o700)
+    os.chmod(folder, 0o700)
+    examples = folder / "examples"
+    examples.mkdir()
+    for index in range(300):
+        (examples / f"{index:03d}").write_text("private")
+        os.chmod(examples / f"{index:03d}", 0o600)
+    mixed = folder / "mixed"
+    mixed.mkdir()
+    (mixed / "open.txt").write_text("open to all")
+    os.chmod(mixed / "open.txt", 0o644)
+    (mixed / "private.txt").write_text("root's")
+    os.chmod(mixed / "private.txt", 0o600)
+
+    scan = scan_folder(str(folder), limit=10_000, closed=True)
+
+    assert sorted(scan.closed) == [str(examples), str(mixed / "private.txt")]
+    monkeypatch.syspath_prepend(str(folder))
+    paths = {"inside": examples / "007", "open": mixed / "open.txt"}
+    result = run(probes.read_path, [{"id": k, "input": {"path": str(p)}} for k, p in paths.items()])
+    cases = by_id(result)
+    assert cases["open"].output == {"read": "open to all"}
+    assert cases["inside"].error is not None, cases["inside"].output
+    assert cases["inside"].error.type in (
+        "PermissionError",
+        "IsADirectoryError",
+        "NotADirectoryError",
+        "FileNotFoundError",
+    ), cases["inside"].error
+
+
 @pytest.mark.skipif(seccomp_filter() is None, reason="no seccomp filter for this architecture")
 def test_the_keyring_and_user_namespaces_are_refused():
     (case,) = run(probes.keyring, [{"id": "k", "input": {}}]).cases

@@ -248,6 +248,15 @@ class ComparisonOut(Schema):
     metrics: list[MetricComparisonOut]
 
 
+class SideBySideOut(Schema):
+    baseline_run: int
+    runs: list[int]
+    baseline: str
+    candidates: list[str]
+    metrics: list[str]
+    pairs: list[ComparisonOut]
+
+
 class MetricChangeOut(Schema):
     baseline: float | None
     candidate: float | None

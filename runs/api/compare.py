@@ -1,4 +1,5 @@
-"""The comparison case by case: one page of compared cases, and the whole export, streamed.
+"""The comparison case by case: one page of compared cases, the whole export, streamed,
+and several runs side by side, each against one baseline.
 
 Thin: each route reads through the comparison selectors, which check that the caller
 may see both runs.
@@ -7,11 +8,11 @@ may see both runs.
 from typing import Any, Literal
 
 from django.http import HttpRequest, StreamingHttpResponse
-from ninja import Query, Router, Schema
+from ninja import Field, Query, Router, Schema
 from ninja.pagination import paginate
 
 from runs.api.paging import Paging
-from runs.schemas import ComparedCaseOut
+from runs.schemas import ComparedCaseOut, SideBySideOut
 from runs.selectors.comparison_cases import (
     CaseView,
     ComparedCasePages,
@@ -19,6 +20,7 @@ from runs.selectors.comparison_cases import (
     comparison_export_lines,
 )
 from runs.selectors.runs import run_get
+from runs.selectors.side_by_side import runs_side_by_side_named
 from runs.views.compare import export_response
 
 router = Router(tags=["runs"])
@@ -71,3 +73,21 @@ def compared_cases_export(request: HttpRequest, query: Query[ExportQuery]) -> St
         format=query.format,
     )
     return export_response(lines, format=query.format, baseline=baseline.pk, candidate=candidate.pk)
+
+
+class SideBySideQuery(Schema):
+    runs: list[int] = Field(..., min_length=1, max_length=8)
+    baseline: int | None = None
+    fdr: bool = True
+
+
+@router.get(
+    "/compare/runs",
+    response=SideBySideOut,
+    summary="Up to eight runs of one dataset, each compared with one baseline (paired by "
+    "case id); without a baseline, the approved run among them, else the earliest release's",
+)
+def compare_side_by_side(request: HttpRequest, query: Query[SideBySideQuery]) -> dict[str, Any]:
+    return runs_side_by_side_named(
+        user=request.user, run_ids=query.runs, baseline_id=query.baseline, fdr=query.fdr
+    ).to_dict()

@@ -30,3 +30,11 @@ def alpha(confidence: Any) -> str:
     if not isinstance(confidence, int | float):
         return "—"
     return f"{1.0 - confidence:.3g}"
+
+
+@register.filter
+def pairs_over(item: Any) -> str:
+    """What a compared metric's figures are over: pairs, complete pairs, clusters."""
+    from oloproof_core.compare import counts_text
+
+    return counts_text(item)

@@ -29,7 +29,7 @@ def runner(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
 
 def history_ids(visit: Visit, query: str = "") -> list[int]:
     visit.go("/" + query)
-    links = visit.page.locator("table.runs-table tbody tr td:first-child a[href^='/runs/']")
+    links = visit.page.locator("table.runs-table tbody tr td:nth-child(2) > a[href^='/runs/']")
     return [
         int(re.findall(r"\d+", href)[0])
         for href in links.evaluate_all("l => l.map(a => a.getAttribute('href'))")

@@ -174,6 +174,8 @@ def _fill(path: str, world: dict[str, Any]) -> str:
     )
     if filled.rstrip("/").endswith(("compare", "compare/cases", "compare/export")):
         filled += f"?baseline={first.pk}&candidate={second.pk}"
+    elif filled.endswith("compare/runs"):
+        filled += f"?runs={first.pk}&runs={second.pk}"
     elif filled.endswith("/verdicts"):
         filled += f"?criterion={SECRET}_metric"
     elif filled.endswith(("/annotations", "/annotations/changes")) and "/api/" in filled:

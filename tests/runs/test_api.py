@@ -31,6 +31,8 @@ def every_route() -> list[tuple[str, str]]:
         concrete = path.replace("{run_id}", "1").replace("{optimization_id}", "1")
         if concrete.endswith(("/compare", "/compare/cases", "/compare/export")):
             concrete += "?baseline=1&candidate=1"
+        if concrete.endswith("/compare/runs"):
+            concrete += "?runs=1&runs=2"
         if concrete.endswith("/verdicts"):
             concrete += "?criterion=exact_label"
         for method in operations:
@@ -60,7 +62,8 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     assert ("GET", "/api/runs/1/review/{metric}/next") in routes
     assert ("PATCH", "/api/runs/1") in routes
     assert ("DELETE", "/api/runs/1") in routes
-    assert len(routes) == 27
+    assert ("GET", "/api/compare/runs?runs=1&runs=2") in routes
+    assert len(routes) == 28
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])

@@ -61,18 +61,24 @@ class Result:
         None until the first draw is labelled: the metric's own interval then assumes
         its judge is right.
         """
+        if metric not in self.labels:  # nothing to combine: the statistics stay unloaded
+            return None
         from oloproof_core.labels import labelled_figure
 
         return labelled_figure(self, metric, self._level(metric, confidence))
 
     def calibration(self, metric: str, confidence: float | None = None) -> Calibration | None:
         """How far the metric's judge agrees with people on the labelled cases."""
+        if metric not in self.labels:  # nothing to combine: the statistics stay unloaded
+            return None
         from oloproof_core.labels import judge_calibration
 
         return judge_calibration(self, metric, self._level(metric, confidence))
 
     def people_agreement(self, metric: str, confidence: float | None = None) -> Calibration | None:
         """How far people agree with each other where two labelled one case."""
+        if metric not in self.labels:  # nothing to combine: the statistics stay unloaded
+            return None
         from oloproof_core.labels import people_agreement
 
         return people_agreement(self, metric, self._level(metric, confidence))

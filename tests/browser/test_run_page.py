@@ -93,13 +93,15 @@ def test_the_run_page_compares_with_the_previous_release(visit: Visit) -> None:
     visit.go(f"/runs/{second.pk}/")
     verdict = page.locator("#previous-release .previous-verdict").inner_text()
     assert verdict == (
-        f"Compared with @1 (run #{first.pk}) on the same 20 cases: worse on exact_label."
+        f"Compared with @1 (run #{first.pk}), paired case by case over 20 cases: "
+        "worse on exact_label."
     )
     rows = page.locator("#previous-release table.previous-table tbody tr")
     assert rows.count() == 2
     assert rows.nth(0).locator("td").nth(3).inner_text() == "-0.500"
-    assert rows.nth(0).locator("td").nth(7).inner_text() == "worse"
-    assert rows.nth(1).locator("td").nth(7).inner_text() == "no clear difference"
+    assert rows.nth(0).locator("td.pairs-over").inner_text() == "20 of 20 pairs complete"
+    assert rows.nth(0).locator("td").nth(8).inner_text() == "worse"
+    assert rows.nth(1).locator("td").nth(8).inner_text() == "no clear difference"
     page.click("#previous-release a.button")
     page.wait_for_url(re.compile(rf".*/compare/\?baseline={first.pk}&candidate={second.pk}$"))
     assert page.locator("text=Regressed (10)").is_visible()

@@ -20,10 +20,10 @@ from oloproof.evaluators import ExactMatch
 from oloproof.testing import queue_approvals
 from runs.gate_wording import MetricFacts, gate_rules_explained
 from runs.models import Approval, Run
-from runs.selectors.previous_release import run_previous_release
+from runs.selectors.previous_release import run_previous_comparison, run_previous_release
 from runs.selectors.results import run_result
 from runs.store import DjangoStore
-from tests.runs.conftest import make_bot, short_answer, support_rows
+from tests.runs.conftest import make_bot, record_evaluation, short_answer, support_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -73,13 +73,33 @@ def test_a_first_release_has_no_comparison(teammate) -> None:
     assert "Against the previous release" not in page_of(teammate, first)
 
 
+def test_the_previous_release_says_what_each_figure_is_over(teammate) -> None:
+    """Not "the same 20 cases" when four of them failed in the new run: the pairs, the
+    complete pairs and the clusters each interval stands on are said beside it."""
+    first = Run.objects.get(pk=int(record_evaluation(20, version="1").run_id))
+    second = Run.objects.get(pk=int(record_evaluation(20, version="2", broken_every=5).run_id))
+    page = page_of(teammate, second)
+    said = f"Compared with @1 (run #{first.pk}), paired case by case over 20 cases:"
+    assert said in words(page)
+    table = page.split('<table class="table previous-table">')[1].split("</table>")[0]
+    comparison = run_previous_comparison(user=teammate, run=second)
+    assert comparison is not None
+    assert comparison.comparison is not None
+    clusters = comparison.comparison.metric("exact_label").n_clusters
+    assert clusters
+    assert f"16 of 20 pairs complete, {clusters} clusters" in words(table)
+
+
 def test_the_run_page_compares_with_the_previous_release(teammate) -> None:
     first = recorded("1")
     second = recorded("2", wrong_every=2)
     assert run_previous_release(user=teammate, run=second) == first
     page = page_of(teammate, second)
     assert "Against the previous release" in page
-    said = f"Compared with @1 (run #{first.pk}) on the same 20 cases: worse on exact_label."
+    said = (
+        f"Compared with @1 (run #{first.pk}), paired case by case over 20 cases: "
+        "worse on exact_label."
+    )
     assert said in words(page)
     # Ten of twenty answers turned wrong: 1.000 → 0.500; short_answer did not move.
     table = page.split('<table class="table previous-table">')[1].split("</table>")[0]

@@ -52,6 +52,7 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     assert ("POST", "/api/runs/1/approvals") in routes
     assert ("POST", "/api/optimizations") in routes
     assert ("GET", "/api/optimizations/1") in routes
+    assert ("GET", "/api/optimizations/1/winner") in routes
     assert ("POST", "/api/runs/1/continue") in routes
     assert ("GET", "/api/compare/cases?baseline=1&candidate=1") in routes
     assert ("POST", "/api/runs/1/annotations") in routes
@@ -63,7 +64,7 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     assert ("PATCH", "/api/runs/1") in routes
     assert ("DELETE", "/api/runs/1") in routes
     assert ("GET", "/api/compare/runs?runs=1&runs=2") in routes
-    assert len(routes) == 28
+    assert len(routes) == 29
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])

@@ -41,13 +41,16 @@ def handle(args: argparse.Namespace) -> int:
     from django.core.management import call_command
 
     from runs.demo import DEMO_USERS
+    from runs.demo_story import demo_story
 
     call_command("oloproof_demo")
+    url = f"http://{args.host}:{args.port}/"
     logins = [
-        f"login       {user.username} / {user.password}   ({user.role})" for user in DEMO_USERS
+        *demo_story(url=url),
+        *(f"login       {user.username} / {user.password}   ({user.role})" for user in DEMO_USERS),
     ]
     if not args.serve:
-        print(f"\n  dashboard   http://{args.host}:{args.port}/   (start it: oloproof serve)")
+        print(f"\n  dashboard   {url}   (start it: oloproof serve)")
         for line in logins:
             print(f"  {line}")
         print(flush=True)

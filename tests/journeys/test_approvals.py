@@ -334,3 +334,32 @@ def test_a_run_whose_policy_fails_it_reads_as_failed_not_as_ungated(
         assert "recorded when the run finishes" not in provenance
         page.goto(base + "/")
         assert "not decided" in page.locator("table.runs-table").inner_text()
+
+
+def test_the_demo_says_where_to_look_first_and_each_place_holds_what_it_says(
+    browser: Any, tmp_path: Path
+) -> None:
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    done = run_user(["oloproof", "demo", "--no-serve", "--port=8000"], folder, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    story = done.stdout.split("where to look first", 1)[1]
+    decide = re.search(r"decide\s+\S+ \(run (\d+)\) .*waits for an approver: (\S+)", story)
+    failed = re.search(r"failed\s+\S+ \(run (\d+)\): gate failed on (.+?); its cases: (\S+)", story)
+    compare = re.search(r"compare\s+.* with .*: (\S+)", story)
+    assert decide, story
+    assert failed, story
+    assert compare, story
+    assert "missing" in failed.group(2)
+    assert "baseline  support-bot@1.0 (run 1), approved" in story
+
+    local = "http://127.0.0.1:8000"
+    with dashboard(folder) as base, signed_in(browser, base, "demo", "oloproof-demo") as page:
+        page.goto(decide.group(2).replace(local, base))
+        assert f"#{decide.group(1)}" in page.locator("table.pending-table").inner_text()
+        page.goto(failed.group(3).replace(local, base))
+        assert "missing" in page.locator("main").inner_text().lower()
+        page.goto(compare.group(1).replace(local, base))
+        compared = page.locator("main").inner_text()
+        assert "1.0" in compared
+        assert "2.0" in compared

@@ -127,6 +127,8 @@ def test_the_page_follows_a_running_optimization_and_exports_the_winner(
             assert page.evaluate("window.sameDocument === true")  # updated, not reloaded
             finished_page_shows_the_search(page, fake_openai)
             downloads_match_the_command(page, example)
+            page.goto(base + "/optimizations/")
+            assert "calc release 1" in page.inner_text("table.optimizations-table tbody tr")
     finally:
         held.release()
         if search.poll() is None:

@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from metrics.charts import release_history_chart
+from metrics.release_charts import release_history_chart
 from runs.selectors.releases import system_get, system_release_history, systems_overview
 from runs.views._common import call
 

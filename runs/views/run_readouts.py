@@ -12,6 +12,7 @@ from metrics.models import MetricEstimate
 from runs.access import Actor
 from runs.gate_wording import MetricFacts, gate_rules_explained
 from runs.models import Run
+from runs.more_cases import gate_summary, rules_with_one_answer
 from runs.selectors.gate_plan import run_gate_plan
 from runs.selectors.previous_release import run_previous_comparison
 from runs.views.label_readouts import run_label_figures
@@ -31,6 +32,8 @@ def run_page_readouts(
     facts = {item.metric: MetricFacts(item.value_type, item.warning) for item in estimates}
     policy = (run.provenance or {}).get("policy") or {}
     confidence = float(policy.get("confidence") or run.confidence)
+    plan = run_gate_plan(run=run)
+    explained = gate_rules_explained(rules=rules, confidence=confidence, metrics=facts)
     return {
         "chart": run_interval_chart(estimates, thresholds=thresholds) if estimates else "",
         "chart_shows": {
@@ -40,8 +43,11 @@ def run_page_readouts(
             "missing": any(item.n_missing for item in estimates),
         },
         "warnings": [item for item in estimates if item.warning],
-        "gate_rules": gate_rules_explained(rules=rules, confidence=confidence, metrics=facts),
-        "gate_plan": run_gate_plan(run=run),
+        "gate_rules": rules_with_one_answer(explained, plan),
+        "gate_summary": gate_summary(summary=gate.summary, rules=rules, plan=plan)
+        if gate is not None
+        else "",
+        "gate_plan": plan,
         "previous": run_previous_comparison(user=user, run=run),
         "label_figures": run_label_figures(user=user, run=run, estimates=estimates),
     }

@@ -163,7 +163,18 @@ def test_an_inconclusive_gate_says_how_many_cases_would_settle_it(teammate) -> N
     reason = run.gate.rules[0]["reason"]
     assert "would decide it" in reason
     assert not reason.rstrip(".").endswith("would")
-    assert "more cases behaving like these would decide it" in page
+    # One answer to "how many cases": the plan's, in the summary, the rule and the box;
+    # the engine's projection and its power figure at the observed distance are not said.
+    summary = html.unescape(page.split('<p class="gate-summary">')[1].split("</p>")[0])
+    assert f"about {planned.cases:,} cases in all for an 80 % chance of passing" in summary
+    assert "more cases needed" not in summary
+    more = html.unescape(page.split('<div class="muted small rule-more">')[1].split("</div>")[0])
+    assert more.startswith(f"About {planned.cases:,} cases in all (this run has 20)")
+    assert f"the whole gate needs about {planned.cases:,}" in more
+    stored = run.gate.rules[0]["more_cases"]
+    assert stored["count"] != planned.cases
+    assert f"{stored['count']:,} more cases" not in page
+    assert "would decide it" not in page
     # The plan is computed once per finished run: a second view reads no verdicts.
     with CaptureQueriesContext(connection) as second_view:
         assert f"With about {planned.cases:,} cases" in page_of(teammate, run)

@@ -77,3 +77,28 @@ def test_the_form_shows_every_problem_queues_nothing_then_queues_the_corrected_r
     assert run.config["system"] == "bot.py:answer"
     assert run.cases_total == 6
     assert not visit.dialogs
+
+
+def test_each_kind_sits_beside_its_words_and_the_optimization_fields_show_for_an_optimization(
+    visit: Visit,
+) -> None:
+    make_user("rita", "runner")
+    visit.login("rita")
+    visit.page.set_viewport_size({"width": 1280, "height": 800})
+    visit.go("/runs/new/")
+
+    optimization = visit.page.locator(".optimization-only")
+    assert not optimization.is_visible()  # an evaluation is the choice made
+    for value in ("evaluation", "optimization"):
+        radio = visit.page.locator(f"input[name=kind][value={value}]").bounding_box()
+        words = visit.page.locator(f"label:has(input[name=kind][value={value}])").bounding_box()
+        assert radio is not None
+        assert words is not None
+        # The button is at the start of its label, on the same line as the words.
+        assert abs(radio["x"] - words["x"]) < 12, (value, radio, words)
+        assert words["width"] < 300, (value, words)
+        assert abs((radio["y"] + radio["height"] / 2) - (words["y"] + words["height"] / 2)) < 10
+    visit.page.check("input[name=kind][value=optimization]")
+    assert optimization.is_visible()
+    visit.page.check("input[name=kind][value=evaluation]")
+    assert not optimization.is_visible()

@@ -36,7 +36,7 @@ FIXED_COLUMNS = {
     "cost": "Cost",
 }
 """The columns a reader may show besides the criteria, with their headings."""
-DEFAULT_COLUMNS = ("expected", "output", "annotations", "latency", "cost")
+DEFAULT_COLUMNS = ("input", "expected", "output", "annotations", "latency", "cost")
 DEFAULT_CRITERIA = 4
 """Criteria shown as columns until the reader picks: the run's first few."""
 

@@ -38,6 +38,7 @@ def rows_of(html: str) -> dict[str, str]:
 
 def test_the_table_shows_expected_values_and_each_criterion_with_its_feedback(client, run):
     html = client.get(f"/runs/{run.pk}/cases/").content.decode()
+    assert "<th>Input</th>" in html  # what each case asked, shown before anything is picked
     assert "<th>Expected</th>" in html
     assert '<th class="criterion-col"><bdi>reply_quality</bdi></th>' in html
     rows = rows_of(html)

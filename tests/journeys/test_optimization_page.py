@@ -177,6 +177,8 @@ def finished_page_shows_the_search(page: Any, server: FakeOpenAI) -> None:
     fold = page.locator("#candidate-1 + tr details.reflection")
     fold.locator("summary").click()
     assert fold.locator("pre").first.inner_text() == prompt.user_text.strip()
+    # Whole on the screen too: its long lines wrap rather than run out of the card.
+    assert fold.locator("pre").first.evaluate("el => el.scrollWidth <= el.clientWidth")
 
 
 def downloads_match_the_command(page: Any, folder: Path) -> None:

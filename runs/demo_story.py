@@ -44,7 +44,11 @@ def demo_story(*, url: str) -> list[str]:
     if approved is not None:
         baseline = approved.gate.run
         lines.append(f"baseline  {_release(baseline)} (run {baseline.pk}), approved")
-        latest = Run.objects.filter(dataset_id=baseline.dataset_id).order_by("-pk").first()
+        latest = (
+            Run.objects.filter(dataset_id=baseline.dataset_id).order_by("-pk").first()
+            if baseline.dataset_id is not None
+            else None
+        )
         if latest is not None and latest.pk != baseline.pk:
             lines.append(
                 f"compare   {_release(baseline)} with {_release(latest)}: "
@@ -54,7 +58,8 @@ def demo_story(*, url: str) -> list[str]:
 
 
 def _release(run: Run) -> str:
-    return f"{run.release.system.name}@{run.release.version}"
+    release = run.release
+    return f"{release.system.name}@{release.version}" if release is not None else f"run {run.pk}"
 
 
 def _outcome(gate: Gate) -> str:

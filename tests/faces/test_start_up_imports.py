@@ -174,8 +174,9 @@ def test_the_command_running_a_sync_system_that_calls_no_model_loads_no_asyncio(
     tmp_path: Path,
 ) -> None:
     """A sync system judged by `ExactMatch` and recorded: the command's own process loads
-    neither asyncio, nor the model client, nor NumPy or SciPy. The other built-in evaluators, metric files,
-    async systems and evaluators and the gateway's server load them when they are used."""
+    neither asyncio, nor the model client, nor NumPy or SciPy. The other built-in
+    evaluators, metric files, async systems and evaluators and the gateway's server load
+    them when they are used."""
     write_project(tmp_path)
     code = (
         f"import os; os.chdir({str(tmp_path)!r})\n"

@@ -191,8 +191,7 @@ def test_a_system_beside_the_configs_folder_is_found_and_a_refused_declaration_n
     assert "exact_label" in done.stdout
 
     (configs / "oloproof.yaml").write_text(
-        "system: ../bot.py:answer\ndataset: ../data/example.jsonl\nevaluators:\n"
-        "  - checks:known\n",
+        "system: ../bot.py:answer\ndataset: ../data/example.jsonl\nevaluators:\n  - checks:known\n",
         encoding="utf-8",
     )
     done = run_user(["oloproof", "run", "configs/oloproof.yaml"], user_folder)

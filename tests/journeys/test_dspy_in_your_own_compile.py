@@ -18,13 +18,13 @@ from tests.support.fake_openai import FakeOpenAI, Reply, Request
 pytest.importorskip("dspy")
 
 INSTRUCTION = "Answer with the number only."
-EXACT = '''\
+EXACT = """\
 def score(input, output, expected=None):
     want = expected["label"]
     if output == want:
         return 1.0, {"feedback": "Correct."}
     return 0.0, {"feedback": f"Expected {want!r}, got {output!r}."}
-'''
+"""
 REWARDED = """\
 from skynet import reward
 
@@ -49,7 +49,8 @@ from oloproof.dspy import dspy_examples, dspy_metric
 base = os.environ["MODELS_URL"]
 dspy.configure(lm=dspy.LM("openai/task-model", api_base=base, api_key="none", cache=False))
 rows = [
-    {{"id": f"q{{i}}", "input": {{"question": f"What is {{i}} + 2?"}}, "expected": {{"label": str(i + 2)}}}}
+    {{"id": f"q{{i}}", "input": {{"question": f"What is {{i}} + 2?"}},
+      "expected": {{"label": str(i + 2)}}}}
     for i in range(8)
 ]
 examples = dspy_examples(rows)

@@ -52,7 +52,11 @@ def optimization_execute(*, optimization_id: int) -> str:
     try:
         forget_changed_project_code(base_dir)
         spec = optimize.optimize_spec_from_mapping(
-            config, base_dir=base_dir, label=f"optimization {optimization_id} config"
+            config,
+            base_dir=base_dir,
+            label=f"optimization {optimization_id} config",
+            # A runner's DSPy program would run in this worker's process: the operator's call.
+            dspy_here=os.environ.get("OLOPROOF_DSPY_IN_PROCESS") == "allow",
         )
         remember_project_code(base_dir)
         optimization_name_record(

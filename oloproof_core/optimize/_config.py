@@ -103,14 +103,25 @@ def load_optimize_config(path: str) -> OptimizationSpec:
 
 
 def optimize_spec_from_mapping(
-    data: Mapping[str, Any], *, base_dir: str, label: str
+    data: Mapping[str, Any], *, base_dir: str, label: str, dspy_here: bool = True
 ) -> OptimizationSpec:
-    """Check and resolve a config (a file's, or a submitted optimization's recorded one)."""
+    """Check and resolve a config (a file's, or a submitted optimization's recorded one).
+
+    A DSPy program is imported in this process, as DSPy's optimizers call it and its
+    metric here; `dspy_here=False` (a worker whose operator has not allowed it) refuses
+    that before anything of the config's code runs here.
+    """
     data = check_optimize_config(data, label=label)
     run_data = {key: data[key] for key in data if key in _RUN_KEYS}
     run = run_config_from_mapping(run_data, base_dir=base_dir, label=label)
     if getattr(run.system, "is_dspy_program", False):
-        # DSPy's optimizers call the program, and its metric, in their own process.
+        if not dspy_here:
+            raise ConfigError(
+                f"{label}: system: {data['system']} is a DSPy program, which is optimized in "
+                "the optimizing process (DSPy's optimizers call it there, outside any "
+                "sandbox), and this worker's operator has not allowed that: "
+                "OLOPROOF_DSPY_IN_PROCESS=allow on the worker does (docs/isolation.md)"
+            )
         run = run_config_from_mapping(run_data, base_dir=base_dir, label=label, here=True)
     return OptimizationSpec(
         system=run.system,

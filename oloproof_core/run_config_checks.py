@@ -11,7 +11,6 @@ field and a command line all together.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from oloproof_core.run_config import (
     run_config_resolved,
 )
 from oloproof_core.run_config_fields import sandbox_setting
+from oloproof_core.run_config_files import files_hint
 
 _T = TypeVar("_T")
 _DATASET_SUFFIXES = (".jsonl", ".json", ".csv")
@@ -145,24 +145,9 @@ def _dataset(
     if not os.path.isfile(path):
         raise ConfigError(
             f"{where('dataset')}: dataset {data['dataset']!r} not found: looked for {path} "
-            f"(relative paths resolve from {base}){_files_hint(path)}"
+            f"(relative paths resolve from {base}){files_hint(path, _DATASET_SUFFIXES)}"
         )
     return _within(check_dataset_file(path, split=data.get("split")), max_cases, data, where)
-
-
-def _files_hint(path: str) -> str:
-    """The close matches among the dataset files next to where one was expected."""
-    folder = os.path.dirname(path)
-    try:
-        names = [name for name in os.listdir(folder) if name.endswith(_DATASET_SUFFIXES)]
-    except OSError:
-        return f"; the folder {folder} does not exist"
-    close = difflib.get_close_matches(os.path.basename(path), names, n=3)
-    if close:
-        return "; did you mean " + " or ".join(repr(name) for name in close) + "?"
-    if names:
-        return "; dataset files there: " + ", ".join(sorted(names)[:10])
-    return "; that folder holds no .jsonl, .json or .csv file"
 
 
 def _policy(data: Mapping[str, Any], base: str, where: _Locator) -> Any:

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from oloproof_core.gates import planned_readout
+
 CONCLUSION = {
     "pass": "so this rule passes",
     "fail": "so this rule fails",
@@ -262,9 +264,14 @@ def _require(rule: Mapping[str, Any], figures: Mapping[str, Any]) -> RuleReadout
 
 
 def _more_cases(more: Any) -> str:
-    """The engine's projection for an undecided rule, as a sentence (empty when none)."""
+    """The engine's readout for an undecided rule, as a sentence (empty when none): the
+    plan's figure where the gate recorded one, else (a gate recorded before it did) the
+    engine's projection."""
     if not isinstance(more, Mapping):
         return ""
+    planned = planned_readout(more)
+    if planned is not None:
+        return planned
     count, power = more.get("count"), more.get("power_cases")
     parts = []
     if isinstance(count, int):

@@ -3,11 +3,15 @@
 The engine records, for each undecided rule, a projection ("~80 more cases behaving
 like these would decide it") and a power figure at the distance this run happened to
 show (which can be "1 case in all"), and `oloproof plan` answers at the policy's
-planning effect (2,185 in all). Side by side on one page they contradicted each
-other. The page says one of them, the plan's (`runs.selectors.gate_plan`, which is
-`oloproof plan`'s): per rule on the rule's line, for the gate in its summary and in the
-planning box. A rule the plan leaves out (one waiting for a first approved release)
-keeps the engine's note, and a gate with no plan keeps the engine's figures whole.
+planning effect (2,185 in all). Side by side they contradicted each other. The page
+says one of them, the plan's (`runs.selectors.gate_plan`, which is `oloproof plan`'s):
+per rule on the rule's line, for the gate in its summary and in the planning box. A
+rule the plan leaves out (one waiting for a first approved release) keeps the engine's
+note, and a gate with no plan keeps the engine's figures whole.
+
+The engine's gate text now says the same plan figure itself (`MoreCases.plan`), so for
+a gate it decided the summary below is its own; the replacement is for gates recorded
+before it did, whose stored summary still says the projection.
 """
 
 from __future__ import annotations

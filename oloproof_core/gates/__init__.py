@@ -8,8 +8,9 @@ pass, fail or inconclusive, with each rule's figures and reason.
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._gate import Gate, combine, more_cases_may_settle
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
-from oloproof_core.gates._plan import CasePlan, RulePlan, plan_cases
+from oloproof_core.gates._plan import CasePlan, RulePlan, plan_cases, plan_rule
 from oloproof_core.gates._policy import Policy, load_policy
+from oloproof_core.gates._readouts import planned_readout
 from oloproof_core.gates._schema import SCHEMA_VERSION
 
 __all__ = [
@@ -26,4 +27,6 @@ __all__ = [
     "load_policy",
     "more_cases_may_settle",
     "plan_cases",
+    "plan_rule",
+    "planned_readout",
 ]

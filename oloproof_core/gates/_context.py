@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -12,6 +13,7 @@ from oloproof_core.aggregate import MetricEstimate, estimate_metric
 from oloproof_core.case_columns import CaseColumns
 from oloproof_core.compare._values import values_listed
 from oloproof_core.gates._errors import PolicyError
+from oloproof_core.gates._outcome import MoreCases
 from oloproof_core.stats import Interval, running_interval
 
 FloatArray = npt.NDArray[np.float64]
@@ -42,6 +44,8 @@ class DecisionContext:
     effect: float = 0.05
     readouts: bool = True
     """Whether undecided rules compute their sample-size readouts (costly for scores)."""
+    planner: Callable[[object], dict[str, Any] | None] | None = None
+    """A rule's line of `oloproof plan` for this run (`Policy.decide` gives it)."""
     _comparison: Comparison | None = field(default=None, repr=False)
     _estimates: dict[str, MetricEstimate] = field(default_factory=dict, repr=False)
     _at_level: dict[tuple[str, float], Interval] = field(default_factory=dict, repr=False)
@@ -52,6 +56,12 @@ class DecisionContext:
     @property
     def sequential(self) -> bool:
         return self.horizon is not None
+
+    def with_plan(self, rule: object, more: MoreCases) -> MoreCases:
+        """`more` with `rule`'s planning figure, the one an undecided rule says."""
+        if not self.readouts or self.planner is None:
+            return more
+        return more.with_plan(self.planner(rule))
 
     def ids(self) -> Sequence[str]:
         cases = self.result.cases

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from oloproof_core.gates._outcome import MoreCases, RuleOutcome
+from oloproof_core.gates._readouts import planned_sentence, planned_short
 
 if TYPE_CHECKING:
     from oloproof_core.gates._context import DecisionContext
@@ -65,21 +66,26 @@ def apply_holm(
     result = list(outcomes)
     for index, was_failed, kept in zip(picked, failed, confirmed, strict=True):
         if was_failed and not kept:
-            result[index] = _unconfirmed(outcomes[index], len(picked))
+            result[index] = _unconfirmed(outcomes[index], len(picked), context, rules[index])
     return result
 
 
-def _unconfirmed(outcome: RuleOutcome, k: int) -> RuleOutcome:
+def _unconfirmed(outcome: RuleOutcome, k: int, context: DecisionContext, rule: Rule) -> RuleOutcome:
     note = (
         f"it fails on its own, but not at the level Holm's procedure gives it across the "
         f"gate's {k} interval rules, so more cases are needed to confirm the failure"
     )
     figures = dict(outcome.figures, multiplicity=METHOD, fails_alone=True)
+    more = context.with_plan(rule, outcome.more_cases or MoreCases(None, METHOD, note))
+    # The plan's figure is said as any undecided rule's is, so no face says another.
+    planned = "" if more.plan is None else f"; {planned_short(more.plan)}"
     return replace(
         outcome,
         outcome="inconclusive",
-        reason=f"{outcome.reason.rstrip('.')}; {note}.",
-        summary=f"{outcome.summary}; unconfirmed after Holm across {k} rules",
+        reason=f"{outcome.reason.rstrip('.')}; {note}"
+        + ("" if more.plan is None else f"; {planned_sentence(more.plan)}")
+        + ".",
+        summary=f"{outcome.summary}; unconfirmed after Holm across {k} rules{planned}",
         figures=figures,
-        more_cases=outcome.more_cases or MoreCases(None, METHOD, note),
+        more_cases=more,
     )

@@ -12,7 +12,8 @@ from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._labelled_readouts import labelled_which
 from oloproof_core.gates._more_cases import repeats_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
-from oloproof_core.gates._rules import Rule, _level, _readout, _short_readout
+from oloproof_core.gates._readouts import readout, short_readout
+from oloproof_core.gates._rules import Rule, _level
 from oloproof_core.stats import (
     DIFFERENCE_TUNING,
     SCORE_TUNING,
@@ -150,12 +151,12 @@ class NoRegressionRule(Rule):
                 f"{fmt.signed(interval.lower)}–{fmt.signed(interval.upper)} below {floor}"
             )
         else:
-            more = self._more_cases(paired, context)
-            reason = f"The {what[4:]}, straddles {floor} ({counts}); {_readout(more)}."
+            more = context.with_plan(self, self._more_cases(paired, context))
+            reason = f"The {what[4:]}, straddles {floor} ({counts}); {readout(more)}."
             summary = (
                 f"difference {fmt.signed(paired.difference)}, interval "
                 f"{fmt.signed(interval.lower)}–{fmt.signed(interval.upper)} straddles "
-                f"{floor}; {_short_readout(more)}"
+                f"{floor}; {short_readout(more)}"
             )
         return reason, summary, more
 

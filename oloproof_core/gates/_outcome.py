@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 Outcome = Literal["pass", "fail", "inconclusive"]
@@ -16,7 +16,9 @@ class MoreCases:
     `count` is None when no number of cases would (the estimate sits on the
     threshold) or the search limit was reached; `note` then says which.
     `power_cases` is the total number of cases for 80 % power at `power_effect`
-    (see `oloproof_core.gates._more_cases`).
+    (see `oloproof_core.gates._more_cases`). `plan` is the rule's line of `oloproof
+    plan` for this run (`RulePlan.to_dict()`): the one figure the gate's text, the
+    command and the dashboard say, the others being kept as data.
     """
 
     count: int | None
@@ -25,9 +27,13 @@ class MoreCases:
     power_cases: int | None = None
     """Total cases for an 80 % chance of passing at `power_effect` from the threshold."""
     power_effect: float | None = None
+    plan: dict[str, Any] | None = None
 
     def with_power(self, cases: int | None, effect: float | None) -> MoreCases:
-        return MoreCases(self.count, self.method, self.note, cases, effect)
+        return replace(self, power_cases=cases, power_effect=effect)
+
+    def with_plan(self, plan: dict[str, Any] | None) -> MoreCases:
+        return replace(self, plan=plan)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -36,6 +42,7 @@ class MoreCases:
             "note": self.note,
             "power_cases": self.power_cases,
             "power_effect": self.power_effect,
+            "plan": self.plan,
         }
 
 

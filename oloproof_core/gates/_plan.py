@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from oloproof_core.gates._policy import Policy
     from oloproof_core.result import Result
 
-__all__ = ["CasePlan", "RulePlan", "plan_cases"]
+__all__ = ["CasePlan", "RulePlan", "plan_cases", "plan_rule"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +242,39 @@ def _plan_regression(
     return reading.betting(plan, unit, support, "min", tuning)
 
 
+def _reading(
+    policy: Policy, confidence: float | None, sequential: bool | None, batch: int | None
+) -> _Reading:
+    if batch is not None and batch < 1:
+        raise ValueError(f"batch must be a whole number of cases, at least 1, got {batch!r}")
+    looks = policy.spec.batch if batch is None else batch
+    reads_sequentially = policy.sequential if sequential is None else sequential
+    level = confidence or policy.spec.confidence or 0.95
+    return _Reading(level, (looks or 50) if reads_sequentially else None)
+
+
+def _plan_rule(
+    policy: Policy,
+    rule: object,
+    result: Result | None,
+    baseline: Result | None,
+    effect: float | None,
+    reading: _Reading,
+) -> RulePlan | None:
+    share = policy.spec.effect if effect is None else float(effect)
+    if isinstance(rule, BoundRule):
+        return _plan_bound(rule, result if result is not None else baseline, share, reading)
+    if isinstance(rule, NoRegressionRule):
+        return _plan_regression(rule, result, baseline, effect, reading)
+    return None
+
+
+def plan_rule(policy: Policy, rule: object, *, result: Result | None) -> RulePlan | None:
+    """`rule`'s line of `plan_cases(policy, result=result)`, the same figure computed
+    alone (None for a rule on counts): what a gate says of an undecided rule."""
+    return _plan_rule(policy, rule, result, None, None, _reading(policy, None, None, None))
+
+
 def plan_cases(
     policy: Policy,
     *,
@@ -258,22 +291,16 @@ def plan_cases(
     gate of `--until-decided`, with looks every `batch` cases (default: the
     policy's batch, else 50).
     """
-    level = confidence or policy.spec.confidence or 0.95
     share = policy.spec.effect if effect is None else float(effect)
     if not 0.0 < share < 1.0:
         raise ValueError(f"effect must be a share of the range between 0 and 1, got {effect!r}")
-    if batch is not None and batch < 1:
-        raise ValueError(f"batch must be a whole number of cases, at least 1, got {batch!r}")
-    looks = policy.spec.batch if batch is None else batch
-    reads_sequentially = policy.sequential if sequential is None else sequential
-    reading = _Reading(level, (looks or 50) if reads_sequentially else None)
-    pilot = result if result is not None else baseline
-    plans: list[RulePlan] = []
-    for rule in policy.rules:
-        if isinstance(rule, BoundRule):
-            plans.append(_plan_bound(rule, pilot, share, reading))
-        elif isinstance(rule, NoRegressionRule):
-            plans.append(_plan_regression(rule, result, baseline, effect, reading))
+    reading = _reading(policy, confidence, sequential, batch)
+    plans = [
+        plan
+        for rule in policy.rules
+        if (plan := _plan_rule(policy, rule, result, baseline, effect, reading)) is not None
+    ]
+    level = reading.level
     notes = ["each rule planned on its own; the gate needs every rule to pass"]
     if reading.batch is not None:
         notes.append(

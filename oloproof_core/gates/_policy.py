@@ -16,6 +16,7 @@ from oloproof_core.gates._first_release import first_release_outcome
 from oloproof_core.gates._gate import Gate, run_caveat
 from oloproof_core.gates._holm import apply_holm
 from oloproof_core.gates._outcome import Outcome, RuleOutcome
+from oloproof_core.gates._plan import plan_rule
 from oloproof_core.gates._schema import SCHEMA_VERSION, PolicySpec, parse_policy
 from oloproof_core.gates._yaml_lines import load_yaml_with_lines
 from oloproof_core.text_files import text_of
@@ -128,6 +129,7 @@ class Policy:
             horizon=_horizon(result, horizon) if self.sequential else None,
             effect=self.spec.effect,
             readouts=readouts,
+            planner=lambda rule: self._rule_plan(rule, result),
         )
         self._attach_baseline(context, baseline, store)
         for rule in self.spec.rules:
@@ -148,6 +150,12 @@ class Policy:
             baseline=baseline_info,
             caveat=run_caveat(result.provenance),
         )
+
+    def _rule_plan(self, rule: object, result: Result) -> dict[str, Any] | None:
+        """`rule`'s line of `oloproof plan release.yaml --result` for this run: planned
+        from the run alone, as the run page plans it, so every face says one figure."""
+        planned = plan_rule(self, rule, result=result)
+        return None if planned is None else planned.to_dict()
 
     def _outcomes(self, context: DecisionContext) -> list[RuleOutcome]:
         """Every rule's outcome; without a baseline yet (a first release), the rules that

@@ -20,6 +20,7 @@ from oloproof_core.gates._labelled_readouts import interval_source, labelled_whi
 from oloproof_core.gates._more_cases import repeats_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
 from oloproof_core.gates._projection import power_cases, repeated_interval
+from oloproof_core.gates._readouts import readout, short_readout
 from oloproof_core.stats import MAX_CASES, Interval, cases_needed
 
 
@@ -185,16 +186,15 @@ class BoundRule(Rule):
             reason = f"The whole of {where}, is {side} {bound}{_missing_note(metric)}."
             summary = f"interval {fmt.span(interval.lower, interval.upper)} {side} {bound}"
         else:
-            more = self._more_cases(context, metric)
-            readout = _readout(more)
+            more = context.with_plan(self, self._more_cases(context, metric))
             reason = (
                 f"The {where[4:]}, straddles {bound}{_missing_note(metric)}, so "
                 f"{metric.n_observed + metric.n_missing} cases cannot decide it; "
-                f"{readout}."
+                f"{readout(more)}."
             )
             summary = (
                 f"interval {fmt.span(interval.lower, interval.upper)} straddles "
-                f"{bound}; {_short_readout(more)}"
+                f"{bound}; {short_readout(more)}"
             )
         return self._outcome(outcome, reason, summary, figures, metric=self.metric, more_cases=more)
 
@@ -240,27 +240,6 @@ class BoundRule(Rule):
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, self.side: self.threshold}
-
-
-def _power_text(more: MoreCases) -> str:
-    if more.power_cases is None:
-        return ""
-    return f" ({more.power_cases:,} cases in all give 80 % power)"
-
-
-def _readout(more: MoreCases) -> str:
-    if more.count is None:
-        return more.note + _power_text(more)
-    projection = f"roughly {more.count:,} more cases at the observed rate would decide it"
-    return projection + _power_text(more)
-
-
-def _short_readout(more: MoreCases) -> str:
-    if more.count is None:
-        if more.power_cases is not None:
-            return f"{more.power_cases:,} cases for 80 % power"
-        return more.note.split(";")[0]
-    return f"~{more.count:,} more cases needed"
 
 
 def _rule_method(context: DecisionContext, metric: MetricEstimate) -> str:

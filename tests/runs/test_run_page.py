@@ -159,9 +159,9 @@ def test_an_inconclusive_gate_says_how_many_cases_would_settle_it(teammate) -> N
     )
     assert f"With about {planned.cases:,} cases in all (this run has 20)" in page
     assert "5 % of each metric's range beyond its threshold" in page
-    # The engine's projection for the rule, as a whole sentence.
+    # The engine's readout for the rule, as a whole sentence: the plan's figure too.
     reason = run.gate.rules[0]["reason"]
-    assert "would decide it" in reason
+    assert f"about {planned.cases:,} cases in all give it an 80 % chance of passing" in reason
     assert not reason.rstrip(".").endswith("would")
     # One answer to "how many cases": the plan's, in the summary, the rule and the box;
     # the engine's projection and its power figure at the observed distance are not said.

@@ -63,9 +63,12 @@ def test_readme_style_one_line_verdict_and_json() -> None:
     gate = gate_of([{"metric": "exact_label", "min": 0.9}, {"missing": {"max_count": 0}}], run)
     text = str(gate)
     assert text.startswith(
-        "gate INCONCLUSIVE: exact_label ≥ 0.9 inconclusive (interval 0.884–1.000 straddles 0.9; ~"
+        "gate INCONCLUSIVE: exact_label ≥ 0.9 inconclusive (interval 0.884–1.000 straddles 0.9; "
+        "about "
     )
-    assert text.endswith("more cases needed); missing ≤ 0 pass (0 of 30 missing)")
+    assert text.endswith(
+        "cases in all for an 80 % chance of passing); missing ≤ 0 pass (0 of 30 missing)"
+    )
     data = json.loads(json.dumps(gate.to_dict()))
     assert data["outcome"] == "inconclusive"
     assert [rule["outcome"] for rule in data["rules"]] == ["inconclusive", "pass"]

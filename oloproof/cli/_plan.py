@@ -19,9 +19,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "internal error.",
     )
     parser.add_argument("policy", help="release policy, e.g. release.yaml")
-    parser.add_argument("--baseline", metavar="PATH", help="result JSON of the baseline run")
     parser.add_argument(
-        "--result", metavar="PATH", help="result JSON of a pilot run of the candidate"
+        "--baseline",
+        metavar="RUN",
+        help="the baseline run: a result JSON file or a recorded run's number",
+    )
+    parser.add_argument(
+        "--result",
+        metavar="RUN",
+        help="a pilot run of the candidate: a result JSON file or a recorded run's number "
+        "(an undecided gate's run: its gate says this plan's figure)",
     )
     parser.add_argument(
         "--effect",
@@ -44,7 +51,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def handle(args: argparse.Namespace) -> int:
     from oloproof._plan import plan  # the statistics: only when planning
-    from oloproof_core import load_result
+    from oloproof._results import load
 
     if args.effect is not None and not 0 < args.effect < 1:
         raise ConfigError(f"--effect must be between 0 and 1 (e.g. 0.05), got {args.effect}")
@@ -52,8 +59,8 @@ def handle(args: argparse.Namespace) -> int:
         raise ConfigError(f"--batch must be a whole number of cases, at least 1, got {args.batch}")
     planned = plan(
         args.policy,
-        result=load_result(args.result) if args.result else None,
-        baseline=load_result(args.baseline) if args.baseline else None,
+        result=load(args.result) if args.result else None,
+        baseline=load(args.baseline) if args.baseline else None,
         effect=args.effect,
         sequential=True if args.until_decided or args.batch is not None else None,
         batch=args.batch,

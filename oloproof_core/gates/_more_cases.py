@@ -1,6 +1,8 @@
 """Sample-size readouts for an undecided rule: how many more cases, and how many for 80 % power.
 
-Two figures, both planning figures rather than promises:
+Two figures, both planning figures rather than promises, kept in the rule's data
+(`MoreCases`); what the rule says is `oloproof plan`'s figure (`_readouts`), which
+answers the same question once:
 
 - **Projection** ("repeat the sample"): the run is imagined `k` times as large,
   every case repeated `k` times as a new case (clusters as new clusters, missing

@@ -129,10 +129,12 @@ class CasePlan:
 def _values(run: Result | None, metric: str) -> tuple[list[float], str | None, tuple[float, float]]:
     if run is None or not any(m.metric == metric for m in run.metrics):
         return [], None, (0.0, 1.0)
-    from oloproof_core.compare._values import values_by_case
+    # In case order, not by id: a gate decided on the workers plans its undecided rules
+    # from narrow columns, whose ids are read from the store only when asked for.
+    from oloproof_core.compare._values import values_listed
 
     estimate = run.metric(metric)
-    observed = [v for v in values_by_case(run, estimate).values() if v is not None]
+    observed = [v for v in values_listed(run, estimate) if v is not None]
     return observed, estimate.value_type, estimate.score_range
 
 

@@ -20,9 +20,9 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 from runs.errors import InvalidRequestError
 
 
-def migrations_on_disk() -> set[tuple[str, str]]:
-    """Every (app label, migration name) the installed apps ship, read from their folders."""
-    found: set[tuple[str, str]] = set()
+def migration_files() -> list[tuple[str, Path]]:
+    """Every (app label, migration file) the installed apps ship, read from their folders."""
+    found: list[tuple[str, Path]] = []
     modules = getattr(settings, "MIGRATION_MODULES", {})
     for config in apps.get_app_configs():
         module = modules.get(config.label, f"{config.name}.migrations")
@@ -33,12 +33,17 @@ def migrations_on_disk() -> set[tuple[str, str]]:
         except ModuleNotFoundError:
             continue
         for folder in (spec.submodule_search_locations or []) if spec else []:
-            found.update(
-                (config.label, path.stem)
+            found.extend(
+                (config.label, path)
                 for path in Path(folder).glob("*.py")
                 if not path.name.startswith(("_", "~"))
             )
     return found
+
+
+def migrations_on_disk() -> set[tuple[str, str]]:
+    """Every (app label, migration name) the installed apps ship."""
+    return {(label, path.stem) for label, path in migration_files()}
 
 
 def migrations_applied() -> set[tuple[str, str]] | None:
@@ -96,6 +101,21 @@ def database_ready(*, migrate_server: bool = False) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             if _pending():
-                _migrate()
+                _migrate_embedded()
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _migrate_embedded() -> None:
+    """A new store is copied from the template of these migrations (the first new store
+    migrated makes it); one migrated before is migrated forward (`runs.schema_template`)."""
+    from runs.schema_template import store_from_template, template_keep, template_path
+
+    database = str(settings.DATABASES[DEFAULT_DB_ALIAS]["NAME"])
+    template = template_path(migration_files())
+    new = migrations_applied() is None
+    if new and store_from_template(database, template) and not _pending():
+        return
+    _migrate()
+    if new:
+        template_keep(database, template)

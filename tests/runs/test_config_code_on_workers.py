@@ -15,7 +15,7 @@ from tests.support.platform import platform, redis_flush, redis_url, write_proje
 pytestmark = pytest.mark.redis
 
 REDIS_PORT = 6379
-REDIS_DB = 11
+REDIS_DB = 7
 AT_IMPORT = """
 import json, os, sys
 from pathlib import Path

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.redis
 pytest.importorskip("dspy")
 
 REDIS_PORT = 6379
-REDIS_DB = 12
+REDIS_DB = 8
 PROGRAM = """
 from pathlib import Path
 

@@ -50,7 +50,6 @@ PYTHON_VARIABLES = frozenset(
         "PYTHONUTF8",
         "PYTHONOPTIMIZE",
         "PYTHONDONTWRITEBYTECODE",
-        "PYTHONPYCACHEPREFIX",
         "PYTHONWARNINGS",
         "PYTHONDEVMODE",
         "PYTHONFAULTHANDLER",
@@ -61,7 +60,10 @@ PYTHON_VARIABLES = frozenset(
         "PYTHONMALLOC",
     }
 )
-"""What changes how a system's code is found, imported and run; never a secret."""
+"""What changes how a system's code is found, imported and run; never a secret.
+Not `PYTHONPYCACHEPREFIX`: its folder is not in the sandbox (the parent's bytecode of
+code the system may not see), so with it a process would compile every module it
+imports; without it, it reads the bytecode beside the environment's sources."""
 
 _ALLOWED = frozenset(
     {"PATH", "LANG", "LANGUAGE", "TZ", "HOME", "TMPDIR", "LD_LIBRARY_PATH"}

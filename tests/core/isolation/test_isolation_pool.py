@@ -240,3 +240,11 @@ def _python(cwd, *args: str) -> subprocess.CompletedProcess[str]:
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin"},
         timeout=120,
     )
+
+
+def test_a_system_process_reads_bytecode_beside_the_sources_not_from_a_cache_prefix() -> None:
+    """The prefix's folder is not in the sandbox: told to look there, a process would
+    compile every module it imports, on every start."""
+    given = {"PATH": "/bin", "PYTHONPYCACHEPREFIX": "/tmp/private-cache", "PYTHONHASHSEED": "0"}
+
+    assert child_environment(base=given) == {"PATH": "/bin", "PYTHONHASHSEED": "0"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -102,11 +103,8 @@ def _write_project(folder: Path) -> None:
 
 
 def _witnesses(stderr: str) -> list[dict[str, object]]:
-    return [
-        json.loads(line.partition("WITNESS ")[2])
-        for line in stderr.splitlines()
-        if line.startswith("WITNESS ")
-    ]
+    # Processes write to the one stream at once: a report may share its line with another's.
+    return [json.loads(found) for found in re.findall(r"WITNESS (\{[^{}]*\})", stderr)]
 
 
 def test_a_configs_code_runs_its_top_level_only_in_sandboxes(user_folder: Path) -> None:

@@ -62,7 +62,7 @@ def reflections_list(*, optimization_id: int) -> list[optimize.ReflectionRecord]
 
 def candidate_records(*, optimization_id: int) -> list[optimize.CandidateRecord]:
     return [
-        optimize.CandidateRecord.from_dict(_candidate_dict(row))
+        optimize.CandidateRecord.from_dict(candidate_dict(row))
         for row in candidates_list(optimization_id=optimization_id)
     ]
 
@@ -73,7 +73,8 @@ def candidates_list(*, optimization_id: int) -> list[OptimizationCandidate]:
     )
 
 
-def _candidate_dict(row: OptimizationCandidate) -> dict[str, Any]:
+def candidate_dict(row: OptimizationCandidate) -> dict[str, Any]:
+    """A recorded candidate as plain data: the ledger's record, the API's and the page's."""
     return {
         "index": row.index,
         "digest": row.digest,
@@ -185,5 +186,5 @@ def optimization_summary(*, optimization: Optimization) -> dict[str, Any]:
         "winner_index": optimization.winner_index,
         "created_at": optimization.created_at,
         "finished_at": optimization.finished_at,
-        "candidates": [_candidate_dict(row) for row in candidates],
+        "candidates": [candidate_dict(row) for row in candidates],
     }

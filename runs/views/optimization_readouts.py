@@ -8,13 +8,18 @@ from typing import Any
 from metrics.optimization_charts import budget_chart, candidate_scores_chart, frontier_chart
 from metrics.optimization_lineage import lineage_chart
 from runs.models import Optimization, OptimizationCandidate
-from runs.selectors.optimizations import candidate_diffs, candidates_list, seed_winner_diff
+from runs.selectors.optimizations import (
+    candidate_dict,
+    candidate_diffs,
+    candidates_list,
+    seed_winner_diff,
+)
 
 
 def optimization_readouts(*, optimization: Optimization) -> dict[str, Any]:
     """The page's context; the part that follows a running search is drawn from it alone."""
     candidates = candidates_list(optimization_id=optimization.pk)
-    plain = [_plain(row) for row in candidates]
+    plain = [candidate_dict(row) for row in candidates]
     diffs = candidate_diffs(candidates=candidates)
     outcome, progress = optimization.outcome or {}, optimization.progress or {}
     used = progress.get("budget_used") or outcome.get("budget_used") or {}
@@ -66,19 +71,3 @@ def _names(optimization: Optimization, candidates: list[OptimizationCandidate]) 
     if release is None and seed is not None:
         release = seed.version.rsplit("+opt", 1)[0]
     return {"system": system, "release": release, "seed": seed.version if seed else None}
-
-
-def _plain(row: OptimizationCandidate) -> dict[str, Any]:
-    return {
-        "index": row.index,
-        "version": row.version,
-        "texts": row.texts,
-        "parents": row.parents,
-        "origin": row.origin,
-        "val": row.val,
-        "cost_usd": row.cost_usd,
-        "latency_ms": row.latency_ms,
-        "reflection": row.reflection,
-        "val_run_id": row.val_run_id,
-        "budget_used": row.budget_used,
-    }

@@ -13,9 +13,10 @@ from typing import Any
 
 import yaml
 
-from oloproof_core.errors import ConfigError, OloproofError
+from oloproof_core.errors import ConfigError, DeclarationError, OloproofError
 from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator
 from oloproof_core.imports import load_object, path_within
+from oloproof_core.judging import check_criteria
 from oloproof_core.limits import value_problem
 from oloproof_core.run_config_evaluators import builtin_evaluator, meant
 from oloproof_core.run_config_fields import (
@@ -113,6 +114,10 @@ def run_config_from_mapping(
     for item in (system, *evaluators):
         if isinstance(item, ConfigError):
             raise item
+    try:
+        check_criteria(evaluators)
+    except DeclarationError as exc:  # said here, beside the key, rather than at plan time
+        raise ConfigError(f"{where('evaluators')}: {exc}") from None
     return run_config_resolved(data, base=base, label=label, system=system, evaluators=evaluators)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.core.fuzz.test_fuzz_bad_input import (
@@ -95,6 +95,7 @@ config_keys = st.sampled_from(
     extra=st.dictionaries(config_keys, json_values, max_size=2),
     encoding=st.sampled_from(["utf-8", "utf-8", "latin-1", "utf-16"]),
 )
+@example(evaluators=["ExactMatch", "ExactMatch"], extra={}, encoding="utf-8")  # once unplaced
 def test_run_on_generated_configs_ends_clearly(
     folder: Path, evaluators: Any, extra: dict[str, Any], encoding: str
 ) -> None:

@@ -74,16 +74,18 @@ VARIABLES: Mapping[str, Variable] = {
         Variable("OLOPROOF_MAX_CASES"),
         Variable("OLOPROOF_LOG_LEVEL"),
         Variable("OLOPROOF_SERVER_TIMING"),
-        Variable("OLOPROOF_DASHBOARD_URL", reader="runs/data_folder.py"),
-        Variable("OLOPROOF_SANDBOX", reader="oloproof_core/isolation/_sandbox_choice.py"),
-        Variable("OLOPROOF_PROBE_TIMEOUT_S", reader="oloproof_core/config_code/_probe.py"),
-        Variable("OLOPROOF_DSPY_IN_PROCESS", reader="runs/optimization_work.py"),
-        Variable("OLOPROOF_SANDBOX_TMP_MB", reader="oloproof_core/isolation/_caps.py"),
-        Variable("OLOPROOF_SANDBOX_PROCESSES", reader="oloproof_core/isolation/_caps.py"),
-        Variable("OLOPROOF_SANDBOX_OUTPUT_MB", reader="oloproof_core/isolation/_caps.py"),
-        Variable("OLOPROOF_SANDBOX_SCAN_LIMIT", reader="oloproof_core/isolation/_caps.py"),
-        Variable("OLOPROOF_SYSTEM_ENV", reader="oloproof_core/isolation/_env.py"),
-        Variable("OLOPROOF_JUDGE_CONCURRENCY", reader="oloproof_core/judging.py"),
+        Variable("OLOPROOF_DASHBOARD_URL", reader="runs/store/data_folder.py"),
+        Variable("OLOPROOF_SANDBOX", reader="oloproof_core/execution/isolation/_sandbox_choice.py"),
+        Variable("OLOPROOF_PROBE_TIMEOUT_S", reader="oloproof_core/configs/code/_probe.py"),
+        Variable("OLOPROOF_DSPY_IN_PROCESS", reader="runs/workers/optimization_work.py"),
+        Variable("OLOPROOF_SANDBOX_TMP_MB", reader="oloproof_core/execution/isolation/_caps.py"),
+        Variable("OLOPROOF_SANDBOX_PROCESSES", reader="oloproof_core/execution/isolation/_caps.py"),
+        Variable("OLOPROOF_SANDBOX_OUTPUT_MB", reader="oloproof_core/execution/isolation/_caps.py"),
+        Variable(
+            "OLOPROOF_SANDBOX_SCAN_LIMIT", reader="oloproof_core/execution/isolation/_caps.py"
+        ),
+        Variable("OLOPROOF_SYSTEM_ENV", reader="oloproof_core/execution/isolation/_env.py"),
+        Variable("OLOPROOF_JUDGE_CONCURRENCY", reader="oloproof_core/judging/judge.py"),
         Variable("OLOPROOF_RECORD", reader="oloproof/_store.py"),
     )
 }

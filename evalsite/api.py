@@ -14,6 +14,7 @@ from ninja import NinjaAPI
 
 from evalsite.api_docs import LocalSwagger
 from oloproof_core import OloproofError
+from runs.access.auth import api_auth
 from runs.api import (
     cases_router,
     compare_router,
@@ -22,8 +23,7 @@ from runs.api import (
     optimizations_router,
     runs_router,
 )
-from runs.auth import api_auth
-from runs.errors import DomainError
+from runs.writers.errors import DomainError
 
 api = NinjaAPI(
     title="oloproof API",

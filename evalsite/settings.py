@@ -44,7 +44,7 @@ def _secret_key() -> str:
     """The key from the environment, or the one kept in the data folder.
 
     Reading only: when neither exists yet, a fresh key serves this process and the
-    runs app writes it to the data folder at start-up (`runs.data_folder`).
+    runs app writes it to the data folder at start-up (`runs.store.data_folder`).
     """
     configured = env_secret("DJANGO_SECRET_KEY")
     if configured:
@@ -93,7 +93,7 @@ MIDDLEWARE = [
     # separate file server.
     "evalsite.static_files.StaticFilesMiddleware",
     # Text no supported database can store (NUL, lone surrogates) is a 400, never a 500.
-    "runs.input_guard.UnstorableInputMiddleware",
+    "runs.access.input_guard.UnstorableInputMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -101,7 +101,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Direction controls in user strings are shown, never obeyed (names cannot be spoofed).
-    "runs.bidi.BidiControlsMiddleware",
+    "runs.views.bidi.BidiControlsMiddleware",
     # The Content-Security-Policy header, with a fresh nonce per response for the
     # inline chart scripts (`request.csp_nonce`).
     "csp.middleware.CSPMiddleware",
@@ -122,7 +122,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "runs.navigation.navigation",
+                "runs.views.navigation.navigation",
             ],
         },
     },
@@ -285,14 +285,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A worker that loses its broker keeps trying (after 2, 4, 6 ... s, then every 30 s) rather
 # than exiting after Celery's hundred attempts: a worker is a service, and a broker back
 # after an hour should find it waiting. Before it first connects, `oloproof worker` waits
-# for the database and the broker itself, one line per attempt (runs.worker_start).
+# for the database and the broker itself, one line per attempt (runs.workers.worker_start).
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 # The chunk in hand when the broker goes away runs to its end and is recorded (its
 # claim and transaction are the database's); its message, left unacknowledged, comes
 # back and is skipped. Cancelling it instead (Celery 6's default) would waste the work.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 OLOPROOF_CELERY_APP = "evalsite.celery.app"
-"""The Celery app work is handed to: loaded on the first hand-over (`runs.dispatch`),
+"""The Celery app work is handed to: loaded on the first hand-over (`runs.workers.dispatch`),
 not with Django, so a command that hands nothing over never pays for Celery."""
 
 OLOPROOF_CHUNK_SIZE = env_int("OLOPROOF_CHUNK_SIZE", 500)
@@ -306,7 +306,7 @@ OLOPROOF_RECORD_CHUNK_SIZE = env_int("OLOPROOF_RECORD_CHUNK_SIZE", 2000)
 """Cases written per batch when a run is recorded."""
 OLOPROOF_MAX_CASES = env_int("OLOPROOF_MAX_CASES", 1_000_000)
 """The most cases a run submitted to the workers may have: a larger dataset is refused at
-submission, naming this setting (runs.run_code.run_config_verify)."""
+submission, naming this setting (runs.workers.run_code.run_config_verify)."""
 
 # One line per record on stderr, where containers and process managers collect it.
 LOGGING = {

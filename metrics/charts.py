@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from django.utils.safestring import SafeString, mark_safe
 
 from metrics.models import MetricEstimate
-from oloproof_core.compare import Comparison
+from oloproof_core.results.compare import Comparison
 
 _CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["lasso2d"]}
 _FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 13}

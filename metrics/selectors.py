@@ -14,7 +14,7 @@ from metrics.value_columns import value_columns_decode
 from oloproof_core import Verdict
 
 if TYPE_CHECKING:
-    from oloproof_core.compare import ValueColumns
+    from oloproof_core.results.compare import ValueColumns
 
 
 def cached_verdicts_get(*, keys: Collection[str]) -> dict[str, Verdict]:

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import oloproof_core as engine
-from oloproof_core.compare import column_lists
+from oloproof_core.results.compare import column_lists
 from oloproof_core.stats import digest_order
 
 if TYPE_CHECKING:
-    from oloproof_core.compare import ValueColumns
+    from oloproof_core.results.compare import ValueColumns
 
 
 def value_columns_encode(result: engine.Result) -> dict[str, Any]:
@@ -136,7 +136,7 @@ def value_columns_decode(
     """The row's fields back as columns; `ids`, when given, are the already parsed `case_ids`."""
     import numpy as np  # here, not above: recording a run writes columns and never reads them
 
-    from oloproof_core.compare import ValueColumns
+    from oloproof_core.results.compare import ValueColumns
     from oloproof_core.stats import ReadOrder
 
     float_type, code_type = np.dtype("<f8"), np.dtype("<i4")

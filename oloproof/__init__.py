@@ -39,7 +39,7 @@ if TYPE_CHECKING:
         current_case,
         system,
     )
-    from oloproof_core.compare import compare_runs as compare
+    from oloproof_core.results.compare import compare_runs as compare
 
 # Loaded on first use: a system's own process imports this package for `system` and
 # `current_case` only, every command starts faster without the statistics (scipy), the
@@ -66,9 +66,9 @@ _LAZY = {
     "load": ("oloproof._results", "load"),
     "Submission": ("oloproof._submit", "Submission"),
     "submit": ("oloproof._submit", "submit"),
-    "compare": ("oloproof_core.compare", "compare_runs"),
+    "compare": ("oloproof_core.results.compare", "compare_runs"),
     "compare_side_by_side": ("oloproof._side_by_side", "compare_side_by_side"),
-    "protections": ("oloproof_core.doctor", "protections"),
+    "protections": ("oloproof_core.execution.doctor", "protections"),
 }
 
 __all__ = [

@@ -34,7 +34,7 @@ def _on_platform(work: Callable[[], T]) -> T:
         from oloproof.cli._django import django_ready
 
         django_ready()
-        from runs.errors import DomainError
+        from runs.writers.errors import DomainError
 
         try:
             return work()
@@ -71,10 +71,10 @@ def annotate(
 
     def work() -> dict[str, Any]:
         from runs.access import LOCAL
-        from runs.annotations import AnnotationValues, case_annotation_save
         from runs.selectors.annotations import annotation_of, case_annotations
         from runs.selectors.projects import account_named
         from runs.selectors.runs import run_get
+        from runs.writers.annotations import AnnotationValues, case_annotation_save
 
         actor: Any = LOCAL if by is None else account_named(username=by)
         author = local_author() if by is None else by

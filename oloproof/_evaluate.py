@@ -17,7 +17,7 @@ from oloproof._store import (
 if TYPE_CHECKING:
     from oloproof._results import RunRef
     from oloproof_core import DatasetSource, ProgressCallback, Result, Store
-    from oloproof_core.evaluators import Evaluator
+    from oloproof_core.judging.evaluators import Evaluator
 
 
 def evaluate(

@@ -1,7 +1,7 @@
 """A recorded run's keeping from the library: name, tag, hide or delete it, and list runs.
 
 `oloproof runs` does the same through these functions, as the run page and the REST
-API do through the same writers (`runs.run_keeping`). They act on the project's store
+API do through the same writers (`runs.writers.run_keeping`). They act on the project's store
 as the process itself; `by="username"` acts as that account, whose role in the run's
 project (runner or higher) is then checked. A run with an approval decision is never
 deleted (hide it instead).
@@ -36,9 +36,9 @@ def keep_run(
     tag_list = None if tags is None else list(tags)
 
     def work() -> dict[str, Any]:
-        from runs.run_keeping import run_hide, run_rename, run_tags_set
         from runs.selectors.keeping import run_keeping
         from runs.selectors.runs import run_get
+        from runs.writers.run_keeping import run_hide, run_rename, run_tags_set
 
         actor = _actor(by)
         if name is not None:
@@ -59,7 +59,7 @@ def delete_run(run: int | str, *, by: str | None = None) -> str:
     run_id = _run_number(run)
 
     def work() -> str:
-        from runs.run_keeping import run_remove
+        from runs.writers.run_keeping import run_remove
 
         return run_remove(by=_actor(by), run_id=run_id)
 

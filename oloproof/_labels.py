@@ -56,7 +56,7 @@ def label(
     run_id = _run_number(run)
 
     def work() -> dict[str, Any]:
-        from runs.labels import save_label
+        from runs.writers.labels import save_label
 
         actor, author = _actor_and_author(by)
         saved = save_label(actor, run_id, case, metric, value, note, author_name=author)
@@ -92,7 +92,7 @@ def import_labels(
     rows = list(_rows(where, metric_given=metric is not None))
 
     def work() -> int:
-        from runs.labels import LabelRow, LabelRowsError, import_labels
+        from runs.writers.labels import LabelRow, LabelRowsError, import_labels
 
         actor, author = _actor_and_author(by)
         try:

@@ -35,7 +35,7 @@ def winner_texts(
 
     def work() -> tuple[dict[str, Any], str | None]:
         from runs.access import LOCAL
-        from runs.optimization_export import winner_document, winner_format
+        from runs.selectors.optimization_export import winner_document, winner_format
         from runs.selectors.optimizations import optimization_winner
 
         chosen = winner_format(format)

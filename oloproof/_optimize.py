@@ -7,7 +7,7 @@ from typing import Any
 
 from oloproof._store import default_ledger, default_store
 from oloproof_core import DatasetSource, Store
-from oloproof_core.evaluators import Evaluator
+from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.optimize import (
     Budget,
     Ledger,

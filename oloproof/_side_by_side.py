@@ -10,7 +10,7 @@ from oloproof._results import RunRef, load
 from oloproof_core import ConfigError, Result, Store
 
 if TYPE_CHECKING:
-    from oloproof_core.compare import SideBySide
+    from oloproof_core.results.compare import SideBySide
 
 
 def _dataset_digest(result: Result) -> str:
@@ -44,8 +44,8 @@ def compare_side_by_side(
     at most eight in all, all of one dataset (a ConfigError says which differs).
     `str()` of the answer is the command's table; `.to_dict()` the REST API's shape.
     """
-    from oloproof_core.compare import check_side_by_side
-    from oloproof_core.compare import compare_side_by_side as compared
+    from oloproof_core.results.compare import check_side_by_side
+    from oloproof_core.results.compare import compare_side_by_side as compared
 
     check_side_by_side(1 + len(candidates))
     first = load(baseline, store=store)

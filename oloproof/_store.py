@@ -100,9 +100,9 @@ def _open_local_store() -> Store:
             "this process configured Django without the oloproof apps ('runs', 'metrics'); "
             "pass store=... to evaluate(), or set OLOPROOF_RECORD=0"
         )
-    from runs.database import database_ready
-    from runs.errors import DomainError
     from runs.store import DjangoStore
+    from runs.store.database import database_ready
+    from runs.writers.errors import DomainError
 
     try:
         database_ready()
@@ -215,7 +215,7 @@ def store_location() -> str:
     """Where the project's store keeps runs, for commands to say."""
     if _store_process is not None and not _django_configured_here():
         return _store_process.location()
-    from runs.data_folder import store_location as location
+    from runs.store.data_folder import store_location as location
 
     return location()
 
@@ -226,7 +226,7 @@ def run_url(run_id: str | int | None) -> str | None:
         return None
     if _store_process is not None and not _django_configured_here():
         return f"{_store_process.dashboard_url()}runs/{run_id}/"
-    from runs.data_folder import dashboard_url
+    from runs.store.data_folder import dashboard_url
 
     return f"{dashboard_url()}runs/{run_id}/"
 
@@ -239,7 +239,7 @@ def run_url_hint(run_id: str | int | None) -> str | None:
     if _store_process is not None and not _django_configured_here():
         known = _store_process.dashboard_known()
     else:
-        from runs.data_folder import dashboard_url_known
+        from runs.store.data_folder import dashboard_url_known
 
         known = dashboard_url_known()
     if known:
@@ -264,7 +264,7 @@ def default_ledger() -> Ledger:
     default_store()
     with _lock:
         if _local_ledger is None:
-            from runs.optimization_ledger import DjangoLedger
+            from runs.workers.optimization_ledger import DjangoLedger
 
             _local_ledger = DjangoLedger()
         return _local_ledger

@@ -264,7 +264,7 @@ class StoreProcess:
         self._call("run_abandon", run_id, reason)
 
     def location(self) -> str:
-        """Where the store records runs, in words (as `runs.data_folder.store_location`)."""
+        """Where the store records runs, in words (as `runs.store.data_folder.store_location`)."""
         return self._opened()["location"]
 
     def dashboard_url(self) -> str:

@@ -40,7 +40,7 @@ def serve(read_fd: int, write_fd: int) -> int:
     gc.disable()
     try:
         served = _Served(_open_local_store())
-        from runs.data_folder import dashboard_url, dashboard_url_known, store_location
+        from runs.store.data_folder import dashboard_url, dashboard_url_known, store_location
 
         facts = {
             "location": store_location(),

@@ -4,7 +4,7 @@ as `oloproof continue RUN` does.
 
 The config (a run-config file, or a mapping of the same keys with `base_dir`) is
 checked first by the same function the dashboard's New-run form calls
-(`runs.run_code.run_config_verify`): its system and evaluators import, its dataset
+(`runs.workers.run_code.run_config_verify`): its system and evaluators import, its dataset
 and rows load, its policy loads and could pass, so every mistake shows at once
 rather than in a worker's log. The dataset is recorded with the run, so the workers
 read its cases from the database; they load the system and evaluators from the
@@ -128,8 +128,8 @@ def _queue(raw: Any, folder: str, label: str, lines: dict[str, int]) -> tuple[in
     from oloproof.cli._django import django_ready
 
     django_ready()
-    from runs.errors import DomainError
-    from runs.services import run_submit
+    from runs.writers.errors import DomainError
+    from runs.writers.services import run_submit
 
     try:
         run = run_submit(config=raw, base_dir=folder, label=label, lines=lines)
@@ -207,8 +207,8 @@ def _continue(run_id: int) -> int:
 
     django_ready()
     from runs.access import LOCAL
-    from runs.errors import DomainError
-    from runs.services import run_continue
+    from runs.writers.errors import DomainError
+    from runs.writers.services import run_continue
 
     try:
         return int(run_continue(user=LOCAL, run_id=run_id).cases_total)

@@ -1,6 +1,6 @@
 """The evaluators a run can use, and `@evaluator` for writing your own.
 
-Each name is the engine's, imported on first use (see `oloproof_core.evaluators`).
+Each name is the engine's, imported on first use (see `oloproof_core.judging.evaluators`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from oloproof_core import names_on_first_use
 
 if TYPE_CHECKING:
-    from oloproof_core.evaluators import (
+    from oloproof_core.judging.evaluators import (
         CaseView,
         Contains,
         Evaluator,
@@ -35,5 +35,5 @@ __all__ = [
 ]
 
 __getattr__ = names_on_first_use(
-    __name__, dict.fromkeys(__all__, "oloproof_core.evaluators"), globals()
+    __name__, dict.fromkeys(__all__, "oloproof_core.judging.evaluators"), globals()
 )

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oloproof_core._names_on_first_use import names_on_first_use
-from oloproof_core._version import __version__
+from oloproof_core._util.names_on_first_use import names_on_first_use
+from oloproof_core._util.version import __version__
 
 # The surface, name by name, imported on first use: a process that needs only `system`
 # or `current_case` (a system's own child process) never loads the statistics (scipy)
@@ -22,133 +22,145 @@ from oloproof_core._version import __version__
 # No name here is also the name of a module of this package: importing that module
 # would put it in the name's place.
 _EXPORTS: dict[str, str] = {
-    "CacheEntry": "oloproof_core.store",
-    "canonical_json": "oloproof_core._canonical",
-    "CaseColumns": "oloproof_core.case_columns",
-    "CaseColumnsBuilder": "oloproof_core.columns_builder",
-    "ReadingOrderBuilder": "oloproof_core.columns_builder",
-    "SpilledColumns": "oloproof_core.spilled_columns",
-    "DeferredIds": "oloproof_core.case_columns",
-    "CaseError": "oloproof_core.case",
-    "CaseResult": "oloproof_core.case",
-    "check_run_config": "oloproof_core.run_config",
-    "component": "oloproof_core.components",
-    "conclude_run": "oloproof_core.conclusion",
+    "CacheEntry": "oloproof_core.results.store",
+    "canonical_json": "oloproof_core._util.canonical",
+    "CaseColumns": "oloproof_core.evaluation.columns.case_columns",
+    "CaseColumnsBuilder": "oloproof_core.evaluation.columns.builder",
+    "ReadingOrderBuilder": "oloproof_core.evaluation.columns.builder",
+    "SpilledColumns": "oloproof_core.evaluation.columns.spilled",
+    "DeferredIds": "oloproof_core.evaluation.columns.case_columns",
+    "CaseError": "oloproof_core.cases.case",
+    "CaseResult": "oloproof_core.cases.case",
+    "check_run_config": "oloproof_core.configs.run_config",
+    "component": "oloproof_core.execution.components",
+    "conclude_run": "oloproof_core.evaluation.conclusion",
     "ConfigError": "oloproof_core.errors",
     "ContractError": "oloproof_core.errors",
-    "current_case": "oloproof_core.context",
-    "Dataset": "oloproof_core.dataset",
-    "DatasetFile": "oloproof_core.dataset_file",
-    "check_dataset_file": "oloproof_core.dataset_file",
+    "current_case": "oloproof_core.cases.context",
+    "Dataset": "oloproof_core.datasets.dataset",
+    "DatasetFile": "oloproof_core.datasets.file",
+    "check_dataset_file": "oloproof_core.datasets.file",
     "DatasetError": "oloproof_core.errors",
-    "DatasetSource": "oloproof_core.evaluation",
-    "decide_sequential": "oloproof_core.sequential",
+    "DatasetSource": "oloproof_core.evaluation.run",
+    "decide_sequential": "oloproof_core.evaluation.sequential",
     "DeclarationError": "oloproof_core.errors",
-    "digest_text": "oloproof_core._canonical",
-    "keep_from_systems": "oloproof_core.isolation",
-    "UnprotectedRunWarning": "oloproof_core.isolation",
-    "protections": "oloproof_core.doctor",
-    "Protections": "oloproof_core.doctor",
-    "dspy_examples": "oloproof_core.dspy_adapter",
-    "dspy_metric": "oloproof_core.dspy_adapter",
-    "dspy_system": "oloproof_core.dspy_adapter",
-    "DspyMetric": "oloproof_core.dspy_adapter",
-    "end_process": "oloproof_core._process_exit",
-    "estimate_metric": "oloproof_core.aggregate",
-    "fewer_collections": "oloproof_core._gc",
-    "InMemoryStore": "oloproof_core.store",
-    "json_encoder": "oloproof_core._json_text",
-    "JudgingTally": "oloproof_core.judging",
-    "load_dataset": "oloproof_core.dataset",
-    "load_object": "oloproof_core.imports",
-    "load_result": "oloproof_core.result_io",
-    "load_run_config": "oloproof_core.run_config",
-    "names_on_first_use": "oloproof_core._names_on_first_use",
-    "Measurements": "oloproof_core.context",
-    "MetricEstimate": "oloproof_core.aggregate",
-    "namespace_for": "oloproof_core.imports",
-    "next_batch": "oloproof_core.sequential",
-    "observation": "oloproof_core.measurement",
+    "digest_text": "oloproof_core._util.canonical",
+    "keep_from_systems": "oloproof_core.execution.isolation",
+    "UnprotectedRunWarning": "oloproof_core.execution.isolation",
+    "protections": "oloproof_core.execution.doctor",
+    "Protections": "oloproof_core.execution.doctor",
+    "dspy_examples": "oloproof_core.execution.dspy_adapter",
+    "dspy_metric": "oloproof_core.execution.dspy_adapter",
+    "dspy_system": "oloproof_core.execution.dspy_adapter",
+    "DspyMetric": "oloproof_core.execution.dspy_adapter",
+    "end_process": "oloproof_core._util.process_exit",
+    "estimate_metric": "oloproof_core.evaluation.aggregate",
+    "fewer_collections": "oloproof_core._util.gc_tuning",
+    "InMemoryStore": "oloproof_core.results.store",
+    "json_encoder": "oloproof_core._util.json_text",
+    "JudgingTally": "oloproof_core.judging.judge",
+    "load_dataset": "oloproof_core.datasets.dataset",
+    "load_object": "oloproof_core._util.imports",
+    "load_result": "oloproof_core.results.reading",
+    "load_run_config": "oloproof_core.configs.run_config",
+    "names_on_first_use": "oloproof_core._util.names_on_first_use",
+    "Measurements": "oloproof_core.cases.context",
+    "MetricEstimate": "oloproof_core.evaluation.aggregate",
+    "namespace_for": "oloproof_core._util.imports",
+    "next_batch": "oloproof_core.evaluation.sequential",
+    "observation": "oloproof_core.cases.measurement",
     "OloproofError": "oloproof_core.errors",
     "SandboxFloorError": "oloproof_core.errors",
-    "path_within": "oloproof_core.imports",
-    "plan_run": "oloproof_core.evaluation",
-    "process_rows": "oloproof_core.evaluation",
-    "ProgressCallback": "oloproof_core.execution",
-    "Result": "oloproof_core.result",
-    "result_from_dict": "oloproof_core.result_io",
-    "Row": "oloproof_core.dataset",
-    "RUN_CONFIG_FIELDS": "oloproof_core.run_config_fields",
-    "run_config_from_mapping": "oloproof_core.run_config",
-    "run_config_paths": "oloproof_core.run_config",
-    "run_config_paths_check": "oloproof_core.run_config",
-    "run_config_read": "oloproof_core.run_config",
-    "run_config_check": "oloproof_core.run_config_checks",
-    "CheckedRunConfig": "oloproof_core.run_config_checks",
-    "ConfigProblem": "oloproof_core.run_config_checks",
-    "ConfigProblemsError": "oloproof_core.run_config_checks",
-    "run_evaluation": "oloproof_core.evaluation",
-    "RecordsAsItGoes": "oloproof_core.store",
-    "RunOpening": "oloproof_core.store",
-    "run_until_decided": "oloproof_core.sequential",
-    "RunConfig": "oloproof_core.run_config",
-    "RunConfigField": "oloproof_core.run_config_fields",
-    "RunPlan": "oloproof_core.evaluation",
-    "start_serving_process": "oloproof_core._serving_process",
-    "reward": "oloproof_core.rewards",
-    "System": "oloproof_core.systems",
-    "system": "oloproof_core.systems",
-    "wait_for_exit": "oloproof_core._serving_process",
-    "sequential_order": "oloproof_core.sequential",
-    "service_cost": "oloproof_core.measurement",
-    "storable_text": "oloproof_core.limits",
-    "read_text": "oloproof_core.text_files",
-    "text_written": "oloproof_core.text_files",
-    "config_files_check": "oloproof_core.run_config_files",
-    "did_you_mean": "oloproof_core.close_ids",
-    "CLOSE_IDS_COMPARED": "oloproof_core.close_ids",
-    "MAX_RUN_CASES": "oloproof_core.limits",
-    "Store": "oloproof_core.store",
+    "path_within": "oloproof_core._util.imports",
+    "plan_run": "oloproof_core.evaluation.run",
+    "process_rows": "oloproof_core.evaluation.run",
+    "ProgressCallback": "oloproof_core.execution.running",
+    "Result": "oloproof_core.results.result",
+    "result_from_dict": "oloproof_core.results.reading",
+    "Row": "oloproof_core.datasets.dataset",
+    "RUN_CONFIG_FIELDS": "oloproof_core.configs.fields",
+    "run_config_from_mapping": "oloproof_core.configs.run_config",
+    "run_config_paths": "oloproof_core.configs.run_config",
+    "run_config_paths_check": "oloproof_core.configs.run_config",
+    "run_config_read": "oloproof_core.configs.run_config",
+    "run_config_check": "oloproof_core.configs.checks",
+    "CheckedRunConfig": "oloproof_core.configs.checks",
+    "ConfigProblem": "oloproof_core.configs.checks",
+    "ConfigProblemsError": "oloproof_core.configs.checks",
+    "run_evaluation": "oloproof_core.evaluation.run",
+    "RecordsAsItGoes": "oloproof_core.results.store",
+    "RunOpening": "oloproof_core.results.store",
+    "run_until_decided": "oloproof_core.evaluation.sequential",
+    "RunConfig": "oloproof_core.configs.run_config",
+    "RunConfigField": "oloproof_core.configs.fields",
+    "RunPlan": "oloproof_core.evaluation.run",
+    "start_serving_process": "oloproof_core._util.serving_process",
+    "reward": "oloproof_core.cases.rewards",
+    "System": "oloproof_core.execution.systems",
+    "system": "oloproof_core.execution.systems",
+    "wait_for_exit": "oloproof_core._util.serving_process",
+    "sequential_order": "oloproof_core.evaluation.sequential",
+    "service_cost": "oloproof_core.cases.measurement",
+    "storable_text": "oloproof_core._util.limits",
+    "read_text": "oloproof_core._util.text_files",
+    "text_written": "oloproof_core._util.text_files",
+    "config_files_check": "oloproof_core.configs.files",
+    "did_you_mean": "oloproof_core.datasets.close_ids",
+    "CLOSE_IDS_COMPARED": "oloproof_core.datasets.close_ids",
+    "MAX_RUN_CASES": "oloproof_core._util.limits",
+    "Store": "oloproof_core.results.store",
     "UndeclaredReadError": "oloproof_core.errors",
-    "value_problem": "oloproof_core.limits",
-    "Verdict": "oloproof_core.verdict",
-    "yaml_load": "oloproof_core.safe_yaml",
+    "value_problem": "oloproof_core._util.limits",
+    "Verdict": "oloproof_core.judging.verdict",
+    "yaml_load": "oloproof_core._util.safe_yaml",
 }
 
 if TYPE_CHECKING:
-    from oloproof_core._canonical import canonical_json as canonical_json
-    from oloproof_core._canonical import digest_text as digest_text
-    from oloproof_core._gc import fewer_collections as fewer_collections
-    from oloproof_core._json_text import json_encoder as json_encoder
-    from oloproof_core._names_on_first_use import names_on_first_use as names_on_first_use
-    from oloproof_core._process_exit import end_process as end_process
-    from oloproof_core._serving_process import start_serving_process as start_serving_process
-    from oloproof_core._serving_process import wait_for_exit as wait_for_exit
-    from oloproof_core.aggregate import MetricEstimate as MetricEstimate
-    from oloproof_core.aggregate import estimate_metric as estimate_metric
-    from oloproof_core.case import CaseError as CaseError
-    from oloproof_core.case import CaseResult as CaseResult
-    from oloproof_core.case_columns import CaseColumns as CaseColumns
-    from oloproof_core.case_columns import DeferredIds as DeferredIds
-    from oloproof_core.close_ids import CLOSE_IDS_COMPARED as CLOSE_IDS_COMPARED
-    from oloproof_core.close_ids import did_you_mean as did_you_mean
-    from oloproof_core.columns_builder import CaseColumnsBuilder as CaseColumnsBuilder
-    from oloproof_core.columns_builder import ReadingOrderBuilder as ReadingOrderBuilder
-    from oloproof_core.components import component as component
-    from oloproof_core.conclusion import conclude_run as conclude_run
-    from oloproof_core.context import Measurements as Measurements
-    from oloproof_core.context import current_case as current_case
-    from oloproof_core.dataset import Dataset as Dataset
-    from oloproof_core.dataset import Row as Row
-    from oloproof_core.dataset import load_dataset as load_dataset
-    from oloproof_core.dataset_file import DatasetFile as DatasetFile
-    from oloproof_core.dataset_file import check_dataset_file as check_dataset_file
-    from oloproof_core.doctor import Protections as Protections
-    from oloproof_core.doctor import protections as protections
-    from oloproof_core.dspy_adapter import DspyMetric as DspyMetric
-    from oloproof_core.dspy_adapter import dspy_examples as dspy_examples
-    from oloproof_core.dspy_adapter import dspy_metric as dspy_metric
-    from oloproof_core.dspy_adapter import dspy_system as dspy_system
+    from oloproof_core._util.canonical import canonical_json as canonical_json
+    from oloproof_core._util.canonical import digest_text as digest_text
+    from oloproof_core._util.gc_tuning import fewer_collections as fewer_collections
+    from oloproof_core._util.imports import load_object as load_object
+    from oloproof_core._util.imports import namespace_for as namespace_for
+    from oloproof_core._util.imports import path_within as path_within
+    from oloproof_core._util.json_text import json_encoder as json_encoder
+    from oloproof_core._util.limits import MAX_RUN_CASES as MAX_RUN_CASES
+    from oloproof_core._util.limits import storable_text as storable_text
+    from oloproof_core._util.limits import value_problem as value_problem
+    from oloproof_core._util.names_on_first_use import names_on_first_use as names_on_first_use
+    from oloproof_core._util.process_exit import end_process as end_process
+    from oloproof_core._util.safe_yaml import yaml_load as yaml_load
+    from oloproof_core._util.serving_process import start_serving_process as start_serving_process
+    from oloproof_core._util.serving_process import wait_for_exit as wait_for_exit
+    from oloproof_core._util.text_files import read_text as read_text
+    from oloproof_core._util.text_files import text_written as text_written
+    from oloproof_core.cases.case import CaseError as CaseError
+    from oloproof_core.cases.case import CaseResult as CaseResult
+    from oloproof_core.cases.context import Measurements as Measurements
+    from oloproof_core.cases.context import current_case as current_case
+    from oloproof_core.cases.measurement import observation as observation
+    from oloproof_core.cases.measurement import service_cost as service_cost
+    from oloproof_core.cases.rewards import reward as reward
+    from oloproof_core.configs.checks import CheckedRunConfig as CheckedRunConfig
+    from oloproof_core.configs.checks import ConfigProblem as ConfigProblem
+    from oloproof_core.configs.checks import ConfigProblemsError as ConfigProblemsError
+    from oloproof_core.configs.checks import run_config_check as run_config_check
+    from oloproof_core.configs.fields import RUN_CONFIG_FIELDS as RUN_CONFIG_FIELDS
+    from oloproof_core.configs.fields import RunConfigField as RunConfigField
+    from oloproof_core.configs.files import config_files_check as config_files_check
+    from oloproof_core.configs.run_config import RunConfig as RunConfig
+    from oloproof_core.configs.run_config import check_run_config as check_run_config
+    from oloproof_core.configs.run_config import load_run_config as load_run_config
+    from oloproof_core.configs.run_config import run_config_from_mapping as run_config_from_mapping
+    from oloproof_core.configs.run_config import run_config_paths as run_config_paths
+    from oloproof_core.configs.run_config import run_config_paths_check as run_config_paths_check
+    from oloproof_core.configs.run_config import run_config_read as run_config_read
+    from oloproof_core.datasets.close_ids import CLOSE_IDS_COMPARED as CLOSE_IDS_COMPARED
+    from oloproof_core.datasets.close_ids import did_you_mean as did_you_mean
+    from oloproof_core.datasets.dataset import Dataset as Dataset
+    from oloproof_core.datasets.dataset import Row as Row
+    from oloproof_core.datasets.dataset import load_dataset as load_dataset
+    from oloproof_core.datasets.file import DatasetFile as DatasetFile
+    from oloproof_core.datasets.file import check_dataset_file as check_dataset_file
     from oloproof_core.errors import ConfigError as ConfigError
     from oloproof_core.errors import ContractError as ContractError
     from oloproof_core.errors import DatasetError as DatasetError
@@ -156,57 +168,45 @@ if TYPE_CHECKING:
     from oloproof_core.errors import OloproofError as OloproofError
     from oloproof_core.errors import SandboxFloorError as SandboxFloorError
     from oloproof_core.errors import UndeclaredReadError as UndeclaredReadError
-    from oloproof_core.evaluation import DatasetSource as DatasetSource
-    from oloproof_core.evaluation import RunPlan as RunPlan
-    from oloproof_core.evaluation import plan_run as plan_run
-    from oloproof_core.evaluation import process_rows as process_rows
-    from oloproof_core.evaluation import run_evaluation as run_evaluation
-    from oloproof_core.execution import ProgressCallback as ProgressCallback
-    from oloproof_core.imports import load_object as load_object
-    from oloproof_core.imports import namespace_for as namespace_for
-    from oloproof_core.imports import path_within as path_within
-    from oloproof_core.isolation import UnprotectedRunWarning as UnprotectedRunWarning
-    from oloproof_core.isolation import keep_from_systems as keep_from_systems
-    from oloproof_core.judging import JudgingTally as JudgingTally
-    from oloproof_core.limits import MAX_RUN_CASES as MAX_RUN_CASES
-    from oloproof_core.limits import storable_text as storable_text
-    from oloproof_core.limits import value_problem as value_problem
-    from oloproof_core.measurement import observation as observation
-    from oloproof_core.measurement import service_cost as service_cost
-    from oloproof_core.result import Result as Result
-    from oloproof_core.result_io import load_result as load_result
-    from oloproof_core.result_io import result_from_dict as result_from_dict
-    from oloproof_core.rewards import reward as reward
-    from oloproof_core.run_config import RunConfig as RunConfig
-    from oloproof_core.run_config import check_run_config as check_run_config
-    from oloproof_core.run_config import load_run_config as load_run_config
-    from oloproof_core.run_config import run_config_from_mapping as run_config_from_mapping
-    from oloproof_core.run_config import run_config_paths as run_config_paths
-    from oloproof_core.run_config import run_config_paths_check as run_config_paths_check
-    from oloproof_core.run_config import run_config_read as run_config_read
-    from oloproof_core.run_config_checks import CheckedRunConfig as CheckedRunConfig
-    from oloproof_core.run_config_checks import ConfigProblem as ConfigProblem
-    from oloproof_core.run_config_checks import ConfigProblemsError as ConfigProblemsError
-    from oloproof_core.run_config_checks import run_config_check as run_config_check
-    from oloproof_core.run_config_fields import RUN_CONFIG_FIELDS as RUN_CONFIG_FIELDS
-    from oloproof_core.run_config_fields import RunConfigField as RunConfigField
-    from oloproof_core.run_config_files import config_files_check as config_files_check
-    from oloproof_core.safe_yaml import yaml_load as yaml_load
-    from oloproof_core.sequential import decide_sequential as decide_sequential
-    from oloproof_core.sequential import next_batch as next_batch
-    from oloproof_core.sequential import run_until_decided as run_until_decided
-    from oloproof_core.sequential import sequential_order as sequential_order
-    from oloproof_core.spilled_columns import SpilledColumns as SpilledColumns
-    from oloproof_core.store import CacheEntry as CacheEntry
-    from oloproof_core.store import InMemoryStore as InMemoryStore
-    from oloproof_core.store import RecordsAsItGoes as RecordsAsItGoes
-    from oloproof_core.store import RunOpening as RunOpening
-    from oloproof_core.store import Store as Store
-    from oloproof_core.systems import System as System
-    from oloproof_core.systems import system as system
-    from oloproof_core.text_files import read_text as read_text
-    from oloproof_core.text_files import text_written as text_written
-    from oloproof_core.verdict import Verdict as Verdict
+    from oloproof_core.evaluation.aggregate import MetricEstimate as MetricEstimate
+    from oloproof_core.evaluation.aggregate import estimate_metric as estimate_metric
+    from oloproof_core.evaluation.columns.builder import CaseColumnsBuilder as CaseColumnsBuilder
+    from oloproof_core.evaluation.columns.builder import ReadingOrderBuilder as ReadingOrderBuilder
+    from oloproof_core.evaluation.columns.case_columns import CaseColumns as CaseColumns
+    from oloproof_core.evaluation.columns.case_columns import DeferredIds as DeferredIds
+    from oloproof_core.evaluation.columns.spilled import SpilledColumns as SpilledColumns
+    from oloproof_core.evaluation.conclusion import conclude_run as conclude_run
+    from oloproof_core.evaluation.run import DatasetSource as DatasetSource
+    from oloproof_core.evaluation.run import RunPlan as RunPlan
+    from oloproof_core.evaluation.run import plan_run as plan_run
+    from oloproof_core.evaluation.run import process_rows as process_rows
+    from oloproof_core.evaluation.run import run_evaluation as run_evaluation
+    from oloproof_core.evaluation.sequential import decide_sequential as decide_sequential
+    from oloproof_core.evaluation.sequential import next_batch as next_batch
+    from oloproof_core.evaluation.sequential import run_until_decided as run_until_decided
+    from oloproof_core.evaluation.sequential import sequential_order as sequential_order
+    from oloproof_core.execution.components import component as component
+    from oloproof_core.execution.doctor import Protections as Protections
+    from oloproof_core.execution.doctor import protections as protections
+    from oloproof_core.execution.dspy_adapter import DspyMetric as DspyMetric
+    from oloproof_core.execution.dspy_adapter import dspy_examples as dspy_examples
+    from oloproof_core.execution.dspy_adapter import dspy_metric as dspy_metric
+    from oloproof_core.execution.dspy_adapter import dspy_system as dspy_system
+    from oloproof_core.execution.isolation import UnprotectedRunWarning as UnprotectedRunWarning
+    from oloproof_core.execution.isolation import keep_from_systems as keep_from_systems
+    from oloproof_core.execution.running import ProgressCallback as ProgressCallback
+    from oloproof_core.execution.systems import System as System
+    from oloproof_core.execution.systems import system as system
+    from oloproof_core.judging.judge import JudgingTally as JudgingTally
+    from oloproof_core.judging.verdict import Verdict as Verdict
+    from oloproof_core.results.reading import load_result as load_result
+    from oloproof_core.results.reading import result_from_dict as result_from_dict
+    from oloproof_core.results.result import Result as Result
+    from oloproof_core.results.store import CacheEntry as CacheEntry
+    from oloproof_core.results.store import InMemoryStore as InMemoryStore
+    from oloproof_core.results.store import RecordsAsItGoes as RecordsAsItGoes
+    from oloproof_core.results.store import RunOpening as RunOpening
+    from oloproof_core.results.store import Store as Store
 
 __all__ = [
     "CLOSE_IDS_COMPARED",

@@ -7,9 +7,9 @@ class RunsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # The tasks are registered with the Celery app when it loads (`runs.dispatch`).
-        from runs import _sqlite_digest, _sqlite_limits
-        from runs.data_folder import data_folder_prepare, keep_store_from_systems
+        # The tasks are registered with the Celery app when it loads (`runs.workers.dispatch`).
+        from runs.store import _sqlite_digest, _sqlite_limits
+        from runs.store.data_folder import data_folder_prepare, keep_store_from_systems
 
         data_folder_prepare()
         _sqlite_limits.connect()

@@ -1,7 +1,7 @@
 """Celery tasks: thin, take ids, and call the work modules, where the work is made idempotent.
 
 Tasks are acknowledged late and rejected when their worker is lost, so a message
-whose worker died is delivered again; the claims in `runs.chunks` make the
+whose worker died is delivered again; the claims in `runs.workers.chunks` make the
 second delivery harmless, and the periodic sweep covers messages a broker lost.
 """
 
@@ -15,9 +15,15 @@ from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import DatabaseError
 
-from runs import chunks, finalising, optimization_work, planning, sweep
-from runs.dispatch import CHUNK_TASK, FINALISE_TASK, OPTIMIZATION_TASK, RUN_START_TASK, SWEEP_TASK
-from runs.worker_start import FIRST_WAIT_S, MAX_WAIT_S
+from runs.workers import chunks, finalising, optimization_work, planning, sweep
+from runs.workers.dispatch import (
+    CHUNK_TASK,
+    FINALISE_TASK,
+    OPTIMIZATION_TASK,
+    RUN_START_TASK,
+    SWEEP_TASK,
+)
+from runs.workers.worker_start import FIRST_WAIT_S, MAX_WAIT_S
 
 _TASK_OPTIONS: dict[str, Any] = {"acks_late": True, "reject_on_worker_lost": True}
 

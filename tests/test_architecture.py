@@ -24,9 +24,9 @@ ENGINE_SURFACES = frozenset(
         *(
             f"oloproof_core.{name}"
             for name in (
-                "evaluators",
+                "judging.evaluators",
                 "stats",
-                "compare",
+                "results.compare",
                 "gates",
                 "models",
                 "optimize",
@@ -42,10 +42,10 @@ MAX_FUNCTION_LINES = 50
 
 WRITERS: dict[str, frozenset[str]] = {
     **dict.fromkeys(
-        ("System", "Release", "Run", "CaseResult", "Gate"), frozenset({"runs.recording"})
+        ("System", "Release", "Run", "CaseResult", "Gate"), frozenset({"runs.writers.recording"})
     ),
-    **dict.fromkeys(("Dataset", "DatasetCase"), frozenset({"runs.dataset_recording"})),
-    "RunChunk": frozenset({"runs.chunks"}),
+    **dict.fromkeys(("Dataset", "DatasetCase"), frozenset({"runs.writers.dataset_recording"})),
+    "RunChunk": frozenset({"runs.workers.chunks"}),
     **dict.fromkeys(
         (
             "Optimization",
@@ -53,16 +53,18 @@ WRITERS: dict[str, frozenset[str]] = {
             "OptimizationEvaluation",
             "OptimizationReflection",
         ),
-        frozenset({"runs.optimization_records"}),
+        frozenset({"runs.writers.optimization_records"}),
     ),
-    "Approval": frozenset({"runs.services"}),
-    "ApprovalRevocation": frozenset({"runs.services"}),
-    "ApiToken": frozenset({"runs.tokens"}),
-    **dict.fromkeys(("CaseAnnotation", "CaseAnnotationChange"), frozenset({"runs.annotations"})),
-    "Label": frozenset({"runs.labels"}),
-    "Change": frozenset({"runs.audit"}),
-    **dict.fromkeys(("RunKeeping", "RunTag"), frozenset({"runs.run_keeping"})),
-    **dict.fromkeys(("Project", "Membership", "CodeRoot"), frozenset({"runs.projects"})),
+    "Approval": frozenset({"runs.writers.services"}),
+    "ApprovalRevocation": frozenset({"runs.writers.services"}),
+    "ApiToken": frozenset({"runs.writers.tokens"}),
+    **dict.fromkeys(
+        ("CaseAnnotation", "CaseAnnotationChange"), frozenset({"runs.writers.annotations"})
+    ),
+    "Label": frozenset({"runs.writers.labels"}),
+    "Change": frozenset({"runs.writers.audit"}),
+    **dict.fromkeys(("RunKeeping", "RunTag"), frozenset({"runs.writers.run_keeping"})),
+    **dict.fromkeys(("Project", "Membership", "CodeRoot"), frozenset({"runs.writers.projects"})),
     **dict.fromkeys(
         ("CachedVerdict", "CaseVerdict", "Evaluator", "MetricEstimate"),
         frozenset({"metrics.services"}),

@@ -31,8 +31,8 @@ from runs.models import (
     Run,
     System,
 )
-from runs.projects import project_default_ensure
-from runs.search_rows import search_rows_add
+from runs.writers.projects import project_default_ensure
+from runs.writers.search_rows import search_rows_add
 
 BATCH = 5000
 TOPICS = ("parcel", "refund", "invoice", "password", "delivery", "warranty", "account", "coupon")
@@ -213,7 +213,7 @@ def time_inserts(n_cases: int, source_run_id: int) -> dict[str, float]:
     """Seconds to bulk-insert a run's n case results with the search index, and without.
 
     The same rows into the same table, each into a run of its own. SQLite: with the
-    index, the recording's bulk add of the rows follows their insert (runs.search_rows);
+    index, the recording's bulk add of the rows follows their insert (runs.writers.search_rows);
     without it, the rows alone. PostgreSQL: for the second, the GIN indexes are dropped,
     the rows written and removed again, and the indexes made again.
     """

@@ -32,8 +32,8 @@ from runs.models import (
     Run,
     System,
 )
-from runs.projects import membership_set, project_default_ensure
-from runs.search_rows import search_rows_add
+from runs.writers.projects import membership_set, project_default_ensure
+from runs.writers.search_rows import search_rows_add
 
 BATCH = 5000
 CRITERIA = ("exact_label", "known_label", "tone")

@@ -39,7 +39,7 @@ def _build(n_cases: int) -> tuple[int, int]:
     from bench.dashboard._history import _cases, _dataset, _estimates, value_columns_keep
     from runs.access import LOCAL
     from runs.models import Release, Run, System
-    from runs.projects import membership_set, project_default_ensure
+    from runs.writers.projects import membership_set, project_default_ensure
 
     rng = random.Random(20261201)
     project = project_default_ensure()
@@ -109,7 +109,7 @@ def main() -> int:
     from django.test import Client
     from django.test.utils import setup_test_environment
 
-    from oloproof_core.compare import compare_runs
+    from oloproof_core.results.compare import compare_runs
     from runs.models import Run
     from runs.selectors.comparison import recent_comparisons_clear
     from runs.selectors.results import run_result

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch
-from oloproof_core.store import InMemoryStore
+from oloproof_core.results.store import InMemoryStore
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 from scipy.stats import beta, binom
 
-from oloproof_core.aggregate import estimate_metric
-from oloproof_core.compare._paired import paired_figures
+from oloproof_core.evaluation.aggregate import estimate_metric
 from oloproof_core.gates import load_policy
-from oloproof_core.result import Result
+from oloproof_core.results.compare._paired import paired_figures
+from oloproof_core.results.result import Result
 from oloproof_core.stats import bounded_mean_bounds, cases_needed, clopper_pearson
 
 from . import _round_two as round_two

@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from oloproof_core.gateway import Gateway, Route
+from oloproof_core.execution.gateway import Gateway, Route
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 PRICE = (0.15, 0.60)

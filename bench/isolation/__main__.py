@@ -132,8 +132,8 @@ def workload_b(n: int, concurrency: int) -> dict:
 
 def workload_b_warm(n: int, concurrency: int) -> dict:
     """(b) with the system's process started and warmed before the clock starts."""
-    from oloproof_core.dataset import load_dataset
-    from oloproof_core.evaluation import open_pool, plan_run, process_rows
+    from oloproof_core.datasets.dataset import load_dataset
+    from oloproof_core.evaluation.run import open_pool, plan_run, process_rows
 
     data = load_dataset(rows(n)).rows
     timings = []
@@ -223,7 +223,7 @@ def ratios(numerators: list[float], denominators: list[float], name: str) -> dic
 def start_once(mode: str) -> tuple[float, float]:
     """One `MeteredPool` with one process: ms to start it ready, and ms from the pool's
     construction to its close."""
-    from oloproof_core.isolation import DEFAULT_MEMORY_LIMIT_MB, MeteredPool
+    from oloproof_core.execution.isolation import DEFAULT_MEMORY_LIMIT_MB, MeteredPool
 
     began = time.perf_counter()
     pool = MeteredPool(classify, processes=1, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, sandbox=mode)
@@ -242,7 +242,7 @@ def start_once(mode: str) -> tuple[float, float]:
 
 def workload_d(starts: int) -> dict:
     """Start-up of one system process, sandbox on vs off, interleaved; and the probe."""
-    from oloproof_core.isolation import sandbox_support
+    from oloproof_core.execution.isolation import sandbox_support
 
     probes = []
     for _ in range(5):
@@ -284,7 +284,7 @@ def workload_d(starts: int) -> dict:
 def exec_true(tool: str | None, times: int) -> dict:
     """`true` run bare and inside the sandbox a pool's processes get (bubblewrap, and
     `setpriv` as root), interleaved: the exec cost the sandbox adds to every process."""
-    from oloproof_core.isolation._sandbox import Sandbox
+    from oloproof_core.execution.isolation._sandbox import Sandbox
 
     sandbox = Sandbox(tool=tool)
     commands = {

@@ -27,7 +27,7 @@ import json
 import sys
 import time
 
-from oloproof_core.isolation import DEFAULT_MEMORY_LIMIT_MB, MeteredPool
+from oloproof_core.execution.isolation import DEFAULT_MEMORY_LIMIT_MB, MeteredPool
 
 
 def timed_starts(answer, times):

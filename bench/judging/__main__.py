@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.judging._evaluators import label_ok
-from oloproof_core.case import CaseResult
-from oloproof_core.judging import judge_cases
-from oloproof_core.store import InMemoryStore
+from oloproof_core.cases.case import CaseResult
+from oloproof_core.judging.judge import judge_cases
+from oloproof_core.results.store import InMemoryStore
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 WORKLOADS = ("in_process", "contained_cold", "contained_warm", "contained_one_per_message")
@@ -67,7 +67,7 @@ def timed(n: int, repeats: int, judge: Callable[[list[CaseResult]], object]) -> 
 
 
 def contained(sandbox: str) -> Any:
-    from oloproof_core.contained_evaluators import ContainedJudging
+    from oloproof_core.judging.contained import ContainedJudging
 
     return ContainedJudging(
         time_limit=30.0,
@@ -114,7 +114,7 @@ def workloads(n: int, repeats: int, sandbox: str, only: set[str]) -> dict[str, A
 def warm(
     n: int, repeats: int, sandbox: str, per_message: int | None, judge_with: Any
 ) -> dict[str, Any]:
-    from oloproof_core.contained_evaluators import _pool
+    from oloproof_core.judging.contained import _pool
 
     kept = _pool.MAX_BATCH
     _pool.MAX_BATCH = per_message or kept

@@ -27,12 +27,12 @@ DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/oloproof_bench_record"
 
 
 def build_result(n_cases: int) -> Any:
-    from oloproof_core.aggregate import aggregate
-    from oloproof_core.case import CaseError, CaseResult
-    from oloproof_core.context import Measurements
-    from oloproof_core.evaluators import ExactMatch
-    from oloproof_core.result import Result
-    from oloproof_core.verdict import Verdict
+    from oloproof_core.cases.case import CaseError, CaseResult
+    from oloproof_core.cases.context import Measurements
+    from oloproof_core.evaluation.aggregate import aggregate
+    from oloproof_core.judging.evaluators import ExactMatch
+    from oloproof_core.judging.verdict import Verdict
+    from oloproof_core.results.result import Result
 
     exact = ExactMatch(criterion="exact_label", field="label")
     labels = ("refund", "other", "billing")
@@ -177,7 +177,7 @@ def floor_seconds(result: Any) -> float:
     from django.db import connection, transaction
 
     from runs.models import Dataset, Run
-    from runs.search_rows import search_rows_add
+    from runs.writers.search_rows import search_rows_add
 
     run = Run.objects.latest("pk")
     started = time.perf_counter()

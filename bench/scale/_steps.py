@@ -105,10 +105,10 @@ def prepare(n_cases: int, folder: Path, chunk_size: int) -> dict[str, Any]:
     from django.conf import settings
 
     import oloproof_core as engine
-    from runs import planning
     from runs.access import LOCAL
-    from runs.projects import code_root_register, project_default_ensure
-    from runs.recording import run_queued_create
+    from runs.workers import planning
+    from runs.writers.projects import code_root_register, project_default_ensure
+    from runs.writers.recording import run_queued_create
 
     settings.OLOPROOF_CHUNK_SIZE = chunk_size
     config = write_project(folder)
@@ -138,7 +138,7 @@ def prepare(n_cases: int, folder: Path, chunk_size: int) -> dict[str, Any]:
 
 def _dataset_record(n_cases: int) -> tuple[Any, int, float]:
     import oloproof_core as engine
-    from runs.dataset_recording import dataset_record
+    from runs.writers.dataset_recording import dataset_record
 
     data = engine.load_dataset(dataset_rows(n_cases))
     return counted(lambda: dataset_record(data))
@@ -151,8 +151,8 @@ def _cases_write(run_id: int, n_cases: int) -> None:
 
     from metrics.bulk_rows import rows_insert
     from metrics.models import CaseVerdict
-    from runs.case_rows import CASE_RESULT_COLUMNS
     from runs.models import CaseResult, Run, RunChunk
+    from runs.writers.case_rows import CASE_RESULT_COLUMNS
 
     def failed(i: int) -> bool:
         return i % ERROR_EVERY == 0
@@ -195,10 +195,10 @@ def finalise(run_id: int, *, old: bool, trace: bool) -> dict[str, Any]:
     django_setup(migrate=False)
     import oloproof_core.gates  # noqa: F401  (loaded before measuring: a worker has them)
     from metrics.models import MetricEstimate
-    from runs import finalising
     from runs.models import Run
-    from runs.run_code import run_plan_load
     from runs.selectors.results import run_result
+    from runs.workers import finalising
+    from runs.workers.run_code import run_plan_load
 
     if old:
         # Whole cases where the columns were: what finalising read before.

@@ -98,7 +98,7 @@ def deep_cursor(database_url: str, run_id: int, position: int) -> str:
     """The cursor of a page starting after `position` of the run (the table's own token)."""
     import psycopg
 
-    from runs.keyset import cursor_encode
+    from runs.selectors.keyset import cursor_encode
 
     with psycopg.connect(database_url) as connection:
         row = connection.execute(

@@ -33,9 +33,9 @@ class Seeded:
 def _cases(n_cases: int, *, drift: int) -> list[Any]:
     """n cases, two pass/fail criteria; 2 % system errors, the rest failing in a
     pattern that `drift` shifts (so two runs differ case by case)."""
-    from oloproof_core.case import CaseError, CaseResult
-    from oloproof_core.context import Measurements
-    from oloproof_core.verdict import Verdict
+    from oloproof_core.cases.case import CaseError, CaseResult
+    from oloproof_core.cases.context import Measurements
+    from oloproof_core.judging.verdict import Verdict
 
     cases = []
     for i in range(n_cases):
@@ -62,10 +62,10 @@ def _cases(n_cases: int, *, drift: int) -> list[Any]:
 
 
 def large_result(n_cases: int, *, version: str, drift: int) -> Any:
-    from oloproof_core.aggregate import aggregate
-    from oloproof_core.evaluators import ExactMatch
+    from oloproof_core.evaluation.aggregate import aggregate
     from oloproof_core.gates import load_policy
-    from oloproof_core.result import Result
+    from oloproof_core.judging.evaluators import ExactMatch
+    from oloproof_core.results.result import Result
 
     evaluators = [
         ExactMatch(criterion="exact_label", field="label"),

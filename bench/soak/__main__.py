@@ -104,7 +104,7 @@ def wait_for_http(base: str, timeout: float = 60) -> None:
 def issue_token() -> str:
     from django.contrib.auth.models import Permission, User
 
-    from runs.tokens import api_token_create
+    from runs.writers.tokens import api_token_create
 
     user, _ = User.objects.get_or_create(username="soak")
     user.user_permissions.add(Permission.objects.get(codename="add_run"))

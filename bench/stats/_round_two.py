@@ -12,7 +12,7 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from oloproof_core.aggregate import estimate_metric
+from oloproof_core.evaluation.aggregate import estimate_metric
 from oloproof_core.stats import (
     DIFFERENCE_TUNING,
     SCORE_TUNING,

@@ -2,7 +2,7 @@
 
 Two runs: the paired comparison, its notes and its export. Three to eight: each
 candidate against the first run, side by side, as the dashboard's compare page shows
-them (`oloproof_core.compare.compare_side_by_side`)."""
+them (`oloproof_core.results.compare.compare_side_by_side`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from oloproof_core import ConfigError
 
 
 class _CompareChoices:
-    """An option's choices, read from `oloproof_core.compare` only when argparse asks.
+    """An option's choices, read from `oloproof_core.results.compare` only when argparse asks.
 
     Building the parser happens for every command; importing the comparison (and the
     statistics under it) then would slow `oloproof run` down for nothing. Each option
@@ -28,7 +28,7 @@ class _CompareChoices:
         self.name = name
 
     def _values(self) -> tuple[str, ...]:
-        import oloproof_core.compare as compare
+        import oloproof_core.results.compare as compare
 
         return tuple(getattr(compare, self.name))
 
@@ -99,7 +99,7 @@ def _export_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _checked(args: argparse.Namespace) -> None:
-    from oloproof_core.compare import check_side_by_side
+    from oloproof_core.results.compare import check_side_by_side
 
     if not 0 < args.confidence < 1:
         raise ConfigError(
@@ -113,7 +113,7 @@ def _checked(args: argparse.Namespace) -> None:
 def handle(args: argparse.Namespace) -> int:
     _checked(args)
     from oloproof._side_by_side import compare_side_by_side, different_datasets
-    from oloproof_core.compare import compare_runs  # the statistics: only when comparing
+    from oloproof_core.results.compare import compare_runs  # the statistics: only when comparing
 
     if len(args.candidates) > 1:
         both = compare_side_by_side(

@@ -41,7 +41,7 @@ def handle(args: argparse.Namespace) -> int:
     from django.core.management import call_command
 
     from runs.demo import DEMO_USERS
-    from runs.demo_story import demo_story
+    from runs.demo.story import demo_story
 
     call_command("oloproof_demo")
     url = f"http://{args.host}:{args.port}/"

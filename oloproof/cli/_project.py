@@ -76,7 +76,7 @@ def handle_list(args: argparse.Namespace) -> int:
 
 def handle_create(args: argparse.Namespace) -> int:
     django_ready()
-    from runs.projects import project_ensure
+    from runs.writers.projects import project_ensure
 
     project = project_ensure(
         slug=args.slug, name=args.name, allow_self_approval=args.allow_self_approval
@@ -88,8 +88,8 @@ def handle_create(args: argparse.Namespace) -> int:
 def handle_member(args: argparse.Namespace) -> int:
     django_ready()
     from runs.access import LOCAL
-    from runs.projects import membership_set
     from runs.selectors.projects import account_named
+    from runs.writers.projects import membership_set
 
     account = account_named(username=args.username)
     membership_set(by=LOCAL, project=_project(args.slug), user=account, role=args.role)
@@ -100,7 +100,7 @@ def handle_member(args: argparse.Namespace) -> int:
 def handle_root(args: argparse.Namespace) -> int:
     django_ready()
     from runs.access import LOCAL
-    from runs.projects import code_root_register
+    from runs.writers.projects import code_root_register
 
     root = code_root_register(
         by=LOCAL, project=_project(args.slug), path=os.path.abspath(args.path)

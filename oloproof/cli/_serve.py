@@ -61,7 +61,7 @@ def handle(args: argparse.Namespace, *, logins: Sequence[str] = ()) -> int:
     from django.core.wsgi import get_wsgi_application
 
     from evalsite.static_files import static_files_collect
-    from runs.data_folder import dashboard_url_remember
+    from runs.store.data_folder import dashboard_url_remember
 
     # Before the application exists: its static-files middleware indexes what is collected.
     static_files_collect()
@@ -106,8 +106,8 @@ def _first_login() -> list[str]:
     printed this once); on a server database, how to make one."""
     from django.conf import settings
 
-    from runs.accounts import account_first_create
     from runs.selectors.accounts import accounts_exist
+    from runs.writers.accounts import account_first_create
 
     if not getattr(settings, "EMBEDDED_DATABASE", False):
         if accounts_exist():

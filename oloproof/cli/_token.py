@@ -47,7 +47,7 @@ def handle_create(args: argparse.Namespace) -> int:
         return _exit_codes.BAD_INPUT
     django_ready()
     from runs.selectors.projects import account_named, project_named
-    from runs.tokens import api_token_create
+    from runs.writers.tokens import api_token_create
 
     account = account_named(username=args.username)
     project = project_named(slug=args.project) if args.project else None
@@ -89,7 +89,7 @@ def handle_revoke(args: argparse.Namespace) -> int:
     django_ready()
     from runs.access import LOCAL
     from runs.selectors.accounts import token_get
-    from runs.tokens import api_token_revoke
+    from runs.writers.tokens import api_token_revoke
 
     token = api_token_revoke(token=token_get(user=LOCAL, prefix=args.prefix), by=LOCAL)
     print(f"revoked {token.prefix}… of {token.user.username}", file=sys.stderr)

@@ -49,7 +49,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def handle_create(args: argparse.Namespace) -> int:
     password = sys.stdin.readline().rstrip("\n") if args.password_stdin else None
     django_ready()
-    from runs.accounts import account_create
+    from runs.writers.accounts import account_create
 
     account, chosen = account_create(username=args.name, password=password, role=args.role)
     from oloproof._store import store_location

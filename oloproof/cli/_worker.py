@@ -70,7 +70,7 @@ def worker_argv(*, concurrency: int | None, loglevel: str, quiet: bool = False) 
 
 def handle(args: argparse.Namespace) -> int:
     django_setup()
-    from runs.worker_start import services_wait
+    from runs.workers.worker_start import services_wait
 
     services_wait(say=say, warn=not args.quiet)
     from evalsite.celery import app

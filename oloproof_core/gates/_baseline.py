@@ -19,8 +19,8 @@ from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._schema import BaselineSpec
 
 if TYPE_CHECKING:
-    from oloproof_core.result import Result
-    from oloproof_core.store import Store
+    from oloproof_core.results.result import Result
+    from oloproof_core.results.store import Store
 
 
 def resolve_baseline(
@@ -37,7 +37,7 @@ def resolve_baseline(
             "(evaluate(..., baseline=result), oloproof gate --baseline FILE)"
         )
     if spec.kind == "run":
-        from oloproof_core.result_io import load_result
+        from oloproof_core.results.reading import load_result
 
         assert spec.value is not None
         try:

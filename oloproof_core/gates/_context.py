@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from oloproof_core.aggregate import MetricEstimate, estimate_metric
-from oloproof_core.case_columns import CaseColumns
-from oloproof_core.compare._values import values_listed
+from oloproof_core.evaluation.aggregate import MetricEstimate, estimate_metric
+from oloproof_core.evaluation.columns.case_columns import CaseColumns
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._outcome import MoreCases
+from oloproof_core.results.compare._values import values_listed
 from oloproof_core.stats import Interval, running_interval
 
 FloatArray = npt.NDArray[np.float64]
@@ -21,9 +21,9 @@ FloatArray = npt.NDArray[np.float64]
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from oloproof_core.compare import Comparison
     from oloproof_core.labels import LabelledEstimate
-    from oloproof_core.result import Result
+    from oloproof_core.results.compare import Comparison
+    from oloproof_core.results.result import Result
 
 
 @dataclass(slots=True)
@@ -185,7 +185,7 @@ class DecisionContext:
     def comparison(self, confidence: float | None = None) -> Comparison:
         if self.baseline is None:
             raise PolicyError("a no_regression rule needs a baseline run")
-        from oloproof_core.compare import compare_runs
+        from oloproof_core.results.compare import compare_runs
 
         if confidence is not None and confidence != self.confidence:
             return compare_runs(self.baseline, self.result, confidence=confidence)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from oloproof_core.compare import MetricComparison
 from oloproof_core.gates import _format as fmt
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
@@ -14,6 +13,7 @@ from oloproof_core.gates._more_cases import repeats_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
 from oloproof_core.gates._readouts import readout, short_readout
 from oloproof_core.gates._rules import Rule, _level
+from oloproof_core.results.compare import MetricComparison
 from oloproof_core.stats import (
     DIFFERENCE_TUNING,
     SCORE_TUNING,

@@ -53,7 +53,7 @@ from oloproof_core.stats import (
 
 if TYPE_CHECKING:
     from oloproof_core.gates._policy import Policy
-    from oloproof_core.result import Result
+    from oloproof_core.results.result import Result
 
 __all__ = ["CasePlan", "RulePlan", "plan_cases", "plan_rule"]
 
@@ -131,7 +131,7 @@ def _values(run: Result | None, metric: str) -> tuple[list[float], str | None, t
         return [], None, (0.0, 1.0)
     # In case order, not by id: a gate decided on the workers plans its undecided rules
     # from narrow columns, whose ids are read from the store only when asked for.
-    from oloproof_core.compare._values import values_listed
+    from oloproof_core.results.compare._values import values_listed
 
     estimate = run.metric(metric)
     observed = [v for v in values_listed(run, estimate) if v is not None]
@@ -223,7 +223,7 @@ def _plan_regression(
     effect = rule.margin if share is None else share * (high - low)
     sd, basis = None, ""
     if pilot is not None and baseline is not None and pilot_values and base_values:
-        from oloproof_core.compare import compare_runs
+        from oloproof_core.results.compare import compare_runs
 
         paired = compare_runs(baseline, pilot, confidence=reading.level).metric(rule.metric)
         sd, basis = paired.difference_sd(), "spread of the paired differences"

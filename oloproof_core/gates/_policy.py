@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
-from oloproof_core._canonical import canonical_json, digest_text
-from oloproof_core.compare._compare_runs import run_label as describe_run
+from oloproof_core._util.canonical import canonical_json, digest_text
+from oloproof_core._util.text_files import text_of
 from oloproof_core.gates._baseline import resolve_baseline
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
@@ -19,11 +19,11 @@ from oloproof_core.gates._outcome import Outcome, RuleOutcome
 from oloproof_core.gates._plan import plan_rule
 from oloproof_core.gates._schema import SCHEMA_VERSION, PolicySpec, parse_policy
 from oloproof_core.gates._yaml_lines import load_yaml_with_lines
-from oloproof_core.text_files import text_of
+from oloproof_core.results.compare._compare_runs import run_label as describe_run
 
 if TYPE_CHECKING:
-    from oloproof_core.result import Result
-    from oloproof_core.store import Store
+    from oloproof_core.results.result import Result
+    from oloproof_core.results.store import Store
 
 DEFAULT_CONFIDENCE = 0.95
 

@@ -1,7 +1,7 @@
 """YAML with line numbers: the parsed data plus the line of every key and list item.
 
 Policy errors point at `file:line`; the data forgets where things were, so the node
-tree (composed once, without aliases: `oloproof_core.safe_yaml`) is walked to recover
+tree (composed once, without aliases: `oloproof_core._util.safe_yaml`) is walked to recover
 the lines.
 """
 
@@ -11,10 +11,10 @@ from typing import Any
 
 import yaml
 
+from oloproof_core._util.limits import value_problem
+from oloproof_core._util.safe_yaml import yaml_compose
 from oloproof_core.errors import ConfigError
 from oloproof_core.gates._errors import PolicyError
-from oloproof_core.limits import value_problem
-from oloproof_core.safe_yaml import yaml_compose
 
 Path = tuple[str | int, ...]
 

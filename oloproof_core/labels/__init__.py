@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oloproof_core._names_on_first_use import names_on_first_use
+from oloproof_core._util.names_on_first_use import names_on_first_use
 
 if TYPE_CHECKING:
     from ._calibration import Calibration, calibrate, judge_against_people, person_against_person

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from oloproof_core._canonical import digest_value
+from oloproof_core._util.canonical import digest_value
 
 __all__ = ["is_model_judged", "label_key", "model_judged_criteria"]
 

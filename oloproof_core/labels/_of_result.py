@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oloproof_core.compare._values import values_by_case
 from oloproof_core.labels._calibration import (
     Calibration,
     judge_against_people,
     person_against_person,
 )
 from oloproof_core.labels._labelled import LabelledEstimate, labelled_difference, labelled_estimate
+from oloproof_core.results.compare._values import values_by_case
 
 if TYPE_CHECKING:
-    from oloproof_core.result import Result
+    from oloproof_core.results.result import Result
 
 __all__ = ["judge_calibration", "labelled_change", "labelled_figure", "people_agreement"]
 

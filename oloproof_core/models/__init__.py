@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oloproof_core._names_on_first_use import names_on_first_use
+from oloproof_core._util.names_on_first_use import names_on_first_use
 
 if TYPE_CHECKING:
     from oloproof_core.models._client import ChatReply, achat, chat, complete, llm, prepare

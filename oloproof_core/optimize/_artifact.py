@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from oloproof_core.components import check_components
 from oloproof_core.errors import ConfigError, OloproofError
+from oloproof_core.execution.components import check_components
+from oloproof_core.execution.systems import System, as_system
 from oloproof_core.optimize._candidates import MakeRelease
-from oloproof_core.systems import System, as_system
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +68,7 @@ def _checked(components: Mapping[str, str]) -> dict[str, str]:
 def _dspy_artifact(
     program: Any, components: Mapping[str, str] | None, name: str | None, version: str | None
 ) -> Artifact:
-    from oloproof_core.dspy_adapter import dspy_system
+    from oloproof_core.execution.dspy_adapter import dspy_system
 
     texts = {
         pred_name: str(predictor.signature.instructions)

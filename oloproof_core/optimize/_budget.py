@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from oloproof_core.case import CaseResult
+from oloproof_core.cases.case import CaseResult
 from oloproof_core.errors import ConfigError, OloproofError
 
 LIMITS = ("metric_calls", "usd", "wall_time_s")

@@ -18,20 +18,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from oloproof_core._canonical import canonical_json, digest_text
-from oloproof_core.case import CaseError, CaseResult
-from oloproof_core.context import ModelCall
-from oloproof_core.dataset import Row
+from oloproof_core._util.canonical import canonical_json, digest_text
+from oloproof_core.cases.case import CaseError, CaseResult
+from oloproof_core.cases.context import ModelCall
+from oloproof_core.datasets.dataset import Row
 from oloproof_core.errors import OloproofError
-from oloproof_core.evaluation import plan_run, process_rows
-from oloproof_core.evaluators import Evaluator
+from oloproof_core.evaluation.run import plan_run, process_rows
+from oloproof_core.execution.systems import System
+from oloproof_core.judging.evaluators import Evaluator
+from oloproof_core.judging.verdict import Verdict
 from oloproof_core.optimize._budget import Meter
 from oloproof_core.optimize._contract import contract_failure
 from oloproof_core.optimize._ledger import EvaluationRecord, Ledger
 from oloproof_core.optimize._shared_pool import CandidatePool
-from oloproof_core.store import Store
-from oloproof_core.systems import System
-from oloproof_core.verdict import Verdict
+from oloproof_core.results.store import Store
 
 MakeRelease = Callable[[Mapping[str, str], str], System]
 """Builds the system that reads the given texts, at the given version."""

@@ -22,13 +22,13 @@ from typing import Any
 
 import yaml
 
+from oloproof_core._util.text_files import read_text
+from oloproof_core.configs.fields import RUN_CONFIG_FIELDS, RunConfigField
+from oloproof_core.configs.run_config import check_run_config, run_config_from_mapping
 from oloproof_core.errors import ConfigError
 from oloproof_core.optimize._budget import Budget
 from oloproof_core.optimize._run import OptimizationSpec
 from oloproof_core.optimize._splits import check_fractions
-from oloproof_core.run_config import check_run_config, run_config_from_mapping
-from oloproof_core.run_config_fields import RUN_CONFIG_FIELDS, RunConfigField
-from oloproof_core.text_files import read_text
 
 ENGINE_CHOICES = ("auto", "gepa", "dspy-gepa")
 _RUN_KEYS = tuple(item.name for item in RUN_CONFIG_FIELDS if item.name not in ("split", "baseline"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from oloproof_core.case import CaseResult
+from oloproof_core.cases.case import CaseResult
 from oloproof_core.errors import ContractError
 
 _CONTRACT_ERROR = "ContractError"

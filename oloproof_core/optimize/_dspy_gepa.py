@@ -23,11 +23,11 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from oloproof_core._canonical import canonical_json
-from oloproof_core.case import CaseResult
-from oloproof_core.dataset import Row
+from oloproof_core._util.canonical import canonical_json
+from oloproof_core.cases.case import CaseResult
+from oloproof_core.datasets.dataset import Row
 from oloproof_core.errors import ConfigError
-from oloproof_core.evaluators import MetricFile
+from oloproof_core.judging.evaluators import MetricFile
 from oloproof_core.optimize._artifact import Artifact
 from oloproof_core.optimize._budget import Budget, BudgetExhausted
 from oloproof_core.optimize._contract import contract_failure
@@ -179,7 +179,7 @@ class DspyGepaEngine:
     def search(self, search: Search) -> None:
         import dspy
 
-        from oloproof_core.dspy_adapter import DspyMetric
+        from oloproof_core.execution.dspy_adapter import DspyMetric
 
         metric_file = _one_metric_file(search.evaluators)
         judged = JudgedCases([*search.splits.train, *search.splits.val])

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from oloproof_core.dataset import Dataset, load_dataset
+from oloproof_core.datasets.dataset import Dataset, load_dataset
 from oloproof_core.errors import ConfigError
-from oloproof_core.evaluation import plan_run
+from oloproof_core.evaluation.run import plan_run
 from oloproof_core.optimize._artifact import Artifact, artifact_from
 from oloproof_core.optimize._budget import Budget
 from oloproof_core.optimize._registry import Engine, engine_named

@@ -17,17 +17,17 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from oloproof_core.compare import compare_runs
-from oloproof_core.conclusion import conclude_run
-from oloproof_core.dataset import Dataset
-from oloproof_core.evaluation import plan_run, process_rows
-from oloproof_core.evaluators import Evaluator
+from oloproof_core.datasets.dataset import Dataset
+from oloproof_core.evaluation.conclusion import conclude_run
+from oloproof_core.evaluation.run import plan_run, process_rows
 from oloproof_core.gates import Gate, Policy
+from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.optimize._artifact import Artifact
 from oloproof_core.optimize._ledger import CandidateRecord
 from oloproof_core.optimize._shared_pool import CandidatePool
-from oloproof_core.result import Result
-from oloproof_core.store import Store
+from oloproof_core.results.compare import compare_runs
+from oloproof_core.results.result import Result
+from oloproof_core.results.store import Store
 
 
 def held_out_run(

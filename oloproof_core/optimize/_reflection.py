@@ -15,7 +15,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oloproof_core._canonical import canonical_json, digest_text
+from oloproof_core._util.canonical import canonical_json, digest_text
 from oloproof_core.errors import ConfigError
 from oloproof_core.models import ModelError, chat, settings_for
 from oloproof_core.optimize._budget import Meter

@@ -14,11 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from oloproof_core._canonical import canonical_json, digest_text
-from oloproof_core.dataset import Dataset, Row
+from oloproof_core._util.canonical import canonical_json, digest_text
+from oloproof_core.datasets.dataset import Dataset, Row
 from oloproof_core.errors import OloproofError
-from oloproof_core.evaluation import DatasetSource
-from oloproof_core.evaluators import Evaluator
+from oloproof_core.evaluation.run import DatasetSource
+from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.optimize._artifact import Artifact
 from oloproof_core.optimize._budget import Budget, BudgetUsed, Meter
 from oloproof_core.optimize._candidates import Evaluations
@@ -29,7 +29,7 @@ from oloproof_core.optimize._reflection import Reflector
 from oloproof_core.optimize._search import CandidateRecorder, Search, best_candidate
 from oloproof_core.optimize._shared_pool import CandidatePool
 from oloproof_core.optimize._splits import Splits
-from oloproof_core.store import Store
+from oloproof_core.results.store import Store
 
 Progress = Callable[[str, Mapping[str, Any]], None]
 """Called as progress(event, details): "started", "candidate", "proving", "finished"."""

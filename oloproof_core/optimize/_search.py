@@ -7,20 +7,20 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from oloproof_core.case import CaseResult
-from oloproof_core.conclusion import conclude_run
-from oloproof_core.dataset import Dataset
-from oloproof_core.evaluation import plan_run
-from oloproof_core.evaluators import Evaluator
+from oloproof_core.cases.case import CaseResult
+from oloproof_core.datasets.dataset import Dataset
+from oloproof_core.evaluation.conclusion import conclude_run
+from oloproof_core.evaluation.run import plan_run
+from oloproof_core.execution.systems import System
+from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.optimize._artifact import Artifact
 from oloproof_core.optimize._budget import Meter
 from oloproof_core.optimize._candidates import Evaluations, candidate_digest, total_cost
 from oloproof_core.optimize._ledger import CandidateRecord, Ledger
 from oloproof_core.optimize._reflection import Reflector
 from oloproof_core.optimize._splits import Splits
-from oloproof_core.result import Result
-from oloproof_core.store import Store
-from oloproof_core.systems import System
+from oloproof_core.results.result import Result
+from oloproof_core.results.store import Store
 
 
 @dataclass

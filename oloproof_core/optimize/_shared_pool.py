@@ -20,12 +20,12 @@ from contextlib import ExitStack
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from oloproof_core.evaluation import RunPlan, open_pool
-from oloproof_core.isolation import MeteredPool
-from oloproof_core.isolation._lease import PoolLease
+from oloproof_core.evaluation.run import RunPlan, open_pool
+from oloproof_core.execution.isolation import MeteredPool
+from oloproof_core.execution.isolation._lease import PoolLease
 
 if TYPE_CHECKING:
-    from oloproof_core.contained_evaluators import ContainedJudging
+    from oloproof_core.judging.contained import ContainedJudging
 
 
 class CandidatePool:

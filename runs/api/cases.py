@@ -1,6 +1,6 @@
 """The case API: annotations (read, write) and a run's cases exported as CSV or JSONL.
 
-Thin: routes read through selectors and write through runs.annotations, which checks
+Thin: routes read through selectors and write through runs.writers.annotations, which checks
 the runner role; domain errors become clear 4xx responses (`evalsite.api`).
 """
 
@@ -13,13 +13,13 @@ from ninja import Query, Router, Schema
 from ninja.pagination import paginate
 from ninja.responses import Status
 
-from runs.annotations import AnnotationValues, case_annotation_save
 from runs.api.paging import Paging
-from runs.schemas import AnnotationChangeOut, AnnotationIn, AnnotationOut
+from runs.api.schemas import AnnotationChangeOut, AnnotationIn, AnnotationOut
 from runs.selectors.annotations import case_annotations, run_annotations
 from runs.selectors.cases import CaseFilters
 from runs.selectors.exports import run_cases_export
 from runs.selectors.runs import run_get
+from runs.writers.annotations import AnnotationValues, case_annotation_save
 
 router = Router(tags=["cases"])
 

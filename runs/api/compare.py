@@ -12,7 +12,7 @@ from ninja import Field, Query, Router, Schema
 from ninja.pagination import paginate
 
 from runs.api.paging import Paging
-from runs.schemas import ComparedCaseOut, SideBySideOut
+from runs.api.schemas import ComparedCaseOut, SideBySideOut
 from runs.selectors.comparison_cases import (
     CaseView,
     ComparedCasePages,

@@ -1,7 +1,7 @@
 """The labels API: label a case's metric, list a metric's labels, its calibration and
 combined figure, and the review queue's next case.
 
-Thin: routes read through `runs.selectors.labels` and write through `runs.labels`,
+Thin: routes read through `runs.selectors.labels` and write through `runs.writers.labels`,
 which checks the runner role. A value the metric does not take, or a case that cannot
 be labelled, answers 422 in the shape of any request the schema refuses
 (`{"detail": [{"loc", "msg", "type"}]}`); unknown runs, cases and metrics 404; a
@@ -20,9 +20,9 @@ from ninja.errors import ValidationError
 from ninja.pagination import paginate
 
 from runs.api.paging import Paging
-from runs.errors import InvalidRequestError
-from runs.labels import MAX_NOTE, save_label
 from runs.selectors.labels import metric_labels, review_queue, run_labels
+from runs.writers.errors import InvalidRequestError
+from runs.writers.labels import MAX_NOTE, save_label
 
 router = Router(tags=["labels"])
 

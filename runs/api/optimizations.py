@@ -12,16 +12,21 @@ from ninja.pagination import paginate
 from ninja.responses import Status
 
 import oloproof_core.optimize as optimize
+from runs.access.auth import AuthenticatedRequest
 from runs.api.paging import Paging
-from runs.auth import AuthenticatedRequest
-from runs.optimization_export import FORMATS, winner_document, winner_filename, winner_format
+from runs.selectors.optimization_export import (
+    FORMATS,
+    winner_document,
+    winner_filename,
+    winner_format,
+)
 from runs.selectors.optimizations import (
     optimization_get,
     optimization_summary,
     optimization_winner,
     optimizations_list,
 )
-from runs.services import optimization_submit_by
+from runs.writers.services import optimization_submit_by
 
 router = Router(tags=["optimizations"])
 

@@ -1,7 +1,7 @@
 """The REST API's two paginations: by cursor for long lists, by offset for short ones.
 
 `CursorPaging` (runs, a run's cases): `?limit=&after=`, answered with the next and
-previous cursors (runs.keyset), so a page deep in a million cases costs what the
+previous cursors (runs.selectors.keyset), so a page deep in a million cases costs what the
 first one does. `Paging`: django-ninja's limit-offset paginator, with bounds that
 answer 400 in words (rather than a validation dump) and an offset ceiling, so no
 database is asked for row 2^63.
@@ -18,8 +18,8 @@ from ninja import Field, Schema
 from ninja.errors import HttpError
 from ninja.pagination import LimitOffsetPagination, PaginationBase
 
-from runs.errors import InvalidRequestError
-from runs.keyset import Count, KeyOrder, cursor_from, keyset_page
+from runs.selectors.keyset import Count, KeyOrder, cursor_from, keyset_page
+from runs.writers.errors import InvalidRequestError
 
 MAX_LIMIT = 500
 MAX_OFFSET = 1_000_000_000

@@ -2,11 +2,11 @@
 
 SQLite: one contentless FTS5 table, a row per case result holding its dataset row's input
 and expected value beside its output and error, kept in step by triggers on the case
-results (datasets never change), so the one writer of those tables (runs.recording)
+results (datasets never change), so the one writer of those tables (runs.writers.recording)
 keeps writing plain rows, and one FTS5 query answers every word in every field.
 PostgreSQL: a stored generated `tsvector` column per table (weighted by field, made by
 immutable functions), each with a GIN index. Django's models do not declare the column:
-the database fills it on every insert, and runs/case_search.py queries it.
+the database fills it on every insert, and runs/selectors/case_search.py queries it.
 
 Both index the values of JSON documents (not their keys), split into runs of letters
 and digits, the first 50,000 characters of each field.
@@ -16,11 +16,11 @@ from typing import Any
 
 from django.db import migrations
 
-from runs.search_rows import COLUMNS as _COLUMNS
-from runs.search_rows import DELETE_ONE as _DELETE
-from runs.search_rows import INSERT_ONE as _INSERT
-from runs.search_rows import TABLE as _FTS
-from runs.search_rows import row_values as _values
+from runs.writers.search_rows import COLUMNS as _COLUMNS
+from runs.writers.search_rows import DELETE_ONE as _DELETE
+from runs.writers.search_rows import INSERT_ONE as _INSERT
+from runs.writers.search_rows import TABLE as _FTS
+from runs.writers.search_rows import row_values as _values
 
 
 SQLITE_FORWARD = [

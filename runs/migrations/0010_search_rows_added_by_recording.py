@@ -1,5 +1,5 @@
 """SQLite: new case results are added to the search index by the recording that wrote
-them (runs.search_rows), in one statement per batch, rather than by a trigger per row,
+them (runs.writers.search_rows), in one statement per batch, rather than by a trigger per row,
 which cost eight times the insert itself. Deleting or changing a case result still
 updates its row through triggers. PostgreSQL: nothing changes.
 """
@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db import migrations
 
-from runs.search_rows import INSERT_ONE, TABLE
+from runs.writers.search_rows import INSERT_ONE, TABLE
 
 _TRIGGER = f"CREATE TRIGGER {TABLE}_insert AFTER INSERT ON runs_caseresult BEGIN {INSERT_ONE} END"
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db import migrations
 
-from runs.search_rows import DELETE_INDEXED, DELETE_ONE, INSERT_ONE, TABLE
+from runs.writers.search_rows import DELETE_INDEXED, DELETE_ONE, INSERT_ONE, TABLE
 
 _COLUMNS_CHANGED = "AFTER UPDATE OF output, error_type, error_message ON runs_caseresult"
 

@@ -1,6 +1,6 @@
 """What people keep on a run beside its record: a name, tags, and whether it is hidden.
 
-Kept in tables of their own, written by `runs.run_keeping`, so a run's recorded rows
+Kept in tables of their own, written by `runs.writers.run_keeping`, so a run's recorded rows
 stay as the recording wrote them: hiding a debugging run or naming a good one changes
 nothing the engine reported.
 """

@@ -18,8 +18,8 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from metrics.batching import KEY_BATCH, batches
 from metrics.models import CaseVerdict
 from runs.access import Actor, run_for
-from runs.case_hints import case_not_found
 from runs.models import CaseAnnotation, CaseAnnotationChange, CaseResult, Rating, Run
+from runs.selectors.case_hints import case_not_found
 
 ANNOTATION_FILTERS = {
     "annotated": "annotated",

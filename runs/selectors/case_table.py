@@ -1,7 +1,7 @@
 """The case table's pages and rows: each case of a page with the columns the reader picked.
 
 A page of 50 cases costs a fixed number of queries whatever its depth: the page's
-keys from where its cursor points (runs.keyset: no offset), its cases by id, their
+keys from where its cursor points (runs.selectors.keyset: no offset), its cases by id, their
 dataset rows, verdicts and annotations, each read in bulk. The table's size comes
 from the counts kept on the run, or is counted up to a cap under a filter those
 counts do not answer.
@@ -17,7 +17,6 @@ from django.db.models import QuerySet
 
 from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import case_verdicts_by_case
-from runs.keyset import Count, Cursor, KeyOrder, capped_count, keyset_page
 from runs.models import CaseAnnotation, CaseResult, Run
 from runs.selectors.annotations import ANNOTATION_FILTERS, annotations_by_case
 from runs.selectors.cases import (
@@ -26,6 +25,7 @@ from runs.selectors.cases import (
     dataset_cases_by_id,
     run_case_table,
 )
+from runs.selectors.keyset import Count, Cursor, KeyOrder, capped_count, keyset_page
 
 FIXED_COLUMNS = {
     "input": "Input",

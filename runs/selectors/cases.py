@@ -14,11 +14,11 @@ from django.db.models import Count, QuerySet
 from metrics.batching import KEY_BATCH, batches
 from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import case_verdicts_by_case, run_metric_estimates
-from runs.case_hints import case_not_found
-from runs.case_rows import OUTCOMES_COUNTED
-from runs.case_search import SEARCH_FIELDS, case_search_filter
 from runs.models import CaseResult, DatasetCase, Run
 from runs.selectors.annotations import ANNOTATION_FILTERS, by_annotation
+from runs.selectors.case_hints import case_not_found
+from runs.selectors.case_search import SEARCH_FIELDS, case_search_filter
+from runs.writers.case_rows import OUTCOMES_COUNTED
 
 CASE_OUTCOMES = ("passed", "failed", "missing")
 
@@ -110,7 +110,7 @@ def run_case_table(*, run: Run, filters: CaseFilters) -> QuerySet[CaseResult]:
     For a criterion, "passed" is a verdict at the top of its range (1 for pass/fail),
     "failed" an observed verdict below it, "missing" a verdict without a value. The search
     finds cases holding every word in their input, expected value, output, error or id
-    (runs.case_search, through the full-text indexes).
+    (runs.selectors.case_search, through the full-text indexes).
     """
     query = run_cases(run=run)
     if filters.criterion and filters.outcome in CASE_OUTCOMES:

@@ -19,7 +19,7 @@ from django.db.models import QuerySet
 import oloproof_core as engine
 from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import run_metric_estimates, runs_value_columns
-from oloproof_core.compare import (
+from oloproof_core.results.compare import (
     NO_CLUSTER,
     PairedValues,
     ValueColumns,

@@ -7,7 +7,7 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString
 
-from runs.text_diff import inline_diff, output_text
+from runs.views.text_diff import inline_diff, output_text
 
 register = template.Library()
 
@@ -35,6 +35,6 @@ def alpha(confidence: Any) -> str:
 @register.filter
 def pairs_over(item: Any) -> str:
     """What a compared metric's figures are over: pairs, complete pairs, clusters."""
-    from oloproof_core.compare import counts_text
+    from oloproof_core.results.compare import counts_text
 
     return counts_text(item)

@@ -15,7 +15,7 @@ from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from runs.bidi import bidi_controls_shown
+from runs.views.bidi import bidi_controls_shown
 
 register = template.Library()
 

@@ -1,5 +1,5 @@
 """What every dashboard view shares: domain errors mapped to HTTP, paging (by number for
-short lists, by cursor for long ones: runs.keyset)."""
+short lists, by cursor for long ones: runs.selectors.keyset)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest
 
-from runs.errors import DomainError, InvalidRequestError, NotFoundError, NotPermittedError
-from runs.keyset import Cursor, cursor_from
 from runs.models import Run
+from runs.selectors.keyset import Cursor, cursor_from
 from runs.selectors.runs import run_get
+from runs.writers.errors import DomainError, InvalidRequestError, NotFoundError, NotPermittedError
 
 T = TypeVar("T")
 PAGE_SIZE = 50

@@ -15,12 +15,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from runs.access import Role, project_for
-from runs.accounts import account_active_set, account_create, account_password_reset
 from runs.selectors.accounts import account_get, accounts_list, token_get, tokens_list
 from runs.selectors.projects import projects_list
-from runs.settings_forms import AccountActiveForm, AccountForm, TokenForm
-from runs.tokens import api_token_create, api_token_revoke
 from runs.views._common import attempt, call, domain_errors
+from runs.views.settings_forms import AccountActiveForm, AccountForm, TokenForm
+from runs.writers.accounts import account_active_set, account_create, account_password_reset
+from runs.writers.tokens import api_token_create, api_token_revoke
 
 
 def _accounts_context(request: HttpRequest, form: AccountForm, **shown: Any) -> dict[str, Any]:

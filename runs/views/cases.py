@@ -11,9 +11,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from runs.access import Role, role_allows
-from runs.annotations import AnnotationValues, case_annotation_save
-from runs.errors import InvalidRequestError
-from runs.forms import AnnotationForm, CaseFilterForm
 from runs.selectors.annotations import annotation_of, case_annotations
 from runs.selectors.case_table import (
     FIXED_COLUMNS,
@@ -26,6 +23,9 @@ from runs.selectors.case_table import (
 from runs.selectors.cases import case_detail, run_criteria, run_outcome_counts
 from runs.selectors.exports import run_cases_export
 from runs.views._common import call, cursor_of, domain_errors, get_run_or_404, query_without_cursor
+from runs.views.forms import AnnotationForm, CaseFilterForm
+from runs.writers.annotations import AnnotationValues, case_annotation_save
+from runs.writers.errors import InvalidRequestError
 
 
 @login_required

@@ -1,4 +1,4 @@
-"""Naming, tagging, hiding and deleting a run from its page (through `runs.run_keeping`)."""
+"""Naming, tagging, hiding and deleting a run from its page (through `runs.writers.run_keeping`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from runs.run_keeping import run_hide, run_remove, run_rename, run_tags_set
-from runs.settings_forms import RunHideForm, RunNameForm, RunTagsForm
 from runs.views._common import attempt
+from runs.views.settings_forms import RunHideForm, RunNameForm, RunTagsForm
+from runs.writers.run_keeping import run_hide, run_remove, run_rename, run_tags_set
 
 
 @login_required

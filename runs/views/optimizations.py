@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from runs.optimization_export import FORMATS, winner_document, winner_filename
+from runs.selectors.optimization_export import FORMATS, winner_document, winner_filename
 from runs.selectors.optimizations import optimization_get, optimization_winner, optimizations_list
 from runs.views._common import call, page_of
 from runs.views.optimization_readouts import optimization_readouts

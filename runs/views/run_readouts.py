@@ -10,12 +10,12 @@ from typing import Any
 from metrics.charts import run_interval_chart
 from metrics.models import MetricEstimate
 from runs.access import Actor
-from runs.gate_wording import MetricFacts, gate_rules_explained
 from runs.models import Run
-from runs.more_cases import gate_summary, rules_with_one_answer
 from runs.selectors.gate_plan import run_gate_plan
 from runs.selectors.previous_release import run_previous_comparison
+from runs.views.gate_wording import MetricFacts, gate_rules_explained
 from runs.views.label_readouts import run_label_figures
+from runs.views.more_cases import gate_summary, rules_with_one_answer
 
 
 def run_page_readouts(

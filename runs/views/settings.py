@@ -1,6 +1,6 @@
 """Settings pages for projects: make one, manage its members and its code roots.
 
-Every change goes through the writers of `runs.projects`, which check the project
+Every change goes through the writers of `runs.writers.projects`, which check the project
 role with the access helper the API uses and put the change on the audit list.
 """
 
@@ -15,22 +15,22 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from runs.access import Role, project_for
-from runs.errors import NotFoundError
-from runs.projects import (
-    code_root_register,
-    code_root_unregister,
-    membership_remove,
-    membership_set,
-    project_create,
-)
 from runs.selectors.projects import (
     account_named,
     project_code_roots_list,
     project_members,
     projects_with_roles,
 )
-from runs.settings_forms import CodeRootForm, MemberForm, MemberRemoveForm, ProjectForm
 from runs.views._common import attempt, domain_errors
+from runs.views.settings_forms import CodeRootForm, MemberForm, MemberRemoveForm, ProjectForm
+from runs.writers.errors import NotFoundError
+from runs.writers.projects import (
+    code_root_register,
+    code_root_unregister,
+    membership_remove,
+    membership_set,
+    project_create,
+)
 
 
 @login_required

@@ -32,7 +32,7 @@ SETUP = """
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from runs.access import LOCAL
-from runs.projects import code_root_register, membership_set, project_default_ensure
+from runs.writers.projects import code_root_register, membership_set, project_default_ensure
 
 call_command("migrate", interactive=False, verbosity=0)
 project = project_default_ensure()

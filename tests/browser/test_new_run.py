@@ -9,7 +9,7 @@ import pytest
 
 from runs.access import LOCAL
 from runs.models import Dataset, Run
-from runs.projects import code_root_register, project_default_ensure
+from runs.writers.projects import code_root_register, project_default_ensure
 from tests.browser.conftest import Visit
 from tests.browser.test_dashboard import make_user
 from tests.support.platform import write_project

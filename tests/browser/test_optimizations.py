@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from oloproof_core.optimize import load_optimize_config, run_optimization
-from runs.optimization_ledger import DjangoLedger
 from runs.store import DjangoStore
+from runs.workers.optimization_ledger import DjangoLedger
 from tests.browser.conftest import Visit
 from tests.browser.test_dashboard import make_user
 from tests.support.fake_openai import FakeOpenAI

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from oloproof_core.store import InMemoryStore
+from oloproof_core.results.store import InMemoryStore
 
 
 def write_example_dataset(path: Path, n_refund: int = 15, n_other: int = 15) -> Path:

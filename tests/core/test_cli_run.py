@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from oloproof.cli import main
-from oloproof_core.result_io import load_result
+from oloproof_core.results.reading import load_result
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_bot"
 
@@ -103,8 +103,8 @@ def test_usage_errors_also_exit_3(capsys):
 def test_measured_cost_survives_the_json_round_trip(tmp_path):
     from oloproof import evaluate
     from oloproof.evaluators import ExactMatch
-    from oloproof_core.context import ModelCall, current_case
-    from oloproof_core.store import InMemoryStore
+    from oloproof_core.cases.context import ModelCall, current_case
+    from oloproof_core.results.store import InMemoryStore
 
     def priced(case):
         current_case().record_model_call(

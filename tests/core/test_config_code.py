@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from oloproof_core.config_code import (
+from oloproof_core.configs.code import (
     DeclaredEvaluator,
     DeclaredSystem,
     ProbeSettings,
     declare_config_code,
 )
 from oloproof_core.errors import DeclarationError
-from oloproof_core.isolation import IsolationError
+from oloproof_core.execution.isolation import IsolationError
 
 BOT = """
 from oloproof import system

@@ -17,7 +17,7 @@ import pytest
 from oloproof import ConfigError, evaluate, system
 from oloproof.evaluators import ExactMatch, JsonSchema, MetricFile, Regex, evaluator
 from oloproof_core import InMemoryStore
-from oloproof_core.isolation import keep_from_systems
+from oloproof_core.execution.isolation import keep_from_systems
 from tests.support.fake_openai import Reply
 
 BACKTRACKS = "a" * 40 + "!"

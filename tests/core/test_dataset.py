@@ -5,7 +5,7 @@ import json
 import pytest
 
 from oloproof import DatasetError
-from oloproof_core.dataset import load_dataset
+from oloproof_core.datasets.dataset import load_dataset
 
 ROWS = [
     {"id": "a", "input": {"q": "one"}, "expected": {"label": "x"}, "split": "test"},

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import oloproof_core.dataset_ids as dataset_ids
+import oloproof_core.datasets.ids as dataset_ids
 from oloproof_core import DatasetError, check_dataset_file, load_dataset
 
 ODD_ROWS: list[dict[str, Any]] = [

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from oloproof_core.compare import compare_runs
 from oloproof_core.gates import load_policy
+from oloproof_core.results.compare import compare_runs
 from tests.support.synthetic_runs import make_run
 
 

@@ -141,7 +141,7 @@ def test_evaluator_version_tracks_its_file_and_parameters(tmp_path):
         "@evaluator(criterion='c', reads=('output',))\n"
         "def c(case):\n    return True\n"
     )
-    from oloproof_core.imports import load_object
+    from oloproof_core._util.imports import load_object
 
     first = load_object("checks_v.py:c", base_dir=str(tmp_path)).version
     assert ExactMatch(field="a").version != ExactMatch(field="b").version
@@ -149,7 +149,7 @@ def test_evaluator_version_tracks_its_file_and_parameters(tmp_path):
     module.write_text(module.read_text() + "# an edit\n")
     import sys
 
-    from oloproof_core.imports import namespace_for
+    from oloproof_core._util.imports import namespace_for
 
     del sys.modules[f"{namespace_for(str(tmp_path))}.checks_v"]
     second = load_object("checks_v.py:c", base_dir=str(tmp_path)).version

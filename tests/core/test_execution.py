@@ -186,7 +186,7 @@ def test_clustered_rows_widen_the_interval_and_say_so(store):
 @pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf")])
 def test_a_timeout_that_is_not_a_positive_number_is_refused(timeout: float) -> None:
     from oloproof_core import ConfigError, plan_run
-    from oloproof_core.evaluators import ExactMatch
+    from oloproof_core.judging.evaluators import ExactMatch
 
     with pytest.raises(ConfigError, match="timeout must be a positive number"):
         plan_run(

@@ -76,7 +76,8 @@ class LookupsCounted(InMemoryStore):
 def test_a_run_in_batches_asks_its_store_only_for_keys_it_has_not_settled() -> None:
     """The store may be writing the batch before when the next one is judged: a key an
     earlier batch settled is not asked for again, so that batch does not wait for it."""
-    from oloproof_core import recording_as_it_goes, run_evaluation
+    from oloproof_core import run_evaluation
+    from oloproof_core.evaluation import recording_as_it_goes
 
     calls: list[str] = []
 

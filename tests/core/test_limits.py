@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oloproof_core import value_problem
-from oloproof_core.limits import MAX_DEPTH, MAX_INT, _named_problem
+from oloproof_core._util.limits import MAX_DEPTH, MAX_INT, _named_problem
 
 
 def nested(depth: int, leaf: Any, container: str = "dict") -> Any:

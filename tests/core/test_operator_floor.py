@@ -15,8 +15,8 @@ import pytest
 from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch
 from oloproof_core import ConfigError, SandboxFloorError, plan_run, protections
-from oloproof_core.isolation import sandbox_support
-from oloproof_core.store import InMemoryStore
+from oloproof_core.execution.isolation import sandbox_support
+from oloproof_core.results.store import InMemoryStore
 
 EVALUATORS = [ExactMatch(criterion="exact_label", field="label")]
 

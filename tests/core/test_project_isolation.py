@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from oloproof_core import ConfigError, load_object, namespace_for
-from oloproof_core.run_config import run_config_from_mapping
+from oloproof_core.configs.run_config import run_config_from_mapping
 
 
 def project(root: Path, answer: str) -> Path:

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import oloproof_core as engine
-from oloproof_core import recording_as_it_goes
-from oloproof_core.evaluators import ExactMatch, evaluator
+from oloproof_core.evaluation import recording_as_it_goes
+from oloproof_core.judging.evaluators import ExactMatch, evaluator
 
 N = 4_500  # four batches: 750, 1,500, 2,000, and the last 250 (too few to cut)
 POLICY = {"version": 1, "rules": [{"metric": "label", "min": 0.5}]}

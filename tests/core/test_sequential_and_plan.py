@@ -10,8 +10,8 @@ from scipy.stats import binom
 import oloproof
 from oloproof.cli import main
 from oloproof_core import InMemoryStore, sequential_order
-from oloproof_core.dataset import load_dataset
-from oloproof_core.evaluators import ExactMatch, evaluator
+from oloproof_core.datasets.dataset import load_dataset
+from oloproof_core.judging.evaluators import ExactMatch, evaluator
 from oloproof_core.stats import bounded_mean_bounds
 
 POLICY = {"version": 1, "rules": [{"metric": "exact_label", "min": 0.6}]}

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from oloproof_core import CaseResult, Result
-from oloproof_core.context import ModelCall
-from oloproof_core.usage import usage_by_role
+from oloproof_core.cases.context import ModelCall
+from oloproof_core.cases.usage import usage_by_role
 
 
 def _call(role: str, cost: float | None) -> ModelCall:

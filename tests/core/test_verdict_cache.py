@@ -6,7 +6,7 @@ import sys
 
 from oloproof import evaluate, system
 from oloproof.evaluators import evaluator
-from oloproof_core.imports import load_object, namespace_for
+from oloproof_core._util.imports import load_object, namespace_for
 
 ROWS = [{"id": f"c{i}", "input": {"n": i}, "expected": {"even": i % 2 == 0}} for i in range(10)]
 

@@ -2,7 +2,7 @@
 
 With `isolation: thread` (trusted code) the system and its evaluators run in the
 command's own process, which ends without the interpreter's teardown
-(`oloproof_core/_process_exit.py`). That must not lose their last writes (an unclosed
+(`oloproof_core/_util/process_exit.py`). That must not lose their last writes (an unclosed
 file, an atexit handler), cut a thread of theirs short, or change the exit code and what
 the command prints.
 """

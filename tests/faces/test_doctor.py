@@ -8,7 +8,7 @@ import pytest
 
 import oloproof
 from oloproof.cli import main
-from oloproof_core.isolation import sandbox_support
+from oloproof_core.execution.isolation import sandbox_support
 
 
 @pytest.fixture

@@ -42,7 +42,7 @@ def test_a_new_store_from_the_template_is_the_migrated_store(tmp_path: Path) -> 
 
 
 def test_the_template_is_named_by_the_migrations_it_was_made_with(tmp_path: Path) -> None:
-    from runs.schema_template import template_path
+    from runs.store.schema_template import template_path
 
     migration = tmp_path / "0001_initial.py"
     migration.write_text("operations = []\n", encoding="utf-8")

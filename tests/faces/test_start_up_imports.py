@@ -25,7 +25,7 @@ HEAVY = (
     "jsonschema",
     "dspy",
     "gepa",
-    "importlib.metadata",  # the version is a literal (oloproof_core/_version.py)
+    "importlib.metadata",  # the version is a literal (oloproof_core/_util/version.py)
 )
 
 
@@ -109,7 +109,7 @@ def test_recording_a_pass_fail_run_loads_no_numpy(tmp_path: Path) -> None:
         "assert RunValueColumns.objects.filter(run_id=int(result.run_id)).count() == 1\n"
     )
     loaded = imported_after(code, env=embedded_store_env(tmp_path / ".oloproof"))
-    assert "runs.recording" in loaded, "the probe must record in its own process"
+    assert "runs.writers.recording" in loaded, "the probe must record in its own process"
     assert sorted(name for name in loaded if name.split(".")[0] in {"scipy", "numpy"}) == []
 
 
@@ -117,7 +117,11 @@ def test_a_sync_systems_process_loads_none_of_the_parents_side(tmp_path: Path) -
     """It serves cases: the pool, the metering and asyncio are the parent's. Its module
     may define an evaluator beside the system: the evaluators' model client (asyncio)
     loads only where a model judge is used."""
-    watched = ("asyncio", "oloproof_core.execution", "oloproof_core.isolation._pool")
+    watched = (
+        "asyncio",
+        "oloproof_core.execution.running",
+        "oloproof_core.execution.isolation._pool",
+    )
     (tmp_path / "modules_system.py").write_text(
         "import sys\nfrom oloproof import system\nfrom oloproof.evaluators import evaluator\n\n"
         "@system(name='modules', version='1')\n"
@@ -164,7 +168,7 @@ def test_handing_work_over_loads_the_app_and_its_tasks(tmp_path: Path) -> None:
     env = embedded_store_env(tmp_path / ".oloproof")
     code = (
         "from oloproof._platform import django_setup; django_setup()\n"
-        "from runs.dispatch import FINALISE_TASK, celery_app\n"
+        "from runs.workers.dispatch import FINALISE_TASK, celery_app\n"
         "assert FINALISE_TASK in celery_app().tasks"
     )
     assert "runs.tasks" in imported_after(code, env)
@@ -184,7 +188,9 @@ def test_the_command_running_a_sync_system_that_calls_no_model_loads_no_asyncio(
         "assert main(['run', 'oloproof.yaml']) == 0\n"
     )
     loaded = imported_after(code, env=clean_env())
-    assert "oloproof_core.isolation._pool" in loaded, "the probe must run its system in processes"
+    assert "oloproof_core.execution.isolation._pool" in loaded, (
+        "the probe must run its system in processes"
+    )
     assert "oloproof._store_process" in loaded, "the probe must record through the store"
     unwanted = sorted(
         name

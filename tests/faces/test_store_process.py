@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from oloproof_core.recording_as_it_goes import BATCH, batch_bounds
+from oloproof_core.evaluation.recording_as_it_goes import BATCH, batch_bounds
 from tests.faces.conftest import clean_env, oloproof, python, write_project
 
 
@@ -197,7 +197,7 @@ def test_the_store_process_sets_up_only_the_recording_apps_and_the_dashboard_add
         from axes.models import AccessAttempt
         from django.contrib.admin.models import LogEntry
         from django.contrib.sessions.models import Session
-        from runs.database import database_ready, migrations_applied, migrations_on_disk
+        from runs.store.database import database_ready, migrations_applied, migrations_on_disk
         from runs.models import Run
         database_ready()
         print(migrations_on_disk() <= migrations_applied(), Run.objects.count(),
@@ -254,9 +254,9 @@ def test_a_run_sends_only_so_many_calls_ahead_of_its_store(tmp_path: Path) -> No
         from datetime import UTC, datetime
         from oloproof._store_process import MOST_AHEAD, StoreProcess
         from oloproof_core import CaseResult, load_dataset, plan_run
-        from oloproof_core.conclusion import run_opening
-        from oloproof_core.evaluators import ExactMatch
-        from oloproof_core.verdict import Verdict
+        from oloproof_core.evaluation.conclusion import run_opening
+        from oloproof_core.judging.evaluators import ExactMatch
+        from oloproof_core.judging.verdict import Verdict
         from bot import answer
 
         check = ExactMatch(criterion="e", field="label")

@@ -14,11 +14,11 @@ from django.test import Client
 from oloproof import evaluate
 from oloproof.evaluators import ExactMatch, evaluator
 from oloproof.testing import queue_approvals
-from oloproof_core.result import Result
+from oloproof_core.results.result import Result
 from runs.access import LOCAL
-from runs.projects import membership_set, project_ensure
 from runs.store import DjangoStore
-from runs.tokens import api_token_create
+from runs.writers.projects import membership_set, project_ensure
+from runs.writers.tokens import api_token_create
 
 
 def support_rows(n: int, *, wrong_every: int = 0, version_tag: str = "") -> list[dict[str, Any]]:

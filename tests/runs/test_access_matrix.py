@@ -24,8 +24,6 @@ from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch
 from oloproof_core.optimize import CandidateRecord
 from runs.access import LOCAL
-from runs.annotations import AnnotationValues, case_annotation_save
-from runs.labels import save_label
 from runs.models import (
     ApiToken,
     Approval,
@@ -40,15 +38,17 @@ from runs.models import (
     RunKeeping,
     RunTag,
 )
-from runs.optimization_records import (
+from runs.store import DjangoStore
+from runs.writers.annotations import AnnotationValues, case_annotation_save
+from runs.writers.labels import save_label
+from runs.writers.optimization_records import (
     candidate_record,
     optimization_conclude_record,
     optimization_create,
 )
-from runs.projects import code_root_register, project_ensure
-from runs.recording import gate_record
-from runs.store import DjangoStore
-from runs.tokens import api_token_create
+from runs.writers.projects import code_root_register, project_ensure
+from runs.writers.recording import gate_record
+from runs.writers.tokens import api_token_create
 from tests.runs.conftest import member
 
 # Every record against every caller: the quick pass leaves the whole matrix to CI; the

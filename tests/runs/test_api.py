@@ -11,9 +11,9 @@ from django.test import Client
 from evalsite.api import api
 from runs.access import LOCAL
 from runs.models import ApiToken, Approval, Run
-from runs.projects import code_root_register, project_default_ensure
-from runs.recording import gate_record
-from runs.tokens import api_token_revoke
+from runs.writers.projects import code_root_register, project_default_ensure
+from runs.writers.recording import gate_record
+from runs.writers.tokens import api_token_revoke
 from tests.runs.conftest import record_evaluation
 from tests.support.platform import write_project
 

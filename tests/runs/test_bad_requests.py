@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from runs.models import Run
-from runs.tokens import api_token_create
+from runs.writers.tokens import api_token_create
 from tests.runs.conftest import record_evaluation
 
 pytestmark = pytest.mark.django_db

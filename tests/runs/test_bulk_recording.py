@@ -16,12 +16,12 @@ from django.db import connection
 import oloproof_core as engine
 from metrics.models import CachedVerdict, CaseVerdict
 from metrics.services import cached_verdicts_put
-from oloproof_core.aggregate import aggregate
-from oloproof_core.context import ModelCall
-from oloproof_core.evaluators import ExactMatch
-from runs.case_rows import case_outcome
+from oloproof_core.cases.context import ModelCall
+from oloproof_core.evaluation.aggregate import aggregate
+from oloproof_core.judging.evaluators import ExactMatch
 from runs.models import CaseResult, Dataset, DatasetCase, Run
-from runs.recording import chunk_cases_record, run_record
+from runs.writers.case_rows import case_outcome
+from runs.writers.recording import chunk_cases_record, run_record
 
 pytestmark = pytest.mark.django_db
 

@@ -14,12 +14,12 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from runs.access import LOCAL
-from runs.annotations import AnnotationValues, case_annotation_save
-from runs.errors import InvalidRequestError
 from runs.models import Run
 from runs.selectors import exports
 from runs.selectors.cases import CaseFilters
 from runs.selectors.exports import csv_cell, run_cases_export
+from runs.writers.annotations import AnnotationValues, case_annotation_save
+from runs.writers.errors import InvalidRequestError
 from tests.support.case_runs import ticket_run
 
 pytestmark = pytest.mark.django_db
@@ -164,8 +164,8 @@ def test_the_command_line_and_the_api_offer_the_tables_own_choices() -> None:
 
     from oloproof.cli import _export
     from runs.api import cases as api_cases
-    from runs.case_search import SEARCH_FIELDS
     from runs.selectors.annotations import ANNOTATION_FILTERS
+    from runs.selectors.case_search import SEARCH_FIELDS
 
     assert _export.SEARCH_FIELDS == SEARCH_FIELDS
     assert set(_export.ANNOTATION_FILTERS) == set(ANNOTATION_FILTERS)

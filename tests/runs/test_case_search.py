@@ -16,9 +16,9 @@ from django.test.utils import CaptureQueriesContext
 
 from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch
-from runs import case_search
-from runs.case_search import SEARCH_FIELDS, case_search_filter, search_words
 from runs.models import CaseResult, Run
+from runs.selectors import case_search
+from runs.selectors.case_search import SEARCH_FIELDS, case_search_filter, search_words
 from runs.selectors.cases import CaseFilters, run_case_table
 from runs.store import DjangoStore
 
@@ -190,7 +190,7 @@ def _search_objects() -> set[str]:
 
 EXPECTED_OBJECTS = {
     "sqlite": {
-        # new rows are added by the recording (runs.search_rows), not by a trigger
+        # new rows are added by the recording (runs.writers.search_rows), not by a trigger
         f"runs_caseresult_search{suffix}"
         for suffix in ("", "_delete", "_update")
     },
@@ -224,7 +224,7 @@ def test_the_search_migration_is_reversible_and_indexes_existing_rows() -> None:
 
 def test_a_chunk_recorded_twice_is_indexed_once_and_later_chunks_are_found() -> None:
     from oloproof_core import CaseResult as EngineCase
-    from runs.recording import case_results_create
+    from runs.writers.recording import case_results_create
 
     run = recorded(ROWS[:2])
     later = [

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 from django.db import OperationalError
 
-from runs import chunks
 from runs.models import RunChunk
-from runs.worker_start import waits
+from runs.workers import chunks
+from runs.workers.worker_start import waits
 from tests.support.platform import wait_until
 
 REFUSED = (
@@ -62,7 +62,7 @@ def test_a_heartbeat_that_loses_the_database_says_so_once_keeps_trying_and_says_
             yield wait
 
     monkeypatch.setattr(chunks, "waits", recorded_waits)
-    caplog.set_level(logging.WARNING, logger="runs.chunks")
+    caplog.set_level(logging.WARNING, logger="runs.workers.chunks")
     database.down.set()
     with heartbeat() as beating:
         beating.progress("system", 1, 3)
@@ -88,7 +88,7 @@ def test_a_heartbeat_whose_chunk_was_taken_while_it_was_stale_says_so_and_stops(
     database: Database, caplog: pytest.LogCaptureFixture
 ) -> None:
     database.claim_holds = False
-    caplog.set_level(logging.WARNING, logger="runs.chunks")
+    caplog.set_level(logging.WARNING, logger="runs.workers.chunks")
     with heartbeat() as beating:
         beating.progress("system", 1, 3)
         wait_until(lambda: caplog.records, timeout=30, what="the heartbeat to say why it stops")

@@ -11,8 +11,8 @@ from itertools import pairwise
 import pytest
 from django.db import OperationalError
 
-from runs import chunks
 from runs.tasks import CHUNK_RETRIES, chunk_retry_countdown, run_chunk_execute
+from runs.workers import chunks
 
 REFUSED = (
     'connection failed: connection to server at "127.0.0.1", port 1 failed: Connection refused'

@@ -246,7 +246,7 @@ def test_the_column_read_agrees_on_sub_scores_and_clusters_too(source: str) -> N
 
 
 def test_the_diff_escapes_what_the_outputs_contain() -> None:
-    from runs.text_diff import DIFF_TOKENS, inline_diff
+    from runs.views.text_diff import DIFF_TOKENS, inline_diff
 
     marked = str(inline_diff('<img src=x onerror="alert(1)"> old', "<script>alert(2)</script> new"))
     assert "<script>" not in marked

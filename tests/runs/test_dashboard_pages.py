@@ -10,8 +10,8 @@ from django.test import Client
 from metrics.models import CaseVerdict
 from runs.access import LOCAL
 from runs.models import Approval, Run
-from runs.projects import code_root_register, project_default_ensure
 from runs.selectors.cases import CaseFilters, run_case_table
+from runs.writers.projects import code_root_register, project_default_ensure
 from tests.runs.conftest import record_evaluation
 from tests.support.platform import write_project
 

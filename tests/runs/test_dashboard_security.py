@@ -14,7 +14,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from runs.models import Approval, Run
-from runs.recording import gate_record
+from runs.writers.recording import gate_record
 from tests.runs.conftest import record_evaluation
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from runs.access import role_allows, role_of
 from runs.demo import APPROVER, VIEWER, demo_record, demo_users_ensure
 from runs.models import Approval, Membership, Run
-from runs.projects import project_default_ensure
+from runs.writers.projects import project_default_ensure
 
 # The demo is the embedded default's: the PostgreSQL pass has nothing to add.
 # Records three releases: the quick pass leaves it to CI (and to scripts/demo.sh).

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from oloproof_core.isolation import sandbox_support
+from oloproof_core.execution.isolation import sandbox_support
 from tests.support.platform import (
     Api,
     Platform,
@@ -31,7 +31,7 @@ N_CASES = 45
 SETUP = """
 from django.contrib.auth.models import User
 from django.core.management import call_command
-from runs.tokens import api_token_create
+from runs.writers.tokens import api_token_create
 
 call_command("migrate", interactive=False, verbosity=0)
 user = User.objects.create_superuser("ops", "ops@example.com", "a-long-test-password")
@@ -39,7 +39,7 @@ print(api_token_create(user=user, name="tests")[1])
 """
 REGISTER = """
 from runs.access import LOCAL
-from runs.projects import code_root_register, project_default_ensure
+from runs.writers.projects import code_root_register, project_default_ensure
 
 code_root_register(by=LOCAL, project=project_default_ensure(), path={folder!r})
 """

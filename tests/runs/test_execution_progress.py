@@ -50,8 +50,8 @@ SETUP = """
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from runs.access import LOCAL
-from runs.projects import code_root_register, project_default_ensure
-from runs.tokens import api_token_create
+from runs.writers.projects import code_root_register, project_default_ensure
+from runs.writers.tokens import api_token_create
 
 call_command("migrate", interactive=False, verbosity=0)
 code_root_register(by=LOCAL, project=project_default_ensure(), path={root!r})

@@ -21,11 +21,11 @@ from django.utils import timezone
 
 import oloproof_core as engine
 from oloproof.evaluators import ExactMatch
-from runs.keyset import Cursor, KeyOrder, cursor_decode, cursor_encode, keyset_page
 from runs.models import CaseResult, Run
-from runs.recording import case_results_create, run_redate
 from runs.selectors.case_table import CASE_ORDER
+from runs.selectors.keyset import Cursor, KeyOrder, cursor_decode, cursor_encode, keyset_page
 from runs.store import DjangoStore
+from runs.writers.recording import case_results_create, run_redate
 from tests.support.synthetic_runs import make_run
 
 pytestmark = pytest.mark.django_db
@@ -225,7 +225,7 @@ def test_the_table_says_its_size_from_the_runs_counts_or_a_capped_count(client, 
     assert '<span class="badge">86 passed</span>' in html
     html = client.get(f"/runs/{run.pk}/cases/?outcome=failed").content.decode()
     assert "29 in all" in html
-    monkeypatch.setattr("runs.keyset.COUNT_CAP", 40)
+    monkeypatch.setattr("runs.selectors.keyset.COUNT_CAP", 40)
     html = client.get(f"/runs/{run.pk}/cases/?q=case").content.decode()
     assert "more than 40 in all" in html
     html = client.get(f"/runs/{run.pk}/cases/?q=case_001").content.decode()

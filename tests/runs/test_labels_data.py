@@ -14,8 +14,6 @@ from django.test.utils import CaptureQueriesContext
 from oloproof import system
 from oloproof_core.labels import review_draws
 from runs.access import LOCAL
-from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
-from runs.labels import LabelRow, LabelRowsError, import_labels, save_label
 from runs.models import CaseResult, Dataset, DatasetCase, Label, Run
 from runs.selectors.labels import (
     labelled_metric,
@@ -25,6 +23,8 @@ from runs.selectors.labels import (
     run_labels,
     truth_by_case,
 )
+from runs.writers.errors import InvalidRequestError, NotFoundError, NotPermittedError
+from runs.writers.labels import LabelRow, LabelRowsError, import_labels, save_label
 from tests.support.case_runs import ticket_bot, ticket_run
 
 pytestmark = pytest.mark.django_db

@@ -10,10 +10,10 @@ from django.test import Client
 
 from oloproof import evaluate
 from oloproof.evaluators import ExactMatch, MetricFile
-from runs.labels import save_label
 from runs.models import Run
 from runs.selectors.labels import run_calibration
 from runs.store import DjangoStore
+from runs.writers.labels import save_label
 from tests.support.fake_openai import FakeOpenAI, Reply
 from tests.support.judged_runs import GREETS, TONE_METRIC, greeter, judged_rows, judged_run
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import oloproof
-from runs.labels import save_label
 from runs.selectors.labels import labelled_metric, review_queue
 from runs.store import DjangoStore
+from runs.writers.labels import save_label
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.judged_runs import judged_run
 

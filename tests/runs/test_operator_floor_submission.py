@@ -1,7 +1,7 @@
 """The operator's floor on the platform's faces and its workers' side, in this process.
 
 Where the process that checks or runs a config has `OLOPROOF_SANDBOX=required`, the one
-submission check (`runs.run_code.run_config_verify`: the API, the New-run form,
+submission check (`runs.workers.run_code.run_config_verify`: the API, the New-run form,
 `oloproof.submit`) refuses `sandbox: off` and `isolation: thread` beside their keys, and
 a run queued before the floor was set fails on a worker that has it, never running
 lowered. A real worker process over Redis: test_operator_floor_worker.py; the command line:
@@ -20,12 +20,12 @@ from django.test import Client
 
 from oloproof import submit
 from oloproof_core import ConfigError
-from runs import chunks as chunk_work
-from runs import planning
 from runs.access import LOCAL
 from runs.models import CaseResult, Run, RunChunk
-from runs.projects import code_root_register, project_default_ensure
-from runs.services import run_submit
+from runs.workers import chunks as chunk_work
+from runs.workers import planning
+from runs.writers.projects import code_root_register, project_default_ensure
+from runs.writers.services import run_submit
 from tests.support.platform import write_project
 
 pytestmark = pytest.mark.django_db

@@ -16,13 +16,13 @@ import oloproof
 from oloproof_core import OloproofError
 from oloproof_core.optimize import CandidateRecord
 from runs.models import Optimization
-from runs.optimization_records import (
+from runs.writers.optimization_records import (
     candidate_record,
     optimization_conclude_record,
     optimization_create,
     optimization_progress_record,
 )
-from runs.projects import project_default_ensure
+from runs.writers.projects import project_default_ensure
 
 pytestmark = pytest.mark.django_db
 

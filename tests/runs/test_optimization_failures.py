@@ -18,13 +18,13 @@ from django.utils import timezone
 from oloproof import optimize
 from oloproof_core import ConfigError, ContractError
 from oloproof_core.optimize import load_optimize_config
-from runs import optimization_work
-from runs.dispatch import Enqueue
 from runs.models import Optimization
-from runs.optimization_ledger import DjangoLedger
-from runs.optimization_records import optimization_claim, optimization_create
-from runs.projects import project_default_ensure
 from runs.store import DjangoStore
+from runs.workers import optimization_work
+from runs.workers.dispatch import Enqueue
+from runs.workers.optimization_ledger import DjangoLedger
+from runs.writers.optimization_records import optimization_claim, optimization_create
+from runs.writers.projects import project_default_ensure
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.optimize_task import write_project
 

@@ -11,8 +11,8 @@ from django.test import Client
 
 from oloproof_core.optimize import load_optimize_config, run_optimization
 from runs.models import Gate, Optimization, OptimizationCandidate, OptimizationReflection, Run
-from runs.optimization_ledger import DjangoLedger
 from runs.store import DjangoStore
+from runs.workers.optimization_ledger import DjangoLedger
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.optimize_task import INSTRUCTION, write_project
 
@@ -139,6 +139,6 @@ def test_the_guided_form_queues_an_optimization_after_checking_it(
 def register_root(folder: Path) -> None:
     """The project's admin lets its code come from `folder`, as for runs."""
     from runs.access import LOCAL
-    from runs.projects import code_root_register, project_default_ensure
+    from runs.writers.projects import code_root_register, project_default_ensure
 
     code_root_register(by=LOCAL, project=project_default_ensure(), path=str(folder))

@@ -15,10 +15,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 import oloproof
-from runs.labels import LabelRow, import_labels
 from runs.models import Label, Run
 from runs.selectors.labels import labelled_metric
 from runs.store import DjangoStore
+from runs.writers.labels import LabelRow, import_labels
 from tests.support.case_runs import ticket_run
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.judged_runs import CURT, GREETS, judged_run

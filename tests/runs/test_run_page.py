@@ -18,11 +18,11 @@ import oloproof
 from oloproof import evaluate
 from oloproof.evaluators import ExactMatch
 from oloproof.testing import queue_approvals
-from runs.gate_wording import MetricFacts, gate_rules_explained
 from runs.models import Approval, Run
 from runs.selectors.previous_release import run_previous_comparison, run_previous_release
 from runs.selectors.results import run_result
 from runs.store import DjangoStore
+from runs.views.gate_wording import MetricFacts, gate_rules_explained
 from tests.runs.conftest import make_bot, record_evaluation, short_answer, support_rows
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,8 @@ import pytest
 
 from oloproof import evaluate
 from oloproof.evaluators import ExactMatch
-from oloproof_core import Result, recording_as_it_goes
+from oloproof_core import Result
+from oloproof_core.evaluation import recording_as_it_goes
 from runs.models import DatasetCase, Run
 from runs.selectors.cases import CaseFilters, run_case_table
 from runs.selectors.results import run_result

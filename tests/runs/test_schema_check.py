@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.db.migrations.loader import MigrationLoader
 
-from runs.database import migrations_applied, migrations_on_disk
+from runs.store.database import migrations_applied, migrations_on_disk
 from tests.support.embedded import embedded_store_env
 
 OPEN_STORE = (

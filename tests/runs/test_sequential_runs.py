@@ -20,13 +20,13 @@ from django.utils import timezone
 
 import oloproof_core as engine
 from evalsite.celery import app
-from oloproof_core.compare import ValueColumns
+from oloproof_core.results.compare import ValueColumns
 from runs.access import LOCAL
-from runs.errors import ConflictError, InvalidRequestError, NotFoundError
 from runs.models import Approval, CaseResult, Run, RunChunk
-from runs.recording import run_conclusion_record
 from runs.selectors.results import run_result
-from runs.services import approval_create, approval_revoke, run_continue, run_submit
+from runs.writers.errors import ConflictError, InvalidRequestError, NotFoundError
+from runs.writers.recording import run_conclusion_record
+from runs.writers.services import approval_create, approval_revoke, run_continue, run_submit
 from tests.runs.conftest import member
 from tests.support.platform import write_project
 

@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from runs.models import ApiToken
-from runs.tokens import api_token_create
+from runs.writers.tokens import api_token_create
 from tests.runs.conftest import record_evaluation
 
 pytestmark = pytest.mark.django_db

@@ -7,13 +7,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate
-from oloproof_core.store import CacheEntry
-from oloproof_core.verdict import Verdict
+from oloproof_core.judging.verdict import Verdict
+from oloproof_core.results.store import CacheEntry
 from runs.models import CaseResult, Dataset, DatasetCase, Gate, Run
-from runs.recording import gate_record
 from runs.selectors.results import run_result
-from runs.services import approval_create
 from runs.store import DjangoStore
+from runs.writers.recording import gate_record
+from runs.writers.services import approval_create
 from tests.runs.conftest import record_evaluation
 
 pytestmark = pytest.mark.django_db
@@ -133,7 +133,7 @@ def test_recording_stays_within_a_fixed_query_budget(django_assert_max_num_queri
 
 
 def test_a_retried_chunk_never_duplicates_a_case() -> None:
-    from runs.recording import case_results_create
+    from runs.writers.recording import case_results_create
 
     result = record_evaluation(10)
     run_id = int(result.run_id)

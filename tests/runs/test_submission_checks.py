@@ -1,7 +1,7 @@
 """Before a run is queued its config is loaded as a worker will load it, on every face.
 
 The New-run form, `oloproof.submit` (so `oloproof run --submit`) and the API share
-`runs.run_code.run_config_verify`: a misspelt system, a missing dataset, a bad row,
+`runs.workers.run_code.run_config_verify`: a misspelt system, a missing dataset, a bad row,
 a policy rule that could never pass are all reported at once, and nothing is queued
 or recorded.
 """
@@ -18,10 +18,10 @@ from django.test import Client
 from oloproof import submit
 from oloproof_core import ConfigError
 from runs.access import LOCAL
-from runs.errors import RunConfigInvalidError
 from runs.models import Dataset, Run
-from runs.projects import code_root_register, project_default_ensure
-from runs.services import run_submit
+from runs.writers.errors import RunConfigInvalidError
+from runs.writers.projects import code_root_register, project_default_ensure
+from runs.writers.services import run_submit
 from tests.support.platform import write_project
 
 pytestmark = pytest.mark.django_db

@@ -1,6 +1,6 @@
 """Submission checks and records a dataset from its file without holding its rows: the
 same rows and digest as loading it whole, the same errors, the same limit, and memory
-that does not grow with the dataset (`oloproof_core.dataset_file`)."""
+that does not grow with the dataset (`oloproof_core.datasets.file`)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ import yaml
 from django.db import transaction
 
 import oloproof_core as engine
-import oloproof_core.run_config_checks as run_config_checks
+import oloproof_core.configs.checks as run_config_checks
 from runs.access import LOCAL
-from runs.dataset_recording import dataset_record
-from runs.errors import RunConfigInvalidError
 from runs.models import Dataset, DatasetCase, Run
-from runs.projects import code_root_register, project_default_ensure
-from runs.services import run_submit
+from runs.writers.dataset_recording import dataset_record
+from runs.writers.errors import RunConfigInvalidError
+from runs.writers.projects import code_root_register, project_default_ensure
+from runs.writers.services import run_submit
 from tests.support.platform import write_project
 
 pytestmark = pytest.mark.django_db

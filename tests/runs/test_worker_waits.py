@@ -8,8 +8,8 @@ import itertools
 import psycopg
 import pytest
 
-from runs.dispatch import celery_app
-from runs.worker_start import MAX_WAIT_S, broker_problem, failure_reason, waits
+from runs.workers.dispatch import celery_app
+from runs.workers.worker_start import MAX_WAIT_S, broker_problem, failure_reason, waits
 from tests.support.platform import free_port
 
 

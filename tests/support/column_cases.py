@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import oloproof_core as engine
-from oloproof_core.case import CaseError, CaseResult
-from oloproof_core.context import Measurements, ModelCall
-from oloproof_core.evaluators import ExactMatch, evaluator
-from oloproof_core.verdict import Verdict
+from oloproof_core.cases.case import CaseError, CaseResult
+from oloproof_core.cases.context import Measurements, ModelCall
+from oloproof_core.judging.evaluators import ExactMatch, evaluator
+from oloproof_core.judging.verdict import Verdict
 from tests.support.synthetic_runs import make_run
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from oloproof_core.aggregate import MetricEstimate, estimate_metric
-from oloproof_core.case import CaseError, CaseResult
-from oloproof_core.result import Result
-from oloproof_core.verdict import Verdict
+from oloproof_core.cases.case import CaseError, CaseResult
+from oloproof_core.evaluation.aggregate import MetricEstimate, estimate_metric
+from oloproof_core.judging.verdict import Verdict
+from oloproof_core.results.result import Result
 
 Values = Sequence[float | None]
 

@@ -14,7 +14,7 @@ from oloproof import compare, evaluate, system
 from oloproof.cli import main
 from oloproof.evaluators import ExactMatch, evaluator
 from oloproof_core import ConfigError
-from oloproof_core.result import Result
+from oloproof_core.results.result import Result
 
 ROWS = [
     {"id": f"c{i}", "input": {"q": i}, "expected": {"label": "odd" if i % 2 else "even"}}

@@ -9,9 +9,9 @@ import pytest
 from scipy import stats as scipy_stats
 
 from oloproof import compare
-from oloproof_core.compare import compare_runs
 from oloproof_core.errors import OloproofError
-from oloproof_core.result import Result
+from oloproof_core.results.compare import compare_runs
+from oloproof_core.results.result import Result
 from tests.support.synthetic_runs import make_run
 
 

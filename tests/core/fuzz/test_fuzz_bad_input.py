@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 
 from oloproof._labels import _rows as label_rows
 from oloproof_core import OloproofError, load_dataset
-from oloproof_core.close_ids import close_ids
+from oloproof_core.configs.fields import KEYS
+from oloproof_core.configs.run_config import _evaluator_from_entry, _Locator, check_run_config
+from oloproof_core.datasets.close_ids import close_ids
 from oloproof_core.errors import ConfigError, DeclarationError
-from oloproof_core.evaluators import BUILTIN_EVALUATORS, Evaluator, MetricFile
 from oloproof_core.gates import load_policy
-from oloproof_core.result_io import load_result
-from oloproof_core.run_config import _evaluator_from_entry, _Locator, check_run_config
-from oloproof_core.run_config_fields import KEYS
+from oloproof_core.judging.evaluators import BUILTIN_EVALUATORS, Evaluator, MetricFile
+from oloproof_core.results.reading import load_result
 from tests.core.fuzz.test_fuzz_inputs import json_values, weird_text
 
 FUZZ = settings(
@@ -103,7 +103,7 @@ def test_policies_in_any_encoding_load_or_say_what_they_are(
 def test_run_configs_in_any_encoding_check_or_say_what_they_are(
     tmp_path: Path, extra: str, encoding: str, noise: bytes
 ) -> None:
-    from oloproof_core.run_config import run_config_read
+    from oloproof_core.configs.run_config import run_config_read
 
     data = encoded(f"# {extra}\n{CONFIG_TEXT}", encoding) + noise
     path = tmp_path / "oloproof.yaml"

@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from oloproof_core import DatasetError, OloproofError, load_dataset, value_problem
-from oloproof_core.evaluators import MetricFile
+from oloproof_core._util.safe_yaml import yaml_load
+from oloproof_core.configs.run_config import check_run_config
 from oloproof_core.gates import load_policy
-from oloproof_core.run_config import check_run_config
-from oloproof_core.safe_yaml import yaml_load
+from oloproof_core.judging.evaluators import MetricFile
 
 FUZZ = settings(
     max_examples=150,

@@ -10,8 +10,8 @@ import pytest
 from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch
 from oloproof_core.gates import Gate, combine, load_policy
+from oloproof_core.results.store import InMemoryStore
 from oloproof_core.stats import clopper_pearson
-from oloproof_core.store import InMemoryStore
 from tests.support.synthetic_runs import make_run, pass_fail
 
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from oloproof_core import InMemoryStore, run_evaluation, system
-from oloproof_core.evaluators import ExactMatch
 from oloproof_core.gates import PolicyError, load_policy
+from oloproof_core.judging.evaluators import ExactMatch
 from tests.support.synthetic_runs import make_run, pass_fail
 
 README_POLICY = """\

@@ -34,7 +34,7 @@ def test_rules_that_can_never_pass_are_refused(rule, message):
 
 def test_never_passing_rules_are_refused_before_the_run(tmp_path):
     from oloproof_core import InMemoryStore, run_evaluation
-    from oloproof_core.evaluators import ExactMatch
+    from oloproof_core.judging.evaluators import ExactMatch
 
     path = tmp_path / "release.yaml"
     path.write_text("version: 1\nrules:\n  - metric: exact_label\n    min: 1\n")

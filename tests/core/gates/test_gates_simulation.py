@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from oloproof_core.aggregate import estimate_metric
-from oloproof_core.compare import compare_runs
+from oloproof_core.evaluation.aggregate import estimate_metric
 from oloproof_core.gates import load_policy
-from oloproof_core.result import Result
+from oloproof_core.results.compare import compare_runs
+from oloproof_core.results.result import Result
 from oloproof_core.stats import bounded_mean_bounds, paired_proportion_difference
 from tests.support.synthetic_runs import make_run
 

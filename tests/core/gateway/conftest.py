@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from oloproof_core.gateway import Gateway
+from oloproof_core.execution.gateway import Gateway
 from tests.support.fake_openai import FakeOpenAI
 
 OPERATOR_KEY = "sk-operator-only-9f8e7d6c5b4a"

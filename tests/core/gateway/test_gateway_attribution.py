@@ -7,8 +7,8 @@ import threading
 import httpx
 import pytest
 
-from oloproof_core.gateway import GatewayKeyError
-from oloproof_core.gateway._keys import (
+from oloproof_core.execution.gateway import GatewayKeyError
+from oloproof_core.execution.gateway._keys import (
     AFTER_ITS_CASE,
     BETWEEN_CASES,
     CASE_ENDED,

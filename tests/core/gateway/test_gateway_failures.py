@@ -9,7 +9,7 @@ import httpx
 import openai
 import pytest
 
-from oloproof_core.gateway import Gateway, Route
+from oloproof_core.execution.gateway import Gateway, Route
 from tests.core.gateway.conftest import OPERATOR_KEY
 from tests.support.fake_openai import Raw, Reply, Status
 

@@ -7,8 +7,8 @@ import json
 import httpx
 
 from oloproof.models import configure
-from oloproof_core.gateway import Route
-from oloproof_core.gateway._usage import StreamMeter
+from oloproof_core.execution.gateway import Route
+from oloproof_core.execution.gateway._usage import StreamMeter
 
 
 def event(payload):

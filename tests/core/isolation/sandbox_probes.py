@@ -85,7 +85,7 @@ def big_output(case):
 def forge_replies(case):
     """Answers its own case early and the next case before it is sent, on the pipe."""
     if case.get("forge"):
-        from oloproof_core.isolation._protocol import frame
+        from oloproof_core.execution.isolation._protocol import frame
 
         caller = sys._getframe(1)
         while "write_fd" not in caller.f_locals or "seq" not in caller.f_locals:

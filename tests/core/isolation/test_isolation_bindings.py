@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from oloproof_core.case import CaseResult
-from oloproof_core.isolation import IsolationError, MeteredPool, ProcessPool
-from oloproof_core.isolation._bindings import KEPT
-from oloproof_core.isolation._lease import SHARED, PoolLease
+from oloproof_core.cases.case import CaseResult
+from oloproof_core.execution.isolation import IsolationError, MeteredPool, ProcessPool
+from oloproof_core.execution.isolation._bindings import KEPT
+from oloproof_core.execution.isolation._lease import SHARED, PoolLease
 from tests.core.isolation import bound_systems as systems
 
 

@@ -11,9 +11,9 @@ import pytest
 from oloproof import evaluate
 from oloproof.cli import main
 from oloproof.evaluators import evaluator
-from oloproof_core.case import CaseResult
-from oloproof_core.isolation import ProcessPool
-from oloproof_core.result_io import load_result
+from oloproof_core.cases.case import CaseResult
+from oloproof_core.execution.isolation import ProcessPool
+from oloproof_core.results.reading import load_result
 from tests.core.isolation import systems
 
 ROWS = [{"id": f"c{i}", "input": {"n": i}, "expected": {"n": i}} for i in range(8)]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from oloproof import evaluate
 from oloproof.evaluators import evaluator
-from oloproof_core.isolation import pool_shape
-from oloproof_core.isolation._pace import Pace
+from oloproof_core.execution.isolation import pool_shape
+from oloproof_core.execution.isolation._pace import Pace
 from tests.core.isolation import systems
 
 SAME_N = evaluator(criterion="same_n", reads=("output", "expected"))(

@@ -14,10 +14,10 @@ import pytest
 from oloproof import evaluate
 from oloproof.evaluators import Contains
 from oloproof_core import InMemoryStore
-from oloproof_core.case import CaseResult
+from oloproof_core.cases.case import CaseResult
+from oloproof_core.configs.run_config import load_run_config
 from oloproof_core.errors import ConfigError
-from oloproof_core.isolation import ProcessPool, child_environment, is_secret_name
-from oloproof_core.run_config import load_run_config
+from oloproof_core.execution.isolation import ProcessPool, child_environment, is_secret_name
 from tests.core.isolation import systems
 
 ROOT = Path(__file__).resolve().parents[3]

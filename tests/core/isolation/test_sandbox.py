@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from oloproof_core.isolation import sandbox_support
-from oloproof_core.result_io import load_result
+from oloproof_core.execution.isolation import sandbox_support
+from oloproof_core.results.reading import load_result
 
 pytestmark = pytest.mark.skipif(
     not sandbox_support().available,

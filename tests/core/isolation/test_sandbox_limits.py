@@ -16,9 +16,9 @@ import pytest
 
 from oloproof import evaluate
 from oloproof.evaluators import evaluator
-from oloproof_core.isolation import sandbox_support
-from oloproof_core.isolation._caps import cgroup_parents
-from oloproof_core.isolation._seccomp import seccomp_filter
+from oloproof_core.execution.isolation import sandbox_support
+from oloproof_core.execution.isolation._caps import cgroup_parents
+from oloproof_core.execution.isolation._seccomp import seccomp_filter
 from tests.core.isolation import sandbox_probes as probes
 
 pytestmark = pytest.mark.skipif(
@@ -202,7 +202,7 @@ def test_an_output_over_the_reply_cap_is_missing_and_never_kept(monkeypatch):
     assert cases["small"].output == {"text": ""}
     assert result.provenance["execution"]["restarts"] == 0
     # The parent reads past such a reply a chunk at a time and holds none of it.
-    from oloproof_core.isolation._protocol import FrameReader, Oversized
+    from oloproof_core.execution.isolation._protocol import FrameReader, Oversized
 
     reader = FrameReader(limit=1 << 20)
     header = (1 << 30).to_bytes(4, "big") + b'[7,"ok","'
@@ -245,7 +245,7 @@ def test_a_closed_code_folder_shows_nothing_nobody_could_not_read(tmp_path, monk
 def test_a_folder_of_private_files_in_closed_code_is_covered_whole(tmp_path, monkeypatch):
     """A test database of hundreds of private files (Hypothesis keeps one beside the
     code) is covered with one mount, not one per file: the start stays as quick."""
-    from oloproof_core.isolation._scan import scan_folder
+    from oloproof_core.execution.isolation._scan import scan_folder
 
     folder = tmp_path / "closed"
     folder.mkdir(mode=0o700)

@@ -9,9 +9,8 @@ from itertools import islice
 import numpy as np
 import pytest
 
-from oloproof_core.compare import compare_runs
-from oloproof_core.evaluators import RubricJudge
 from oloproof_core.gates import load_policy
+from oloproof_core.judging.evaluators import RubricJudge
 from oloproof_core.labels import (
     Draw,
     MetricLabels,
@@ -22,7 +21,8 @@ from oloproof_core.labels import (
     review_draws,
     sampling_probabilities,
 )
-from oloproof_core.result_io import result_from_dict
+from oloproof_core.results.compare import compare_runs
+from oloproof_core.results.reading import result_from_dict
 from oloproof_core.stats import clopper_pearson, prediction_powered_interval
 from tests.support.synthetic_runs import make_run
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from oloproof_core.store import InMemoryStore
+from oloproof_core.results.store import InMemoryStore
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import pytest
 
 from oloproof import DeclarationError, evaluate, system
 from oloproof.evaluators import MetricFile
+from oloproof_core.configs.run_config import load_run_config
 from oloproof_core.errors import ConfigError
-from oloproof_core.run_config import load_run_config
 
 ROWS = [
     {"id": "a", "input": {"q": "one"}, "expected": {"label": "x"}},

@@ -10,8 +10,8 @@ import pytest
 
 from oloproof import evaluate, system
 from oloproof.evaluators import MetricFile, evaluator
+from oloproof_core.cases.rewards import RewardSpecError, check_reward_spec, half_at_reference
 from oloproof_core.errors import ContractError
-from oloproof_core.rewards import RewardSpecError, check_reward_spec, half_at_reference
 from skynet import observation, reward, service_cost
 
 SPEC = {

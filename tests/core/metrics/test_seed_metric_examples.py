@@ -11,7 +11,7 @@ import pytest
 from oloproof import evaluate, system
 from oloproof.evaluators import MetricFile
 from oloproof.models import chat, configure
-from oloproof_core.rewards import half_at_reference
+from oloproof_core.cases.rewards import half_at_reference
 from tests.support.fake_openai import Reply
 
 SEED_METRICS = Path(__file__).parent / "seed_metrics"
@@ -230,7 +230,7 @@ def test_reward_metric_verdicts_follow_the_measurements_not_a_stale_cache(store)
 
 
 def test_feedback_and_sub_scores_survive_the_result_json(store, tmp_path):
-    from oloproof_core.result_io import load_result
+    from oloproof_core.results.reading import load_result
 
     result = evaluate(
         label_bot,

@@ -9,7 +9,7 @@ import pytest
 from oloproof import ContractError, evaluate, system
 from oloproof.evaluators import RubricJudge
 from oloproof.models import configure
-from oloproof_core.store import InMemoryStore
+from oloproof_core.results.store import InMemoryStore
 from tests.support.fake_openai import Raw, Reply, Status
 
 ROWS = [

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from oloproof_core import InMemoryStore, load_dataset
-from oloproof_core.evaluators import MetricFile
+from oloproof_core.judging.evaluators import MetricFile
 from oloproof_core.optimize import Budget, InMemoryLedger, OptimizationSpec, run_optimization
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.optimize_task import INSTRUCTION, METRIC_FILE, SEED_PROMPT, TASK_MODEL, rows

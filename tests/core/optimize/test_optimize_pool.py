@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-import oloproof_core.isolation._keeper as keeper_module
-import oloproof_core.run_processes as run_processes_module
+import oloproof_core.execution.isolation._keeper as keeper_module
+import oloproof_core.execution.processes as run_processes_module
 from oloproof_core import InMemoryStore
-from oloproof_core.isolation import MeteredPool
-from oloproof_core.isolation._lease import SHARED
+from oloproof_core.execution.isolation import MeteredPool
+from oloproof_core.execution.isolation._lease import SHARED
 from oloproof_core.optimize import InMemoryLedger, load_optimize_config, run_optimization
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.optimize_task import INSTRUCTION, write_project

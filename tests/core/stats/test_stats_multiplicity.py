@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom, false_discovery_control, norm
 
-from oloproof_core.compare import compare_runs
+from oloproof_core.results.compare import compare_runs
 from oloproof_core.stats import benjamini_hochberg, holm_rejections
 from tests.support.synthetic_runs import make_run
 

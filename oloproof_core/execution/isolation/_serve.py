@@ -1,0 +1,135 @@
+"""Inside a system's process: receive cases, call the system, send back what it produced.
+
+The child times nothing: the parent measures each call from sending the case to
+receiving the reply. What travels back is only what the system produced — its
+output, the artifacts it attached and the model calls the model client saw — and
+the parent checks all of it again. The case record here is a stand-in built from
+the id and input alone, so `expected` is not in this process at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import traceback
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from oloproof_core.cases.case import CaseResult, not_json_error
+from oloproof_core.cases.context import enter_case, leave_case
+from oloproof_core.execution.isolation._bindings import BoundReleases
+from oloproof_core.execution.isolation._protocol import FrameReader, frame
+from oloproof_core.execution.systems import System
+
+if TYPE_CHECKING:
+    import asyncio
+
+_READ_SIZE = 1 << 16
+
+
+def serve_sync(system: System, read_fd: int, write_fd: int, memory_limit_mb: int | None) -> None:
+    """One case at a time until the parent closes the pipe."""
+    reader = FrameReader()
+    releases = BoundReleases(system)
+    while data := os.read(read_fd, _READ_SIZE):
+        for message in reader.feed(data):
+            if isinstance(message, dict):  # between cases: bind another release's texts
+                _write_all(write_fd, releases.bind(message))
+                continue
+            seq, case_id, case_input, fn = releases.case(message)
+            record = CaseResult(id=case_id, input=case_input, expected=None)
+            token = enter_case(record, "system")
+            try:
+                reply = _reply(seq, record, fn(case_input))
+            except Exception as exc:
+                reply = _error_reply(seq, record, exc, memory_limit_mb)
+            finally:
+                leave_case(token)
+            _write_all(write_fd, reply)
+
+
+def serve_async(
+    system: System, read_fd: int, write_fd: int, memory_limit_mb: int | None, timeout: float | None
+) -> None:
+    """Every case the parent sends runs as its own task on this process's one event loop."""
+    import asyncio  # here: a sync system's process never loads it
+
+    asyncio.run(_serve_async(system, read_fd, write_fd, memory_limit_mb, timeout))
+
+
+async def _serve_async(
+    system: System, read_fd: int, write_fd: int, memory_limit_mb: int | None, timeout: float | None
+) -> None:
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    reader = FrameReader()
+    closed = loop.create_future()
+    tasks: set[asyncio.Task[None]] = set()
+    releases = BoundReleases(system)
+
+    async def run(seq: int, case_id: str, case_input: Any, fn: Callable[[Any], Any]) -> None:
+        record = CaseResult(id=case_id, input=case_input, expected=None)
+        token = enter_case(record, "system")
+        try:
+            output = await asyncio.wait_for(fn(case_input), timeout)
+        except TimeoutError:
+            reply = frame([seq, "timeout", None, {}, []])
+        except Exception as exc:
+            reply = _error_reply(seq, record, exc, memory_limit_mb)
+        else:
+            reply = _reply(seq, record, output)
+        finally:
+            leave_case(token)
+        _write_all(write_fd, reply)
+
+    def readable() -> None:
+        data = os.read(read_fd, _READ_SIZE)
+        if not data:
+            loop.remove_reader(read_fd)
+            closed.set_result(None)
+            return
+        for message in reader.feed(data):
+            if isinstance(message, dict):  # no case of this process is in flight then
+                _write_all(write_fd, releases.bind(message))
+                continue
+            task = loop.create_task(run(*releases.case(message)))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+    loop.add_reader(read_fd, readable)
+    await closed
+    for task in list(tasks):
+        task.cancel()
+
+
+def _reply(seq: int, record: CaseResult, output: Any) -> bytes:
+    calls = [dataclasses.asdict(call) for call in record.measurements.model_calls]
+    try:
+        return frame([seq, "ok", output, record.artifacts, calls])
+    except (TypeError, ValueError, RecursionError) as exc:
+        error = not_json_error(output, exc)
+        return frame([seq, "error", [error.type, error.message, ""], record.artifacts, calls])
+
+
+def _error_reply(
+    seq: int, record: CaseResult, exc: Exception, memory_limit_mb: int | None
+) -> bytes:
+    message = str(exc)
+    if isinstance(exc, MemoryError) and memory_limit_mb is not None:
+        message = (
+            f"the system ran out of memory: its process may use {memory_limit_mb} MiB "
+            "(raise it with memory_limit_mb=...)" + (f"; {message}" if message else "")
+        )
+    payload = [type(exc).__name__, message, "".join(traceback.format_exception(exc))]
+    calls = [dataclasses.asdict(call) for call in record.measurements.model_calls]
+    try:
+        return frame([seq, "error", payload, record.artifacts, calls])
+    except (TypeError, ValueError, RecursionError):
+        return frame([seq, "error", payload, {}, []])
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

@@ -1,0 +1,43 @@
+"""Per-case values of a metric, read back from a result's verdicts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oloproof_core.evaluation.columns.case_columns import CaseColumns, listed
+
+if TYPE_CHECKING:
+    from oloproof_core.evaluation.aggregate import MetricEstimate
+    from oloproof_core.results.result import Result
+
+
+def values_listed(result: Result, metric: MetricEstimate) -> list[float | None]:
+    """The metric's value on each case, in case order, None where it is missing."""
+    cases = result.cases
+    if isinstance(cases, CaseColumns):
+        return listed(cases.metric_column(metric))
+    return list(values_by_case(result, metric).values())
+
+
+def values_by_case(result: Result, metric: MetricEstimate) -> dict[str, float | None]:
+    """Case id -> the metric's value on that case, None where it is missing.
+
+    A sub-score (`criterion.name`) reads its verdict's `scores`; a case whose
+    verdict is missing has every sub-score missing too.
+    """
+    criterion = metric.criterion
+    sub_score = metric.metric[len(criterion) + 1 :] if metric.is_sub_score else None
+    cases = result.cases
+    if isinstance(cases, CaseColumns):
+        return dict(zip(cases.ids, listed(cases.metric_column(metric)), strict=True))
+    values: dict[str, float | None] = {}
+    for case in cases:
+        verdict = case.verdicts.get(criterion)
+        if verdict is None or verdict.value is None:
+            values[case.id] = None
+        elif sub_score is None:
+            values[case.id] = float(verdict.value)
+        else:
+            score = verdict.scores.get(sub_score)
+            values[case.id] = None if score is None else float(score)
+    return values

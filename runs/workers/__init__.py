@@ -1,0 +1,3 @@
+"""The worker side: planning a queued run, its chunks, finalising it, the sweep of lost
+work, dispatching tasks, and optimizations at work.
+"""

@@ -37,11 +37,11 @@ _EXPORTS: dict[str, str] = {
     "ConfigError": "oloproof_core.errors",
     "ContractError": "oloproof_core.errors",
     "current_case": "oloproof_core.cases.context",
-    "Dataset": "oloproof_core.datasets.dataset",
+    "Dataset": "oloproof_core.datasets.rows",
     "DatasetFile": "oloproof_core.datasets.file",
     "check_dataset_file": "oloproof_core.datasets.file",
     "DatasetError": "oloproof_core.errors",
-    "DatasetSource": "oloproof_core.evaluation.run",
+    "DatasetSource": "oloproof_core.evaluation.plan",
     "decide_sequential": "oloproof_core.evaluation.sequential",
     "DeclarationError": "oloproof_core.errors",
     "digest_text": "oloproof_core._util.canonical",
@@ -64,7 +64,7 @@ _EXPORTS: dict[str, str] = {
     "load_result": "oloproof_core.results.reading",
     "load_run_config": "oloproof_core.configs.run_config",
     "names_on_first_use": "oloproof_core._util.names_on_first_use",
-    "Measurements": "oloproof_core.cases.context",
+    "Measurements": "oloproof_core.cases.observations",
     "MetricEstimate": "oloproof_core.evaluation.aggregate",
     "namespace_for": "oloproof_core._util.imports",
     "next_batch": "oloproof_core.evaluation.sequential",
@@ -72,12 +72,12 @@ _EXPORTS: dict[str, str] = {
     "OloproofError": "oloproof_core.errors",
     "SandboxFloorError": "oloproof_core.errors",
     "path_within": "oloproof_core._util.imports",
-    "plan_run": "oloproof_core.evaluation.run",
+    "plan_run": "oloproof_core.evaluation.plan",
     "process_rows": "oloproof_core.evaluation.run",
     "ProgressCallback": "oloproof_core.execution.running",
     "Result": "oloproof_core.results.result",
     "result_from_dict": "oloproof_core.results.reading",
-    "Row": "oloproof_core.datasets.dataset",
+    "Row": "oloproof_core.datasets.rows",
     "RUN_CONFIG_FIELDS": "oloproof_core.configs.fields",
     "run_config_from_mapping": "oloproof_core.configs.run_config",
     "run_config_paths": "oloproof_core.configs.run_config",
@@ -93,7 +93,7 @@ _EXPORTS: dict[str, str] = {
     "run_until_decided": "oloproof_core.evaluation.sequential",
     "RunConfig": "oloproof_core.configs.run_config",
     "RunConfigField": "oloproof_core.configs.fields",
-    "RunPlan": "oloproof_core.evaluation.run",
+    "RunPlan": "oloproof_core.evaluation.plan",
     "start_serving_process": "oloproof_core._util.serving_process",
     "reward": "oloproof_core.cases.rewards",
     "System": "oloproof_core.execution.systems",
@@ -135,10 +135,10 @@ if TYPE_CHECKING:
     from oloproof_core._util.text_files import text_written as text_written
     from oloproof_core.cases.case import CaseError as CaseError
     from oloproof_core.cases.case import CaseResult as CaseResult
-    from oloproof_core.cases.context import Measurements as Measurements
     from oloproof_core.cases.context import current_case as current_case
     from oloproof_core.cases.measurement import observation as observation
     from oloproof_core.cases.measurement import service_cost as service_cost
+    from oloproof_core.cases.observations import Measurements as Measurements
     from oloproof_core.cases.rewards import reward as reward
     from oloproof_core.configs.checks import CheckedRunConfig as CheckedRunConfig
     from oloproof_core.configs.checks import ConfigProblem as ConfigProblem
@@ -156,11 +156,11 @@ if TYPE_CHECKING:
     from oloproof_core.configs.run_config import run_config_read as run_config_read
     from oloproof_core.datasets.close_ids import CLOSE_IDS_COMPARED as CLOSE_IDS_COMPARED
     from oloproof_core.datasets.close_ids import did_you_mean as did_you_mean
-    from oloproof_core.datasets.dataset import Dataset as Dataset
-    from oloproof_core.datasets.dataset import Row as Row
     from oloproof_core.datasets.dataset import load_dataset as load_dataset
     from oloproof_core.datasets.file import DatasetFile as DatasetFile
     from oloproof_core.datasets.file import check_dataset_file as check_dataset_file
+    from oloproof_core.datasets.rows import Dataset as Dataset
+    from oloproof_core.datasets.rows import Row as Row
     from oloproof_core.errors import ConfigError as ConfigError
     from oloproof_core.errors import ContractError as ContractError
     from oloproof_core.errors import DatasetError as DatasetError
@@ -176,9 +176,9 @@ if TYPE_CHECKING:
     from oloproof_core.evaluation.columns.case_columns import DeferredIds as DeferredIds
     from oloproof_core.evaluation.columns.spilled import SpilledColumns as SpilledColumns
     from oloproof_core.evaluation.conclusion import conclude_run as conclude_run
-    from oloproof_core.evaluation.run import DatasetSource as DatasetSource
-    from oloproof_core.evaluation.run import RunPlan as RunPlan
-    from oloproof_core.evaluation.run import plan_run as plan_run
+    from oloproof_core.evaluation.plan import DatasetSource as DatasetSource
+    from oloproof_core.evaluation.plan import RunPlan as RunPlan
+    from oloproof_core.evaluation.plan import plan_run as plan_run
     from oloproof_core.evaluation.run import process_rows as process_rows
     from oloproof_core.evaluation.run import run_evaluation as run_evaluation
     from oloproof_core.evaluation.sequential import decide_sequential as decide_sequential

@@ -133,7 +133,8 @@ def workload_b(n: int, concurrency: int) -> dict:
 def workload_b_warm(n: int, concurrency: int) -> dict:
     """(b) with the system's process started and warmed before the clock starts."""
     from oloproof_core.datasets.dataset import load_dataset
-    from oloproof_core.evaluation.run import open_pool, plan_run, process_rows
+    from oloproof_core.evaluation.plan import plan_run
+    from oloproof_core.evaluation.run import open_pool, process_rows
 
     data = load_dataset(rows(n)).rows
     timings = []

@@ -28,7 +28,7 @@ DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/oloproof_bench_record"
 
 def build_result(n_cases: int) -> Any:
     from oloproof_core.cases.case import CaseError, CaseResult
-    from oloproof_core.cases.context import Measurements
+    from oloproof_core.cases.observations import Measurements
     from oloproof_core.evaluation.aggregate import aggregate
     from oloproof_core.judging.evaluators import ExactMatch
     from oloproof_core.judging.verdict import Verdict

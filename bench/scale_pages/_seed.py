@@ -34,7 +34,7 @@ def _cases(n_cases: int, *, drift: int) -> list[Any]:
     """n cases, two pass/fail criteria; 2 % system errors, the rest failing in a
     pattern that `drift` shifts (so two runs differ case by case)."""
     from oloproof_core.cases.case import CaseError, CaseResult
-    from oloproof_core.cases.context import Measurements
+    from oloproof_core.cases.observations import Measurements
     from oloproof_core.judging.verdict import Verdict
 
     cases = []

@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from oloproof_core._util.canonical import canonical_json, digest_text
-from oloproof_core.cases.context import Measurements
-from oloproof_core.datasets.dataset import Row
+from oloproof_core.cases.observations import Measurements
+from oloproof_core.datasets.rows import Row
 from oloproof_core.judging.verdict import Verdict
 
 CASE_PARTS = ("input", "output", "expected", "artifacts", "measurements")

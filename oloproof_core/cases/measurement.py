@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from oloproof_core.cases.context import Observation, current_case, current_case_or_none
+from oloproof_core.cases.context import current_case, current_case_or_none
+from oloproof_core.cases.observations import Observation
 from oloproof_core.errors import UndeclaredReadError
 
 _judging_reads: ContextVar[tuple[str, tuple[str, ...]] | None] = ContextVar(

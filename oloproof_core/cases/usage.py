@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from oloproof_core.cases.context import ModelCall
+from oloproof_core.cases.observations import ModelCall
 
 
 @dataclass(slots=True)

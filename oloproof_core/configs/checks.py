@@ -28,7 +28,7 @@ from oloproof_core.configs.run_config import (
 )
 from oloproof_core.datasets.file import DatasetFile, check_dataset_file
 from oloproof_core.errors import ConfigError, DeclarationError, OloproofError, SandboxFloorError
-from oloproof_core.evaluation.run import plan_run
+from oloproof_core.evaluation.plan import plan_run
 from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.results.reading import load_result
 

@@ -13,7 +13,7 @@ from oloproof_core._util.limits import label_problem, value_problem
 from oloproof_core.errors import DatasetError
 
 if TYPE_CHECKING:
-    from oloproof_core.datasets.dataset import Row
+    from oloproof_core.datasets.rows import Row
 
 
 def check_row_limits(source: str, line: int | None, row: Row) -> None:

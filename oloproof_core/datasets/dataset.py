@@ -11,40 +11,15 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from oloproof_core._util.canonical import canonical_json
 from oloproof_core.datasets.checks import check_row_limits
 from oloproof_core.datasets.readers import ROW_KEYS, read_records
+from oloproof_core.datasets.rows import Dataset, Row
 from oloproof_core.errors import DatasetError
 
 _ROW_KEYS_TEXT = ", ".join(sorted(ROW_KEYS))
-
-
-@dataclass(slots=True)
-class Row:
-    """One case of a dataset, with the digests of its parts computed at load time."""
-
-    id: str
-    input: dict[str, Any]
-    expected: dict[str, Any] | None = None
-    split: str | None = None
-    cluster: str | None = None
-    input_digest: str = ""
-    expected_digest: str = ""
-
-
-@dataclass(slots=True)
-class Dataset:
-    source: str
-    rows: list[Row]
-    digest: str
-    split: str | None = None
-    splits: dict[str, int] = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.rows)
 
 
 def load_dataset(

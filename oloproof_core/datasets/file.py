@@ -16,14 +16,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from oloproof_core.datasets.dataset import (
-    Row,
-    checked_rows,
-    no_split_rows_error,
-    split_digest,
-)
+from oloproof_core.datasets.dataset import checked_rows, no_split_rows_error, split_digest
 from oloproof_core.datasets.ids import IdHashes
 from oloproof_core.datasets.readers import read_records
+from oloproof_core.datasets.rows import Row
 from oloproof_core.errors import DatasetError
 
 

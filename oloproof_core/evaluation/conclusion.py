@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 from oloproof_core._util.version import __version__
 from oloproof_core.cases.case import CaseResult
 from oloproof_core.cases.usage import usage_to_dict
-from oloproof_core.datasets.dataset import Dataset
+from oloproof_core.datasets.rows import Dataset
 from oloproof_core.results.result import Result
 from oloproof_core.results.store import RunOpening, Store
 
 if TYPE_CHECKING:
-    from oloproof_core.evaluation.run import RunPlan
+    from oloproof_core.evaluation.plan import RunPlan
 
 
 def conclude_run(

@@ -14,7 +14,7 @@ from contextlib import suppress
 
 from oloproof_core._util.gc_tuning import fewer_collections
 from oloproof_core.cases.case import CaseResult
-from oloproof_core.datasets.dataset import Dataset, Row
+from oloproof_core.datasets.rows import Dataset, Row
 from oloproof_core.execution.running import ProgressCallback
 from oloproof_core.results.result import Result
 from oloproof_core.results.store import RecordsAsItGoes, RunOpening, Store

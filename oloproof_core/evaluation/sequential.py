@@ -24,18 +24,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from oloproof_core.cases.case import CaseResult
-from oloproof_core.datasets.dataset import Dataset, Row
+from oloproof_core.datasets.rows import Dataset, Row
 from oloproof_core.errors import ConfigError
 from oloproof_core.evaluation.conclusion import conclude_run
-from oloproof_core.evaluation.run import (
-    DatasetSource,
-    RunPlan,
-    load_for_plan,
-    open_pool,
-    plan_run,
-    process_rows,
-    record_result,
-)
+from oloproof_core.evaluation.plan import DatasetSource, RunPlan, load_for_plan, plan_run
+from oloproof_core.evaluation.run import open_pool, process_rows, record_result
 from oloproof_core.execution.running import ProgressCallback
 from oloproof_core.results.result import Result
 from oloproof_core.results.store import Store

@@ -32,7 +32,8 @@ from typing import Any
 
 from oloproof_core._util.canonical import canonical_json, digest_text
 from oloproof_core.cases.case import CaseResult
-from oloproof_core.cases.context import ModelCall, current_case_or_none
+from oloproof_core.cases.context import current_case_or_none
+from oloproof_core.cases.observations import ModelCall
 from oloproof_core.datasets.dataset import load_dataset
 from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.execution.dspy_timing import program_timer

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -52,10 +52,24 @@ from oloproof_core.stats import (
 )
 
 if TYPE_CHECKING:
-    from oloproof_core.gates._policy import Policy
+    from oloproof_core.gates._schema import PolicySpec
     from oloproof_core.results.result import Result
 
 __all__ = ["CasePlan", "RulePlan", "plan_cases", "plan_rule"]
+
+
+class Policy(Protocol):
+    """What planning reads of a policy. `Policy` itself calls `plan_rule` for its gate's
+    text, so planning names only these and never imports it."""
+
+    @property
+    def spec(self) -> PolicySpec: ...
+
+    @property
+    def rules(self) -> tuple[Any, ...]: ...
+
+    @property
+    def sequential(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from oloproof_core.cases.context import ModelCall, current_case_or_none
+from oloproof_core.cases.context import current_case_or_none
+from oloproof_core.cases.observations import ModelCall
 from oloproof_core.models._reply import Reading, read_completion, read_stream
 from oloproof_core.models._settings import ROLES, ModelError, ModelSettings, settings_for
 

@@ -38,16 +38,12 @@ from oloproof_core.optimize._ledger import (
     Ledger,
     ReflectionRecord,
 )
+from oloproof_core.optimize._outcome import OptimizationResult
 from oloproof_core.optimize._packages import EngineUnavailableError
 from oloproof_core.optimize._reflection import new_text_from, reflection_prompt
 from oloproof_core.optimize._registry import ENGINES, Engine, engine_named, register_engine
-from oloproof_core.optimize._run import (
-    OptimizationResult,
-    OptimizationSpec,
-    Progress,
-    run_optimization,
-    split_dataset,
-)
+from oloproof_core.optimize._run import run_optimization, split_dataset
+from oloproof_core.optimize._spec import OptimizationSpec, Progress
 from oloproof_core.optimize._splits import DEFAULT_FRACTIONS, SPLITS, Splits, split_rows
 
 __all__ = [

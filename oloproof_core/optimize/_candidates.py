@@ -20,10 +20,11 @@ from typing import Any
 
 from oloproof_core._util.canonical import canonical_json, digest_text
 from oloproof_core.cases.case import CaseError, CaseResult
-from oloproof_core.cases.context import ModelCall
-from oloproof_core.datasets.dataset import Row
+from oloproof_core.cases.observations import ModelCall
+from oloproof_core.datasets.rows import Row
 from oloproof_core.errors import OloproofError
-from oloproof_core.evaluation.run import plan_run, process_rows
+from oloproof_core.evaluation.plan import plan_run
+from oloproof_core.evaluation.run import process_rows
 from oloproof_core.execution.systems import System
 from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.judging.verdict import Verdict

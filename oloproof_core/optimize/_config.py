@@ -27,7 +27,7 @@ from oloproof_core.configs.fields import RUN_CONFIG_FIELDS, RunConfigField
 from oloproof_core.configs.run_config import check_run_config, run_config_from_mapping
 from oloproof_core.errors import ConfigError
 from oloproof_core.optimize._budget import Budget
-from oloproof_core.optimize._run import OptimizationSpec
+from oloproof_core.optimize._spec import OptimizationSpec
 from oloproof_core.optimize._splits import check_fractions
 
 ENGINE_CHOICES = ("auto", "gepa", "dspy-gepa")

@@ -25,7 +25,7 @@ from typing import Any
 
 from oloproof_core._util.canonical import canonical_json
 from oloproof_core.cases.case import CaseResult
-from oloproof_core.datasets.dataset import Row
+from oloproof_core.datasets.rows import Row
 from oloproof_core.errors import ConfigError
 from oloproof_core.judging.evaluators import MetricFile
 from oloproof_core.optimize._artifact import Artifact

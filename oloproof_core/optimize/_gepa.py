@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from typing import Any
 
-from oloproof_core.datasets.dataset import Row
+from oloproof_core.datasets.rows import Row
 from oloproof_core.optimize._artifact import Artifact
 from oloproof_core.optimize._budget import Budget, BudgetExhausted
 from oloproof_core.optimize._candidates import Evaluations

@@ -21,16 +21,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from oloproof_core.datasets.dataset import Dataset, load_dataset
+from oloproof_core.datasets.dataset import load_dataset
+from oloproof_core.datasets.rows import Dataset
 from oloproof_core.errors import ConfigError
-from oloproof_core.evaluation.run import plan_run
+from oloproof_core.evaluation.plan import plan_run
 from oloproof_core.optimize._artifact import Artifact, artifact_from
 from oloproof_core.optimize._budget import Budget
 from oloproof_core.optimize._registry import Engine, engine_named
 from oloproof_core.optimize._splits import Splits, split_rows
 
 if TYPE_CHECKING:
-    from oloproof_core.optimize._run import OptimizationSpec
+    from oloproof_core.optimize._spec import OptimizationSpec
 
 
 @dataclass(frozen=True, slots=True)

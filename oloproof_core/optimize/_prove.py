@@ -17,9 +17,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from oloproof_core.datasets.dataset import Dataset
+from oloproof_core.datasets.rows import Dataset
 from oloproof_core.evaluation.conclusion import conclude_run
-from oloproof_core.evaluation.run import plan_run, process_rows
+from oloproof_core.evaluation.plan import plan_run
+from oloproof_core.evaluation.run import process_rows
 from oloproof_core.gates import Gate, Policy
 from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.optimize._artifact import Artifact

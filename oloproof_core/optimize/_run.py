@@ -10,73 +10,24 @@ id of an optimization already begun, it resumes from what the ledger kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from oloproof_core._util.canonical import canonical_json, digest_text
-from oloproof_core.datasets.dataset import Dataset, Row
+from oloproof_core.datasets.rows import Dataset, Row
 from oloproof_core.errors import OloproofError
-from oloproof_core.evaluation.run import DatasetSource
-from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.optimize._artifact import Artifact
 from oloproof_core.optimize._budget import Budget, BudgetUsed, Meter
 from oloproof_core.optimize._candidates import Evaluations
 from oloproof_core.optimize._ledger import CandidateRecord, Ledger
+from oloproof_core.optimize._outcome import OptimizationResult
 from oloproof_core.optimize._preflight import Prepared, prepare
 from oloproof_core.optimize._prove import held_out_run, proof_summary
 from oloproof_core.optimize._reflection import Reflector
 from oloproof_core.optimize._search import CandidateRecorder, Search, best_candidate
 from oloproof_core.optimize._shared_pool import CandidatePool
+from oloproof_core.optimize._spec import OptimizationSpec, Progress
 from oloproof_core.optimize._splits import Splits
 from oloproof_core.results.store import Store
-
-Progress = Callable[[str, Mapping[str, Any]], None]
-"""Called as progress(event, details): "started", "candidate", "proving", "finished"."""
-
-
-@dataclass
-class OptimizationSpec:
-    system: Any
-    dataset: DatasetSource
-    evaluators: Sequence[Evaluator]
-    budget: Budget
-    engine: str = "auto"
-    components: Mapping[str, str] | None = None
-    splits: Mapping[str, float] | None = None
-    objective: str | None = None
-    policy: Any = None
-    concurrency: int | None = None
-    timeout: float | None = None
-    confidence: float = 0.95
-    seed: int = 0
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    name: str | None = None
-    version: str | None = None
-    config: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class OptimizationResult:
-    optimization_id: str
-    engine: str
-    settings: dict[str, Any]
-    candidates: list[CandidateRecord]
-    seed: CandidateRecord
-    winner: CandidateRecord
-    budget_used: dict[str, Any]
-    splits: dict[str, Any]
-    proof: dict[str, Any]
-    evaluations: dict[str, int]
-
-    @property
-    def gate(self) -> Mapping[str, Any] | None:
-        return self.proof.get("gate")
-
-    def __str__(self) -> str:
-        from oloproof_core.optimize._report import render_optimization
-
-        return render_optimization(self)
 
 
 def run_optimization(

@@ -20,7 +20,8 @@ from contextlib import ExitStack
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from oloproof_core.evaluation.run import RunPlan, open_pool
+from oloproof_core.evaluation.plan import RunPlan
+from oloproof_core.evaluation.run import open_pool
 from oloproof_core.execution.isolation import MeteredPool
 from oloproof_core.execution.isolation._lease import PoolLease
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from oloproof_core.datasets.dataset import Row
+from oloproof_core.datasets.rows import Row
 from oloproof_core.errors import ConfigError
 
 SPLITS = ("train", "val", "test")

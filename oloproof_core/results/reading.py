@@ -14,7 +14,7 @@ from typing import Any
 
 from oloproof_core._util.text_files import read_text
 from oloproof_core.cases.case import CaseError, CaseResult
-from oloproof_core.cases.context import Measurements, ModelCall
+from oloproof_core.cases.observations import Measurements, ModelCall
 from oloproof_core.errors import OloproofError
 from oloproof_core.evaluation.aggregate import MetricEstimate
 from oloproof_core.judging.verdict import Verdict

@@ -103,7 +103,8 @@ def test_usage_errors_also_exit_3(capsys):
 def test_measured_cost_survives_the_json_round_trip(tmp_path):
     from oloproof import evaluate
     from oloproof.evaluators import ExactMatch
-    from oloproof_core.cases.context import ModelCall, current_case
+    from oloproof_core.cases.context import current_case
+    from oloproof_core.cases.observations import ModelCall
     from oloproof_core.results.store import InMemoryStore
 
     def priced(case):

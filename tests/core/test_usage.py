@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from oloproof_core import CaseResult, Result
-from oloproof_core.cases.context import ModelCall
+from oloproof_core.cases.observations import ModelCall
 from oloproof_core.cases.usage import usage_by_role
 
 

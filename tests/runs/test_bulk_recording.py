@@ -16,7 +16,7 @@ from django.db import connection
 import oloproof_core as engine
 from metrics.models import CachedVerdict, CaseVerdict
 from metrics.services import cached_verdicts_put
-from oloproof_core.cases.context import ModelCall
+from oloproof_core.cases.observations import ModelCall
 from oloproof_core.evaluation.aggregate import aggregate
 from oloproof_core.judging.evaluators import ExactMatch
 from runs.models import CaseResult, Dataset, DatasetCase, Run

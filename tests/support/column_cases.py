@@ -10,7 +10,7 @@ from typing import Any
 
 import oloproof_core as engine
 from oloproof_core.cases.case import CaseError, CaseResult
-from oloproof_core.cases.context import Measurements, ModelCall
+from oloproof_core.cases.observations import Measurements, ModelCall
 from oloproof_core.judging.evaluators import ExactMatch, evaluator
 from oloproof_core.judging.verdict import Verdict
 from tests.support.synthetic_runs import make_run

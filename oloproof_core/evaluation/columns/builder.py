@@ -13,7 +13,7 @@ from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
-from oloproof_core.cases.context import ModelCall
+from oloproof_core.cases.observations import ModelCall
 from oloproof_core.cases.usage import RoleUsage
 from oloproof_core.evaluation.columns.case_columns import NONE, CaseColumns
 from oloproof_core.evaluation.columns.spill import Spill

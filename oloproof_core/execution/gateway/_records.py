@@ -10,7 +10,7 @@ import threading
 from collections import defaultdict
 from dataclasses import dataclass
 
-from oloproof_core.cases.context import ModelCall
+from oloproof_core.cases.observations import ModelCall
 
 
 @dataclass(frozen=True, slots=True)

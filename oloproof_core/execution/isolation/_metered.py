@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from oloproof_core.cases.case import CaseResult
-from oloproof_core.cases.context import ModelCall
+from oloproof_core.cases.observations import ModelCall
 from oloproof_core.cases.usage import usage_by_role, usage_to_dict
 from oloproof_core.execution.isolation._pool import ProcessPool
 from oloproof_core.execution.isolation._relay import SOCKET_VARIABLE

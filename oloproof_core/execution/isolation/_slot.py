@@ -16,7 +16,7 @@ import math
 from typing import Any, Literal
 
 from oloproof_core.cases.case import CaseError, CaseResult
-from oloproof_core.cases.context import ModelCall
+from oloproof_core.cases.observations import ModelCall
 from oloproof_core.errors import OloproofError
 from oloproof_core.execution.isolation._caps import SandboxCgroups
 from oloproof_core.execution.isolation._process import ChildProcess

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from oloproof_core.cases.case import CaseResult
-from oloproof_core.cases.context import ModelCall
+from oloproof_core.cases.observations import ModelCall
 from oloproof_core.execution.isolation import (
     GATEWAY_URL_VARIABLE,
     ProcessPool,

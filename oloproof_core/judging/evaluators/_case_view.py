@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from oloproof_core.cases.case import CASE_PARTS, CaseResult
-from oloproof_core.cases.context import Observation
+from oloproof_core.cases.observations import Observation
 from oloproof_core.errors import UndeclaredReadError
 
 

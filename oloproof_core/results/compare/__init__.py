@@ -17,7 +17,6 @@ if TYPE_CHECKING:
         CaseChange,
         CaseChanges,
         MetricChange,
-        PairCounts,
     )
     from oloproof_core.results.compare._column_lists import NO_CLUSTER, ColumnLists, column_lists
     from oloproof_core.results.compare._columns import (
@@ -28,7 +27,7 @@ if TYPE_CHECKING:
         values_placed,
     )
     from oloproof_core.results.compare._compare_runs import compare_paired_values, compare_runs
-    from oloproof_core.results.compare._comparison import Comparison, MetricComparison
+    from oloproof_core.results.compare._comparison import Comparison
     from oloproof_core.results.compare._export import (
         EXPORT_FORMATS,
         CaseContent,
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
         export_lines,
         results_content,
     )
+    from oloproof_core.results.compare._figures import MetricComparison, PairCounts
     from oloproof_core.results.compare._outputs import outputs_changed
     from oloproof_core.results.compare._render import counts_text
     from oloproof_core.results.compare._side_by_side import (
@@ -53,7 +53,7 @@ _EXPORTS: dict[str, str] = {
     "CaseChange": "._cases",
     "CaseChanges": "._cases",
     "MetricChange": "._cases",
-    "PairCounts": "._cases",
+    "PairCounts": "._figures",
     "column_lists": "._column_lists",
     "ColumnLists": "._column_lists",
     "NO_CLUSTER": "._column_lists",
@@ -65,7 +65,7 @@ _EXPORTS: dict[str, str] = {
     "compare_paired_values": "._compare_runs",
     "compare_runs": "._compare_runs",
     "Comparison": "._comparison",
-    "MetricComparison": "._comparison",
+    "MetricComparison": "._figures",
     "CaseContent": "._export",
     "ContentSource": "._export",
     "export_format": "._export",

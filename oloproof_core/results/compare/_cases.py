@@ -3,8 +3,7 @@
 `CaseChanges` filters (regressed, improved, changed, missing on either side, output
 changed) and orders (by change) the union of the two runs' cases with whole-array
 operations, and builds row objects only for the slice asked for, so a page of a
-100,000-case comparison costs a few milliseconds. `PairCounts` says in words what a
-metric's difference and p-value are over.
+100,000-case comparison costs a few milliseconds.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from oloproof_core.errors import ConfigError
 from oloproof_core.results.compare._paired import FloatArray
 
 if TYPE_CHECKING:
-    from oloproof_core.results.compare._comparison import Comparison, MetricComparison
+    from oloproof_core.results.compare._figures import ComparisonFigures
 
 CASE_FILTERS = ("all", "changed", "regressed", "improved", "missing", "output_changed")
 """`changed`: a shown metric's value changed; `missing`: a case absent from a run, or
@@ -83,7 +82,7 @@ class CaseChanges(Sequence[CaseChange]):
 
     def __init__(
         self,
-        comparison: Comparison,
+        comparison: ComparisonFigures,
         *,
         show: str = "all",
         metric: str | None = None,
@@ -193,7 +192,7 @@ def _named(ids: np.ndarray[Any, Any], chosen: Collection[str]) -> np.ndarray[Any
     return np.fromiter((case_id in wanted for case_id in ids.tolist()), bool, count=len(ids))
 
 
-def _matrices(comparison: Comparison) -> tuple[np.ndarray[Any, Any], FloatArray, FloatArray]:
+def _matrices(comparison: ComparisonFigures) -> tuple[np.ndarray[Any, Any], FloatArray, FloatArray]:
     """Case ids of the union and both sides' values, one row per metric."""
     items = comparison.metrics
     if not items:
@@ -206,7 +205,7 @@ def _matrices(comparison: Comparison) -> tuple[np.ndarray[Any, Any], FloatArray,
     return ids, base, cand
 
 
-def _shown_rows(comparison: Comparison, metric: str | None) -> list[int]:
+def _shown_rows(comparison: ComparisonFigures, metric: str | None) -> list[int]:
     names = [item.metric for item in comparison.metrics]
     if metric is None or metric == "":
         return list(range(len(names)))
@@ -216,7 +215,7 @@ def _shown_rows(comparison: Comparison, metric: str | None) -> list[int]:
     return [names.index(metric)]
 
 
-def _spans(comparison: Comparison, rows: list[int]) -> FloatArray:
+def _spans(comparison: ComparisonFigures, rows: list[int]) -> FloatArray:
     spans = [comparison.metrics[row].score_range for row in rows]
     return np.array([[high - low or 1.0] for low, high in spans], dtype=float)
 
@@ -234,91 +233,3 @@ def _ordered(
         key = np.where(seen, -key, np.inf)
     # Stable, so equal changes keep the runs' order.
     return positions[np.argsort(key, kind="stable")]
-
-
-@dataclass(frozen=True, slots=True)
-class PairCounts:
-    """What one metric's difference, interval and p-value are over, counted."""
-
-    n_pairs: int
-    n_complete: int
-    n_regressed: int
-    n_improved: int
-    n_ties: int
-    missing_from_baseline: int
-    missing_from_candidate: int
-    missing_from_both: int
-    net_change: float
-    """|Σ changes| over the complete pairs, in whole score ranges (cases for pass/fail)."""
-
-    @classmethod
-    def of(cls, item: MetricComparison) -> PairCounts:
-        gone_base, gone_cand = np.isnan(item._baseline), np.isnan(item._candidate)
-        complete = int(np.count_nonzero(~(gone_base | gone_cand)))
-        regressed, improved = len(item.regressed), len(item.improved)
-        low, high = item.score_range
-        net = abs(item.difference or 0.0) * complete / ((high - low) or 1.0)
-        return cls(
-            n_pairs=item.n_pairs,
-            n_complete=complete,
-            n_regressed=regressed,
-            n_improved=improved,
-            n_ties=complete - regressed - improved,
-            missing_from_baseline=int(np.count_nonzero(gone_base & ~gone_cand)),
-            missing_from_candidate=int(np.count_nonzero(gone_cand & ~gone_base)),
-            missing_from_both=int(np.count_nonzero(gone_base & gone_cand)),
-            net_change=round(net, 6),
-        )
-
-    def sentences(self) -> list[str]:
-        """The counts in words: what the difference is over, and what the test is over."""
-        words = [
-            f"The difference is over the {_cases(self.n_complete)} with a value in both runs: "
-            f"{self.n_regressed} regressed, {self.n_improved} improved and "
-            f"{self.n_ties} unchanged (ties, which carry no evidence either way)."
-        ]
-        gaps = [
-            (self.missing_from_candidate, "missing from the candidate"),
-            (self.missing_from_baseline, "missing from the baseline"),
-            (self.missing_from_both, "missing from both"),
-        ]
-        named = [f"{count} {where}" for count, where in gaps if count]
-        if named:
-            words.append(
-                f"The interval and p-value are over all {_cases(self.n_pairs)}: "
-                f"{_joined(named)} {'is' if self.n_missing_pairs == 1 else 'are'} not counted "
-                "in the difference but bounded at their "
-                "worst and best outcome, which widens the interval and raises p."
-            )
-            if self.n_regressed + self.n_improved and self.n_missing_pairs >= self.net_change:
-                words.append(
-                    f"The {self.n_missing_pairs} pairs with a missing side could outweigh the "
-                    f"net change ({_net(self.net_change)}), so they, not the changed cases, "
-                    "keep p high; recording the missing cases would decide it."
-                )
-        else:
-            words.append(f"The interval and p-value are over the same {_cases(self.n_pairs)}.")
-        if not self.n_regressed + self.n_improved:
-            words.append(
-                "No case with a value in both runs changed, so nothing here is evidence of a "
-                "difference (and a high p is no proof that there is none)."
-            )
-        return words
-
-    @property
-    def n_missing_pairs(self) -> int:
-        return self.missing_from_baseline + self.missing_from_candidate + self.missing_from_both
-
-
-def _cases(count: int) -> str:
-    return f"{count} case" if count == 1 else f"{count} cases"
-
-
-def _net(units: float) -> str:
-    if float(units).is_integer():
-        return f"{int(units)} case{'' if units == 1 else 's'}"
-    return f"worth {units:.3g} cases at the full range"
-
-
-def _joined(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

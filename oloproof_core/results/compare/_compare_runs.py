@@ -11,11 +11,8 @@ import numpy.typing as npt
 
 from oloproof_core.errors import OloproofError
 from oloproof_core.results.compare._columns import PairedValues, paired_columns, value_columns
-from oloproof_core.results.compare._comparison import (
-    Comparison,
-    MetricComparison,
-    ids_only_in,
-)
+from oloproof_core.results.compare._comparison import Comparison, ids_only_in
+from oloproof_core.results.compare._figures import MetricComparison
 from oloproof_core.results.compare._paired import FloatArray, paired_figures
 from oloproof_core.stats import ClusterGroups, ReadOrder, benjamini_hochberg, few_clusters_warning
 from oloproof_core.stats._validate import check_confidence

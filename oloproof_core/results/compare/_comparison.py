@@ -1,207 +1,23 @@
-"""Comparing two runs case by case: the paired difference per metric."""
+"""Comparing two runs case by case: the comparison and what a person reads of it."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from oloproof_core.results.compare._paired import FloatArray, paired_figures
-from oloproof_core.stats import Interval
+from oloproof_core.results.compare._figures import ComparisonFigures
 
 if TYPE_CHECKING:
-    from oloproof_core.labels import LabelledEstimate
-    from oloproof_core.results.compare._cases import CaseChanges, PairCounts
+    from oloproof_core.results.compare._cases import CaseChanges
     from oloproof_core.results.result import Result
 
 
 @dataclass(frozen=True, slots=True)
-class MetricComparison:
-    """One metric of two runs compared on the union of their cases.
-
-    The three estimates (baseline, candidate, difference) are over the same
-    `n_complete` pairs observed on both sides, so `difference` is exactly
-    candidate − baseline; `interval` and `p_value` are over all `n_pairs` cases
-    of the union, every pair with a missing side bounded (`n_missing_pairs`),
-    and come from one procedure, so p ≤ 1 − confidence exactly when the interval
-    excludes 0. `q_value` is the Benjamini–Hochberg adjusted p-value across the
-    comparison's metrics and `flag` ("regressed", "improved" or None) the
-    false-discovery-controlled verdict. `regressed` and `improved` list case ids
-    whose value went down or up. `warning` says what a reader must know (too few
-    clusters).
-    """
-
-    metric: str
-    criterion: str
-    value_type: str
-    score_range: tuple[float, float]
-    baseline_estimate: float | None
-    candidate_estimate: float | None
-    difference: float | None
-    interval: Interval
-    p_value: float | None
-    method: str
-    confidence: float
-    n_pairs: int
-    n_missing_pairs: int
-    regressed: tuple[str, ...]
-    improved: tuple[str, ...]
-    n_clusters: int | None
-    n_complete: int
-    q_value: float | None
-    flag: str | None
-    warning: str | None
-    _baseline: FloatArray = field(repr=False, compare=False)
-    _candidate: FloatArray = field(repr=False, compare=False)
-    _clusters: tuple[str, ...] | None = field(repr=False, compare=False)
-    _ids: tuple[str, ...] = field(default=(), repr=False, compare=False)
-
-    @property
-    def cluster_aware(self) -> bool:
-        return self.n_clusters is not None
-
-    @property
-    def estimates_over(self) -> str:
-        return f"{self.n_complete} complete pairs (observed in both runs)"
-
-    @property
-    def interval_over(self) -> str:
-        bounded = (
-            f", {self.n_missing_pairs} with a missing side bounded" if self.n_missing_pairs else ""
-        )
-        return f"all {self.n_pairs} cases{bounded}"
-
-    def interval_repeated(self, copies: int) -> Interval:
-        """The interval if the whole comparison were `copies` times as large (readout).
-
-        Every pair is repeated `copies` times as new cases (and each cluster as new
-        clusters), so the shares of regressed and improved pairs, the spread of
-        the differences and the share of incomplete pairs all stay those seen.
-        """
-        if copies <= 1:
-            return self.interval
-        ids = [f"{case_id}#{r}" for r in range(copies) for case_id in self._ids]
-        clusters = None
-        if self._clusters is not None:
-            clusters = [f"{label}#{r}" for r in range(copies) for label in self._clusters]
-        low, high = self.score_range
-        return paired_figures(
-            np.tile(self._baseline, copies),
-            np.tile(self._candidate, copies),
-            pass_fail=self.value_type == "pass_fail",
-            low=low,
-            high=high,
-            confidence=self.confidence,
-            clusters=clusters,
-            keys=ids,
-        ).interval
-
-    def unit_fills(self) -> tuple[FloatArray, FloatArray, list[str]]:
-        """Per-case differences on [0, 1] with missing sides at worst / best, and the ids."""
-        span = self.score_range[1] - self.score_range[0]
-        missing_a, missing_b = np.isnan(self._baseline), np.isnan(self._candidate)
-        low, high = self.score_range
-        fills = []
-        for best in (False, True):
-            a = np.where(missing_a, low if best else high, self._baseline)
-            b = np.where(missing_b, high if best else low, self._candidate)
-            fills.append(np.clip((b - a + span) / (2.0 * span), 0.0, 1.0))
-        return fills[0], fills[1], list(self._ids)
-
-    def pair_counts(self) -> PairCounts:
-        """Complete, tied and missing pairs counted, with `sentences()` that say them."""
-        from oloproof_core.results.compare._cases import PairCounts
-
-        return PairCounts.of(self)
-
-    def difference_sd(self) -> float:
-        """Standard deviation of the complete pairs' differences (planning)."""
-        both = ~(np.isnan(self._baseline) | np.isnan(self._candidate))
-        differences = self._candidate[both] - self._baseline[both]
-        return float(differences.std(ddof=1)) if differences.size > 1 else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "criterion": self.criterion,
-            "value_type": self.value_type,
-            "score_range": list(self.score_range),
-            "baseline_estimate": self.baseline_estimate,
-            "candidate_estimate": self.candidate_estimate,
-            "difference": self.difference,
-            "interval": {"lower": self.interval.lower, "upper": self.interval.upper},
-            "confidence": self.confidence,
-            "p_value": self.p_value,
-            "method": self.method,
-            "n_pairs": self.n_pairs,
-            "n_missing_pairs": self.n_missing_pairs,
-            "n_clusters": self.n_clusters,
-            "n_complete": self.n_complete,
-            "estimates_over": self.estimates_over,
-            "interval_over": self.interval_over,
-            "q_value": self.q_value,
-            "flag": self.flag,
-            "warning": self.warning,
-            "explanation": self.pair_counts().sentences(),
-            "regressed": list(self.regressed),
-            "improved": list(self.improved),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Comparison:
-    """Two runs compared metric by metric, paired by case id."""
-
-    baseline: str
-    candidate: str
-    confidence: float
-    metrics: tuple[MetricComparison, ...]
-    n_cases: int
-    n_common: int
-    only_in_baseline: tuple[str, ...]
-    only_in_candidate: tuple[str, ...]
-    metrics_only_in_baseline: tuple[str, ...] = ()
-    metrics_only_in_candidate: tuple[str, ...] = ()
-    n_clusters: int | None = None
-    fdr: bool = True
-    labelled: dict[str, LabelledEstimate] = field(default_factory=dict)
-    """Candidate minus baseline from both runs' verdicts and people's labels, per metric
-    both runs have labels of on one queue's draws (`oloproof_core.labels`)."""
-
-    @property
-    def cluster_aware(self) -> bool:
-        return self.n_clusters is not None
-
-    def has_metric(self, name: str) -> bool:
-        return any(item.metric == name for item in self.metrics)
-
-    def metric(self, name: str) -> MetricComparison:
-        for item in self.metrics:
-            if item.metric == name:
-                return item
-        known = ", ".join(item.metric for item in self.metrics) or "none"
-        raise KeyError(f"no metric {name!r} in both runs; compared metrics: {known}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "baseline": self.baseline,
-            "candidate": self.candidate,
-            "confidence": self.confidence,
-            "n_cases": self.n_cases,
-            "n_common": self.n_common,
-            "only_in_baseline": list(self.only_in_baseline),
-            "only_in_candidate": list(self.only_in_candidate),
-            "metrics_only_in_baseline": list(self.metrics_only_in_baseline),
-            "metrics_only_in_candidate": list(self.metrics_only_in_candidate),
-            "cluster_aware": self.cluster_aware,
-            "n_clusters": self.n_clusters,
-            "fdr": "benjamini-hochberg" if self.fdr else None,
-            "metrics": [item.to_dict() for item in self.metrics],
-            "labelled": {name: figure.to_dict() for name, figure in self.labelled.items()},
-        }
+class Comparison(ComparisonFigures):
+    """Two runs compared metric by metric, paired by case id (`ComparisonFigures`), with
+    its cases one by one, its export and its text."""
 
     def cases(
         self,

@@ -27,7 +27,7 @@ from oloproof_core.results.compare._cases import CaseChange, CaseChanges
 from oloproof_core.results.compare._outputs import outputs_changed
 
 if TYPE_CHECKING:
-    from oloproof_core.results.compare._comparison import Comparison
+    from oloproof_core.results.compare._figures import ComparisonFigures
     from oloproof_core.results.result import Result
 
 EXPORT_FORMATS = ("csv", "jsonl")
@@ -107,7 +107,7 @@ def results_content(baseline: Result, candidate: Result) -> ContentSource:
 
 
 def comparison_export(
-    comparison: Comparison,
+    comparison: ComparisonFigures,
     destination: str | Path,
     *,
     baseline: Result,

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from oloproof_core.results.compare._comparison import Comparison, MetricComparison
-    from oloproof_core.results.compare._side_by_side import SideBySide
+    from oloproof_core.results.compare._figures import ComparisonFigures, MetricComparison
 
 
 def counts_text(item: MetricComparison) -> str:
@@ -47,7 +46,7 @@ def _row(item: MetricComparison) -> list[str]:
     ]
 
 
-def render_comparison(comparison: Comparison) -> str:
+def render_comparison(comparison: ComparisonFigures) -> str:
     level = f"{100 * comparison.confidence:.3g}%"
     header = [
         "metric",
@@ -84,7 +83,7 @@ def render_comparison(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
-def _notes(comparison: Comparison) -> list[str]:
+def _notes(comparison: ComparisonFigures) -> list[str]:
     """What the table alone does not say: methods, clusters, unpaired cases and metrics."""
     lines: list[str] = []
     if comparison.metrics:
@@ -139,29 +138,3 @@ def _table(rows: list[list[str]]) -> list[str]:
         if index == 0:
             lines.append("  ".join("-" * width for width in widths))
     return lines
-
-
-def render_side_by_side(side_by_side: SideBySide) -> str:
-    """One row per metric and candidate, each against the same baseline, with the counts
-    each figure is over; then each pair's notes."""
-    first = side_by_side.comparisons[0]
-    level = f"{100 * first.confidence:.3g}%"
-    header = ["metric", "candidate", "baseline", "candidate value", "difference"]
-    header += [f"{level} interval", "p", "q (BH)" if first.fdr else "q (none)", "flag", "over"]
-    rows = [header]
-    for _, comparison, item in side_by_side.rows():
-        cells = _row(item)
-        rows.append([item.metric, comparison.candidate, *cells[1:8], counts_text(item)])
-    lines = [
-        f"{len(side_by_side.comparisons)} runs against {side_by_side.baseline}, "
-        "each paired by case id"
-    ]
-    lines.extend(_table(rows))
-    for comparison in side_by_side.comparisons:
-        lines.append("")
-        lines.append(
-            f"{comparison.candidate} vs {comparison.baseline}: {comparison.n_cases} cases "
-            f"({comparison.n_common} in both runs)"
-        )
-        lines.extend(line for line in _notes(comparison) if line)
-    return "\n".join(lines)

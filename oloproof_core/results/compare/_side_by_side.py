@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from oloproof_core.errors import ConfigError
+from oloproof_core.results.compare._render import _notes, _row, _table, counts_text
 
 if TYPE_CHECKING:
-    from oloproof_core.results.compare._comparison import Comparison, MetricComparison
+    from oloproof_core.results.compare._comparison import Comparison
+    from oloproof_core.results.compare._figures import MetricComparison
     from oloproof_core.results.result import Result
 
 MAX_RUNS = 8
@@ -75,8 +77,6 @@ class SideBySide:
         }
 
     def __str__(self) -> str:
-        from oloproof_core.results.compare._render import render_side_by_side
-
         return render_side_by_side(self)
 
 
@@ -100,3 +100,29 @@ def compare_side_by_side(
         compare_runs(baseline, candidate, confidence, fdr=fdr) for candidate in candidates
     )
     return SideBySide(baseline=run_label(baseline), comparisons=comparisons)
+
+
+def render_side_by_side(side_by_side: SideBySide) -> str:
+    """One row per metric and candidate, each against the same baseline, with the counts
+    each figure is over; then each pair's notes."""
+    first = side_by_side.comparisons[0]
+    level = f"{100 * first.confidence:.3g}%"
+    header = ["metric", "candidate", "baseline", "candidate value", "difference"]
+    header += [f"{level} interval", "p", "q (BH)" if first.fdr else "q (none)", "flag", "over"]
+    rows = [header]
+    for _, comparison, item in side_by_side.rows():
+        cells = _row(item)
+        rows.append([item.metric, comparison.candidate, *cells[1:8], counts_text(item)])
+    lines = [
+        f"{len(side_by_side.comparisons)} runs against {side_by_side.baseline}, "
+        "each paired by case id"
+    ]
+    lines.extend(_table(rows))
+    for comparison in side_by_side.comparisons:
+        lines.append("")
+        lines.append(
+            f"{comparison.candidate} vs {comparison.baseline}: {comparison.n_cases} cases "
+            f"({comparison.n_common} in both runs)"
+        )
+        lines.extend(line for line in _notes(comparison) if line)
+    return "\n".join(lines)

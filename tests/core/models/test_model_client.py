@@ -10,7 +10,7 @@ import pytest
 from oloproof import current_case, evaluate, system
 from oloproof.evaluators import evaluator
 from oloproof.models import ModelError, achat, chat, complete, configure, settings_for
-from oloproof_core.cases.context import ModelCall
+from oloproof_core.cases.observations import ModelCall
 from skynet import llm
 from tests.support.fake_openai import Raw, Reply, Status
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+import oloproof_core.evaluation.processes as run_processes_module
 import oloproof_core.execution.isolation._keeper as keeper_module
-import oloproof_core.execution.processes as run_processes_module
 from oloproof_core import InMemoryStore
 from oloproof_core.execution.isolation import MeteredPool
 from oloproof_core.execution.isolation._lease import SHARED

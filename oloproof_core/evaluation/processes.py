@@ -22,7 +22,7 @@ from oloproof_core.judging.judge import judge_concurrency
 from oloproof_core.results.store import Store
 
 if TYPE_CHECKING:
-    from oloproof_core.evaluation.run import RunPlan
+    from oloproof_core.evaluation.plan import RunPlan
 
 
 @contextmanager

@@ -1,12 +1,33 @@
-"""An optimization's outcome as text: candidates on val, then val and test side by side."""
+"""An optimization's outcome and its text: candidates on val, then val and test side by side."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
-if TYPE_CHECKING:
-    from oloproof_core.optimize._run import OptimizationResult
+from oloproof_core.optimize._ledger import CandidateRecord
+
+
+@dataclass
+class OptimizationResult:
+    optimization_id: str
+    engine: str
+    settings: dict[str, Any]
+    candidates: list[CandidateRecord]
+    seed: CandidateRecord
+    winner: CandidateRecord
+    budget_used: dict[str, Any]
+    splits: dict[str, Any]
+    proof: dict[str, Any]
+    evaluations: dict[str, int]
+
+    @property
+    def gate(self) -> Mapping[str, Any] | None:
+        return self.proof.get("gate")
+
+    def __str__(self) -> str:
+        return render_optimization(self)
 
 
 def _interval(figures: Mapping[str, Any]) -> str:

@@ -1,0 +1,34 @@
+"""A dataset's rows as the engine holds them: what the loader makes and every stage reads.
+
+Kept apart from the loader so the row checks and every reader import the data alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class Row:
+    """One case of a dataset, with the digests of its parts computed at load time."""
+
+    id: str
+    input: dict[str, Any]
+    expected: dict[str, Any] | None = None
+    split: str | None = None
+    cluster: str | None = None
+    input_digest: str = ""
+    expected_digest: str = ""
+
+
+@dataclass(slots=True)
+class Dataset:
+    source: str
+    rows: list[Row]
+    digest: str
+    split: str | None = None
+    splits: dict[str, int] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.rows)

@@ -14,7 +14,6 @@ from ninja import NinjaAPI
 
 from evalsite.api_docs import LocalSwagger
 from oloproof_core import OloproofError
-from runs.access.auth import api_auth
 from runs.api import (
     cases_router,
     compare_router,
@@ -23,7 +22,8 @@ from runs.api import (
     optimizations_router,
     runs_router,
 )
-from runs.writers.errors import DomainError
+from runs.api.auth import api_auth
+from runs.errors import DomainError
 
 api = NinjaAPI(
     title="oloproof API",

@@ -7,7 +7,7 @@ from django.urls import include, path
 from evalsite.api import api
 
 urlpatterns = [
-    path("", include("runs.urls")),
+    path("", include("runs.views.urls")),
     path("api/", api.urls),
     path("admin/", admin.site.urls),
     # Only sign-in and sign-out: there is no self-service password reset, so no page

@@ -34,7 +34,7 @@ def _on_platform(work: Callable[[], T]) -> T:
         from oloproof.cli._django import django_ready
 
         django_ready()
-        from runs.writers.errors import DomainError
+        from runs.errors import DomainError
 
         try:
             return work()

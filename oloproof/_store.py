@@ -100,9 +100,9 @@ def _open_local_store() -> Store:
             "this process configured Django without the oloproof apps ('runs', 'metrics'); "
             "pass store=... to evaluate(), or set OLOPROOF_RECORD=0"
         )
+    from runs.errors import DomainError
     from runs.store import DjangoStore
     from runs.store.database import database_ready
-    from runs.writers.errors import DomainError
 
     try:
         database_ready()

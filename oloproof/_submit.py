@@ -128,8 +128,8 @@ def _queue(raw: Any, folder: str, label: str, lines: dict[str, int]) -> tuple[in
     from oloproof.cli._django import django_ready
 
     django_ready()
-    from runs.writers.errors import DomainError
-    from runs.writers.services import run_submit
+    from runs.errors import DomainError
+    from runs.services import run_submit
 
     try:
         run = run_submit(config=raw, base_dir=folder, label=label, lines=lines)
@@ -207,8 +207,8 @@ def _continue(run_id: int) -> int:
 
     django_ready()
     from runs.access import LOCAL
-    from runs.writers.errors import DomainError
-    from runs.writers.services import run_continue
+    from runs.errors import DomainError
+    from runs.services import run_continue
 
     try:
         return int(run_continue(user=LOCAL, run_id=run_id).cases_total)

@@ -24,11 +24,11 @@ from oloproof_core._util.version import __version__
 _EXPORTS: dict[str, str] = {
     "CacheEntry": "oloproof_core.results.store",
     "canonical_json": "oloproof_core._util.canonical",
-    "CaseColumns": "oloproof_core.evaluation.columns.case_columns",
-    "CaseColumnsBuilder": "oloproof_core.evaluation.columns.builder",
-    "ReadingOrderBuilder": "oloproof_core.evaluation.columns.builder",
-    "SpilledColumns": "oloproof_core.evaluation.columns.spilled",
-    "DeferredIds": "oloproof_core.evaluation.columns.case_columns",
+    "CaseColumns": "oloproof_core.results.columns.case_columns",
+    "CaseColumnsBuilder": "oloproof_core.results.columns.builder",
+    "ReadingOrderBuilder": "oloproof_core.results.columns.builder",
+    "SpilledColumns": "oloproof_core.results.columns.spilled",
+    "DeferredIds": "oloproof_core.results.columns.case_columns",
     "CaseError": "oloproof_core.cases.case",
     "CaseResult": "oloproof_core.cases.case",
     "check_run_config": "oloproof_core.configs.run_config",
@@ -49,10 +49,10 @@ _EXPORTS: dict[str, str] = {
     "UnprotectedRunWarning": "oloproof_core.execution.isolation",
     "protections": "oloproof_core.execution.doctor",
     "Protections": "oloproof_core.execution.doctor",
-    "dspy_examples": "oloproof_core.execution.dspy_adapter",
-    "dspy_metric": "oloproof_core.execution.dspy_adapter",
-    "dspy_system": "oloproof_core.execution.dspy_adapter",
-    "DspyMetric": "oloproof_core.execution.dspy_adapter",
+    "dspy_examples": "oloproof_core.optimize._dspy_adapter",
+    "dspy_metric": "oloproof_core.optimize._dspy_adapter",
+    "dspy_system": "oloproof_core.optimize._dspy_adapter",
+    "DspyMetric": "oloproof_core.optimize._dspy_adapter",
     "end_process": "oloproof_core._util.process_exit",
     "estimate_metric": "oloproof_core.evaluation.aggregate",
     "fewer_collections": "oloproof_core._util.gc_tuning",
@@ -65,7 +65,7 @@ _EXPORTS: dict[str, str] = {
     "load_run_config": "oloproof_core.configs.run_config",
     "names_on_first_use": "oloproof_core._util.names_on_first_use",
     "Measurements": "oloproof_core.cases.observations",
-    "MetricEstimate": "oloproof_core.evaluation.aggregate",
+    "MetricEstimate": "oloproof_core.results.estimate",
     "namespace_for": "oloproof_core._util.imports",
     "next_batch": "oloproof_core.evaluation.sequential",
     "observation": "oloproof_core.cases.measurement",
@@ -111,7 +111,7 @@ _EXPORTS: dict[str, str] = {
     "Store": "oloproof_core.results.store",
     "UndeclaredReadError": "oloproof_core.errors",
     "value_problem": "oloproof_core._util.limits",
-    "Verdict": "oloproof_core.judging.verdict",
+    "Verdict": "oloproof_core.cases.verdict",
     "yaml_load": "oloproof_core._util.safe_yaml",
 }
 
@@ -140,6 +140,7 @@ if TYPE_CHECKING:
     from oloproof_core.cases.measurement import service_cost as service_cost
     from oloproof_core.cases.observations import Measurements as Measurements
     from oloproof_core.cases.rewards import reward as reward
+    from oloproof_core.cases.verdict import Verdict as Verdict
     from oloproof_core.configs.checks import CheckedRunConfig as CheckedRunConfig
     from oloproof_core.configs.checks import ConfigProblem as ConfigProblem
     from oloproof_core.configs.checks import ConfigProblemsError as ConfigProblemsError
@@ -168,13 +169,7 @@ if TYPE_CHECKING:
     from oloproof_core.errors import OloproofError as OloproofError
     from oloproof_core.errors import SandboxFloorError as SandboxFloorError
     from oloproof_core.errors import UndeclaredReadError as UndeclaredReadError
-    from oloproof_core.evaluation.aggregate import MetricEstimate as MetricEstimate
     from oloproof_core.evaluation.aggregate import estimate_metric as estimate_metric
-    from oloproof_core.evaluation.columns.builder import CaseColumnsBuilder as CaseColumnsBuilder
-    from oloproof_core.evaluation.columns.builder import ReadingOrderBuilder as ReadingOrderBuilder
-    from oloproof_core.evaluation.columns.case_columns import CaseColumns as CaseColumns
-    from oloproof_core.evaluation.columns.case_columns import DeferredIds as DeferredIds
-    from oloproof_core.evaluation.columns.spilled import SpilledColumns as SpilledColumns
     from oloproof_core.evaluation.conclusion import conclude_run as conclude_run
     from oloproof_core.evaluation.plan import DatasetSource as DatasetSource
     from oloproof_core.evaluation.plan import RunPlan as RunPlan
@@ -188,17 +183,22 @@ if TYPE_CHECKING:
     from oloproof_core.execution.components import component as component
     from oloproof_core.execution.doctor import Protections as Protections
     from oloproof_core.execution.doctor import protections as protections
-    from oloproof_core.execution.dspy_adapter import DspyMetric as DspyMetric
-    from oloproof_core.execution.dspy_adapter import dspy_examples as dspy_examples
-    from oloproof_core.execution.dspy_adapter import dspy_metric as dspy_metric
-    from oloproof_core.execution.dspy_adapter import dspy_system as dspy_system
     from oloproof_core.execution.isolation import UnprotectedRunWarning as UnprotectedRunWarning
     from oloproof_core.execution.isolation import keep_from_systems as keep_from_systems
     from oloproof_core.execution.running import ProgressCallback as ProgressCallback
     from oloproof_core.execution.systems import System as System
     from oloproof_core.execution.systems import system as system
     from oloproof_core.judging.judge import JudgingTally as JudgingTally
-    from oloproof_core.judging.verdict import Verdict as Verdict
+    from oloproof_core.optimize._dspy_adapter import DspyMetric as DspyMetric
+    from oloproof_core.optimize._dspy_adapter import dspy_examples as dspy_examples
+    from oloproof_core.optimize._dspy_adapter import dspy_metric as dspy_metric
+    from oloproof_core.optimize._dspy_adapter import dspy_system as dspy_system
+    from oloproof_core.results.columns.builder import CaseColumnsBuilder as CaseColumnsBuilder
+    from oloproof_core.results.columns.builder import ReadingOrderBuilder as ReadingOrderBuilder
+    from oloproof_core.results.columns.case_columns import CaseColumns as CaseColumns
+    from oloproof_core.results.columns.case_columns import DeferredIds as DeferredIds
+    from oloproof_core.results.columns.spilled import SpilledColumns as SpilledColumns
+    from oloproof_core.results.estimate import MetricEstimate as MetricEstimate
     from oloproof_core.results.reading import load_result as load_result
     from oloproof_core.results.reading import result_from_dict as result_from_dict
     from oloproof_core.results.result import Result as Result

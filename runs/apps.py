@@ -8,7 +8,8 @@ class RunsConfig(AppConfig):
 
     def ready(self) -> None:
         # The tasks are registered with the Celery app when it loads (`runs.workers.dispatch`).
-        from runs.store import _sqlite_digest, _sqlite_limits
+        from runs.selectors import _sqlite_digest
+        from runs.store import _sqlite_limits
         from runs.store.data_folder import data_folder_prepare, keep_store_from_systems
 
         data_folder_prepare()

@@ -55,8 +55,8 @@ WRITERS: dict[str, frozenset[str]] = {
         ),
         frozenset({"runs.writers.optimization_records"}),
     ),
-    "Approval": frozenset({"runs.writers.services"}),
-    "ApprovalRevocation": frozenset({"runs.writers.services"}),
+    "Approval": frozenset({"runs.services"}),
+    "ApprovalRevocation": frozenset({"runs.services"}),
     "ApiToken": frozenset({"runs.writers.tokens"}),
     **dict.fromkeys(
         ("CaseAnnotation", "CaseAnnotationChange"), frozenset({"runs.writers.annotations"})
@@ -135,9 +135,11 @@ def test_the_import_layers_and_the_engines_independence_hold() -> None:
 
 
 def test_no_module_imports_itself_through_others() -> None:
-    graph = grimp.build_graph(*PACKAGES, exclude_type_checking_imports=True)
+    """No import circle, counting every import: lazy ones and those for type checking
+    alone, which tie a data class to its readers as firmly as any other."""
+    graph = grimp.build_graph(*PACKAGES, exclude_type_checking_imports=False, cache_dir=None)
     cycles = [cycle for cycle in _cycles(graph) if len(cycle) > 1]
-    assert not cycles, "import cycles (runtime imports, lazy ones included):\n" + "\n".join(
+    assert not cycles, "import cycles (type-checking and lazy imports included):\n" + "\n".join(
         " -> ".join(cycle) for cycle in cycles
     )
 

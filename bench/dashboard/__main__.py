@@ -7,7 +7,7 @@ reports the median and 95th percentile of the time from request to rendered resp
 and the median's ratio to a floor requested in turns with it (the sign-in page: no
 query of the history), since the shared machine's load moves every figure.
 
-The pages are every route of `runs.urls` that answers a GET, its parameters filled
+The pages are every route of `runs.views.urls` that answers a GET, its parameters filled
 from the built history (so a page added to the URL conf is measured without editing
 this file; a route whose parameter has no value here is listed as not measured),
 plus the query variants in `variants` (filters, search, deep pages, a comparison first
@@ -68,10 +68,11 @@ def variants(history: Any) -> dict[str, str]:
 
 
 def url_conf_pages(history: Any) -> tuple[dict[str, str], list[str]]:
-    """(name -> path) of every runs.urls route, filled from the history; and those not filled."""
+    """(name -> path) of every route of runs.views.urls, filled from the history; and those
+    not filled."""
     from django.urls import reverse
 
-    from runs.urls import app_name, urlpatterns
+    from runs.views.urls import app_name, urlpatterns
 
     values: dict[str, Any] = {
         "run_id": history.big_run,

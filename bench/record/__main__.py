@@ -29,9 +29,9 @@ DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/oloproof_bench_record"
 def build_result(n_cases: int) -> Any:
     from oloproof_core.cases.case import CaseError, CaseResult
     from oloproof_core.cases.observations import Measurements
+    from oloproof_core.cases.verdict import Verdict
     from oloproof_core.evaluation.aggregate import aggregate
     from oloproof_core.judging.evaluators import ExactMatch
-    from oloproof_core.judging.verdict import Verdict
     from oloproof_core.results.result import Result
 
     exact = ExactMatch(criterion="exact_label", field="label")

@@ -152,7 +152,7 @@ def _cases_write(run_id: int, n_cases: int) -> None:
     from metrics.bulk_rows import rows_insert
     from metrics.models import CaseVerdict
     from runs.models import CaseResult, Run, RunChunk
-    from runs.writers.case_rows import CASE_RESULT_COLUMNS
+    from runs.models.case_rows import CASE_RESULT_COLUMNS
 
     def failed(i: int) -> bool:
         return i % ERROR_EVERY == 0

@@ -227,7 +227,7 @@ def _submission(report: dict[str, Any]) -> tuple[list[str], list[Check]]:
             target = f"the {row['cases']:,}-case dataset recorded whole"
             checks.append(_check("submission", target, f"{row['rows']:,} rows", ok))
         lines += [
-            "`runs.writers.services.run_submit` alone, in a process of its own"
+            "`runs.services.run_submit` alone, in a process of its own"
             " (`bench.submit_memory`): its resident memory before, and its peak (`VmHWM`)"
             " during the submission.",
             "",

@@ -4,7 +4,7 @@
 
 Each size is `bench.submit_memory.__main__.measure`: a process of its own submits the
 trivial dataset to a scratch database (here `oloproof_scale_all_submit`, dropped after)
-and reports its resident memory before and its peak during `runs.writers.services.run_submit`.
+and reports its resident memory before and its peak during `runs.services.run_submit`.
 The rows go to `--out` only: that benchmark's own results file is left as it is.
 """
 

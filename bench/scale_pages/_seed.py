@@ -35,7 +35,7 @@ def _cases(n_cases: int, *, drift: int) -> list[Any]:
     pattern that `drift` shifts (so two runs differ case by case)."""
     from oloproof_core.cases.case import CaseError, CaseResult
     from oloproof_core.cases.observations import Measurements
-    from oloproof_core.judging.verdict import Verdict
+    from oloproof_core.cases.verdict import Verdict
 
     cases = []
     for i in range(n_cases):

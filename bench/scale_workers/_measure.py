@@ -1,7 +1,7 @@
 """One measurement, in a process of its own (Django's settings are per process).
 
 The process creates its scratch database, writes the project, starts the workers and
-waits until each answers a ping, then submits the run (`runs.writers.services.run_submit`, as
+waits until each answers a ping, then submits the run (`runs.services.run_submit`, as
 `oloproof run --submit` does) and polls the database until the run has succeeded or
 failed. The clock runs from submission to `succeeded`; its phases are read from the
 same polling: submission (the dataset loaded, checked and recorded), planning (until
@@ -88,7 +88,7 @@ def _submit_and_wait(
     broker: PrivateRedis | None,
 ) -> dict[str, Any]:
     from runs.models import Run, RunChunk
-    from runs.writers.services import run_submit
+    from runs.services import run_submit
 
     chunks_total = math.ceil(spec["cases"] / spec["chunk"])
     started = time.perf_counter()

@@ -1,6 +1,6 @@
 """Statements sent by submission and planning at two sizes: neither may grow per case.
 
-Submission (`runs.writers.services.run_submit`) and planning
+Submission (`runs.services.run_submit`) and planning
 (`runs.workers.planning.run_start`, as the worker's start task calls it) are called in
 this process on a scratch database, each counted with a connection execute wrapper (a
 COPY or an `executemany` is one statement).
@@ -49,8 +49,8 @@ def count_statements(spec: dict[str, Any]) -> list[dict[str, Any]]:
 def _one(size: int, chunk: int, work: Path) -> dict[str, Any]:
     from django.db import connection
 
+    from runs.services import run_submit
     from runs.workers.planning import run_start
-    from runs.writers.services import run_submit
 
     project = write_project(work / "project", kind="trivial", cases=size, salt=str(size))
     counts = {"submission": 0, "planning": 0}

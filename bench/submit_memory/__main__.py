@@ -7,7 +7,7 @@ For each size, a process of its own sets Django up on a scratch PostgreSQL datab
 (`oloproof_submit_mem`, dropped after), writes the trivial project of
 `bench.scale_workers` with its dataset (a fixed salt, so every measurement of a size
 submits the same file), resets the kernel's high-water mark of its resident memory
-(`/proc/self/clear_refs`) and calls `runs.writers.services.run_submit`, what `oloproof run
+(`/proc/self/clear_refs`) and calls `runs.services.run_submit`, what `oloproof run
 --submit`, the API and the New-run form call: the config checked as a worker will load
 it, the dataset's rows checked and recorded. It reports the resident memory before, the
 peak during the submission (`VmHWM`), the seconds (and, once it is over, the seconds
@@ -66,7 +66,7 @@ def _child(cases: int, work: Path) -> dict[str, Any]:
     django.setup()
     call_command("migrate", interactive=False, verbosity=0)
     project = write_project(work / "project", kind="trivial", cases=cases, salt=SALT)
-    from runs.writers.services import run_submit
+    from runs.services import run_submit
 
     gc.collect()
     Path("/proc/self/clear_refs").write_text("5")  # the high-water mark starts again here

@@ -125,7 +125,7 @@ def wait_for_workers(count: int, timeout: float = 120) -> None:
 
 def measure(count: int, *, cases: int, env: dict[str, str], work: Path) -> dict[str, Any]:
     from runs.models import Run, RunChunk
-    from runs.writers.services import run_submit
+    from runs.services import run_submit
 
     config = write_project(work / f"project-{count}", cases=cases, salt=f"n{count}")
     workers = start_workers(count, env, work)

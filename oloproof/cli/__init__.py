@@ -107,7 +107,7 @@ def _plain_warning(
 def _refused_by_platform(exc: Exception) -> bool:
     """A request the platform refused (a bad config, a missing run), or settings from the
     environment it cannot use (a malformed DATABASE_URL): the user's to fix."""
-    errors = sys.modules.get("runs.writers.errors")
+    errors = sys.modules.get("runs.errors")
     if errors is not None and isinstance(exc, errors.DomainError):
         return True
     django_errors = sys.modules.get("django.core.exceptions")

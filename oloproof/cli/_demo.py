@@ -40,8 +40,8 @@ def handle(args: argparse.Namespace) -> int:
     django_ready(migrate=True)
     from django.core.management import call_command
 
-    from runs.demo import DEMO_USERS
-    from runs.demo.story import demo_story
+    from runs.management.demo import DEMO_USERS
+    from runs.management.demo.story import demo_story
 
     call_command("oloproof_demo")
     url = f"http://{args.host}:{args.port}/"

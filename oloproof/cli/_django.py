@@ -14,8 +14,8 @@ def django_ready(*, migrate: bool = False) -> None:
 
     django_setup()
     from oloproof_core import OloproofError
+    from runs.errors import DomainError
     from runs.store.database import database_ready
-    from runs.writers.errors import DomainError
 
     try:
         database_ready(migrate_server=migrate)

@@ -148,7 +148,7 @@ def _submit(args: argparse.Namespace) -> int:
     with open(args.config, encoding="utf-8") as handle:
         raw = yaml.safe_load(handle)
     django_ready()
-    from runs.writers.services import optimization_submit
+    from runs.services import optimization_submit
 
     record = optimization_submit(config=raw, base_dir=os.path.dirname(os.path.abspath(args.config)))
     print(

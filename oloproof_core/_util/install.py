@@ -1,13 +1,13 @@
 """Where oloproof's own code lies: the folder that holds the `oloproof_core` package.
 
-Read from the package itself, so no module has to count how deep it sits below it.
+Counted from this module alone, so no other module has to know how deep it sits.
 """
 
 from __future__ import annotations
 
 import os
 
-import oloproof_core
+_HERE = os.path.dirname(os.path.abspath(__file__))  # oloproof_core/_util
 
-INSTALL_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(oloproof_core.__file__)))
+INSTALL_ROOT = os.path.dirname(os.path.dirname(_HERE))
 """The folder of `oloproof_core/` and its sibling packages (the repository, or site-packages)."""

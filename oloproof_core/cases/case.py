@@ -7,8 +7,8 @@ from typing import Any
 
 from oloproof_core._util.canonical import canonical_json, digest_text
 from oloproof_core.cases.observations import Measurements
+from oloproof_core.cases.verdict import Verdict
 from oloproof_core.datasets.rows import Row
-from oloproof_core.judging.verdict import Verdict
 
 CASE_PARTS = ("input", "output", "expected", "artifacts", "measurements")
 """What an evaluator may read; `measurements` (wall time, the system's model cost) is for

@@ -1,3 +1,4 @@
-"""One evaluation run, in the order it happens: planned, executed and judged (`run`),
-recorded as it goes, sequential in batches, then concluded from its columns.
+"""One evaluation run, in the order it happens: planned (`plan`), its cases executed and
+judged in its processes (`run`, `processes`), recorded as it goes or sequential in
+batches, then concluded (`aggregate`, `conclusion`).
 """

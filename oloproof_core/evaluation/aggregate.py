@@ -4,68 +4,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from oloproof_core import stats
 from oloproof_core.cases.case import CaseResult
-from oloproof_core.evaluation.columns.case_columns import CaseColumns, listed
-from oloproof_core.evaluation.columns.spilled import SpilledColumns
 from oloproof_core.judging.evaluators import Evaluator
+from oloproof_core.results.columns.case_columns import CaseColumns, listed
+from oloproof_core.results.columns.spilled import SpilledColumns
+from oloproof_core.results.estimate import MetricEstimate
 from oloproof_core.stats import Interval, proportion_interval
 
 if TYPE_CHECKING:
-    from oloproof_core.evaluation.columns.case_columns import FloatArray
+    from oloproof_core.results.columns.case_columns import FloatArray
     from oloproof_core.stats._order import Keys
 
 CLOPPER_PEARSON = "clopper-pearson exact"
 BETTING = "betting (Waudby-Smith & Ramdas 2024)"
 CLUSTER_AWARE = " + betting on cluster means (finite-sample)"
-
-
-@dataclass(frozen=True, slots=True)
-class MetricEstimate:
-    """One metric of a run.
-
-    `estimate` is computed over the observed verdicts and is None when nothing was
-    observed; `interval` covers every way the `n_missing` cases could have gone.
-    `n_clusters` counts the clusters of a clustered dataset (None otherwise);
-    `warning` says what a reader must know before trusting the interval (e.g. too
-    few clusters), and the CLI table and the dashboard print it.
-    """
-
-    metric: str
-    estimate: float | None
-    interval: Interval
-    n_observed: int
-    n_missing: int
-    method: str
-    confidence: float
-    value_type: str
-    score_range: tuple[float, float]
-    criterion: str
-    n_clusters: int | None = None
-    warning: str | None = None
-
-    @property
-    def is_sub_score(self) -> bool:
-        return self.metric != self.criterion
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "criterion": self.criterion,
-            "estimate": self.estimate,
-            "interval": {"lower": self.interval.lower, "upper": self.interval.upper},
-            "n_observed": self.n_observed,
-            "n_missing": self.n_missing,
-            "method": self.method,
-            "confidence": self.confidence,
-            "value_type": self.value_type,
-            "score_range": list(self.score_range),
-            "n_clusters": self.n_clusters,
-            "warning": self.warning,
-        }
 
 
 def aggregate(
@@ -168,7 +123,7 @@ def _spilled_estimate(
     confidence: float,
 ) -> MetricEstimate:
     """`_column_estimate` from the columns' files, a block at a time: the same figures."""
-    from oloproof_core.evaluation.columns.spill import Spill
+    from oloproof_core.results.columns.spill import Spill
 
     pass_fail = value_type == "pass_fail"
     found = columns.metric_figures(metric, None if pass_fail else score_range)

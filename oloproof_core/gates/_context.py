@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from oloproof_core.evaluation.aggregate import MetricEstimate, estimate_metric
-from oloproof_core.evaluation.columns.case_columns import CaseColumns
+from oloproof_core.evaluation.aggregate import estimate_metric
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._outcome import MoreCases
+from oloproof_core.results.columns.case_columns import CaseColumns
 from oloproof_core.results.compare._values import values_listed
+from oloproof_core.results.estimate import MetricEstimate
 from oloproof_core.stats import Interval, running_interval
 
 FloatArray = npt.NDArray[np.float64]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from oloproof_core.evaluation.aggregate import MetricEstimate, estimate_metric
+from oloproof_core.evaluation.aggregate import estimate_metric
+from oloproof_core.results.estimate import MetricEstimate
 from oloproof_core.stats import Interval, betting_cases_for_power, proportion_cases_for_power
 
 

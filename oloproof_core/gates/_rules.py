@@ -12,7 +12,6 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from oloproof_core.evaluation.aggregate import MetricEstimate
 from oloproof_core.gates import _format as fmt
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
@@ -21,6 +20,7 @@ from oloproof_core.gates._more_cases import repeats_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
 from oloproof_core.gates._projection import power_cases, repeated_interval
 from oloproof_core.gates._readouts import readout, short_readout
+from oloproof_core.results.estimate import MetricEstimate
 from oloproof_core.stats import MAX_CASES, Interval, cases_needed
 
 

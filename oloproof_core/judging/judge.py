@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from oloproof_core.cases.case import CaseResult
 from oloproof_core.cases.context import enter_case, leave_case
+from oloproof_core.cases.verdict import Verdict
 from oloproof_core.errors import ConfigError, DeclarationError, UndeclaredReadError
 from oloproof_core.execution.running import ProgressCallback
 from oloproof_core.judging.contained._wire import failure_message
 from oloproof_core.judging.evaluators import CaseView, Evaluator
-from oloproof_core.judging.verdict import Verdict
 from oloproof_core.judging.verdict_checks import storable_verdict
 from oloproof_core.results.store import CacheEntry, Store, verdict_key
 

@@ -16,8 +16,8 @@ from oloproof_core._util.limits import label_problem, text_problem
 from oloproof_core.errors import ContractError
 
 if TYPE_CHECKING:
+    from oloproof_core.cases.verdict import Verdict
     from oloproof_core.judging.evaluators import Evaluator
-    from oloproof_core.judging.verdict import Verdict
 
 
 def storable_verdict(evaluator: Evaluator, verdict: Verdict) -> Verdict:

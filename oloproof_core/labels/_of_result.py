@@ -6,7 +6,8 @@ labels through these, so each figure is computed one way.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
 
 from oloproof_core.labels._calibration import (
     Calibration,
@@ -14,15 +15,26 @@ from oloproof_core.labels._calibration import (
     person_against_person,
 )
 from oloproof_core.labels._labelled import LabelledEstimate, labelled_difference, labelled_estimate
-from oloproof_core.results.compare._values import values_by_case
+from oloproof_core.results.compare._values import RunCases, values_by_case
 
 if TYPE_CHECKING:
-    from oloproof_core.results.result import Result
+    from oloproof_core.labels._metric_labels import MetricLabels
+    from oloproof_core.results.estimate import MetricEstimate
 
 __all__ = ["judge_calibration", "labelled_change", "labelled_figure", "people_agreement"]
 
 
-def labelled_figure(result: Result, metric: str, confidence: float) -> LabelledEstimate | None:
+class LabelledRun(RunCases, Protocol):
+    """What the labelled figures take of a run (a `Result` has it, and calls these):
+    its cases, its metrics by name and its labels."""
+
+    @property
+    def labels(self) -> Mapping[str, MetricLabels]: ...
+
+    def metric(self, name: str) -> MetricEstimate: ...
+
+
+def labelled_figure(result: LabelledRun, metric: str, confidence: float) -> LabelledEstimate | None:
     """The metric's interval from its verdicts and labels; None without labelled draws."""
     labels = result.labels.get(metric)
     if labels is None:
@@ -42,7 +54,7 @@ def labelled_figure(result: Result, metric: str, confidence: float) -> LabelledE
 
 
 def labelled_change(
-    baseline: Result, candidate: Result, metric: str, confidence: float
+    baseline: LabelledRun, candidate: LabelledRun, metric: str, confidence: float
 ) -> LabelledEstimate | None:
     """Candidate minus baseline from both runs' verdicts and labels on one queue's draws."""
     before, after = baseline.labels.get(metric), candidate.labels.get(metric)
@@ -68,7 +80,7 @@ def labelled_change(
     )
 
 
-def judge_calibration(result: Result, metric: str, confidence: float) -> Calibration | None:
+def judge_calibration(result: LabelledRun, metric: str, confidence: float) -> Calibration | None:
     """The judge against people on every labelled case of the run (drawn or not)."""
     labels = result.labels.get(metric)
     if labels is None:
@@ -83,7 +95,7 @@ def judge_calibration(result: Result, metric: str, confidence: float) -> Calibra
     )
 
 
-def people_agreement(result: Result, metric: str, confidence: float) -> Calibration | None:
+def people_agreement(result: LabelledRun, metric: str, confidence: float) -> Calibration | None:
     """One person against another, on the cases two people labelled."""
     labels = result.labels.get(metric)
     if labels is None:

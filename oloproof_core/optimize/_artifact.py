@@ -68,7 +68,7 @@ def _checked(components: Mapping[str, str]) -> dict[str, str]:
 def _dspy_artifact(
     program: Any, components: Mapping[str, str] | None, name: str | None, version: str | None
 ) -> Artifact:
-    from oloproof_core.execution.dspy_adapter import dspy_system
+    from oloproof_core.optimize._dspy_adapter import dspy_system
 
     texts = {
         pred_name: str(predictor.signature.instructions)

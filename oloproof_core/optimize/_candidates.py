@@ -21,13 +21,13 @@ from typing import Any
 from oloproof_core._util.canonical import canonical_json, digest_text
 from oloproof_core.cases.case import CaseError, CaseResult
 from oloproof_core.cases.observations import ModelCall
+from oloproof_core.cases.verdict import Verdict
 from oloproof_core.datasets.rows import Row
 from oloproof_core.errors import OloproofError
 from oloproof_core.evaluation.plan import plan_run
 from oloproof_core.evaluation.run import process_rows
 from oloproof_core.execution.systems import System
 from oloproof_core.judging.evaluators import Evaluator
-from oloproof_core.judging.verdict import Verdict
 from oloproof_core.optimize._budget import Meter
 from oloproof_core.optimize._contract import contract_failure
 from oloproof_core.optimize._ledger import EvaluationRecord, Ledger

@@ -179,7 +179,7 @@ class DspyGepaEngine:
     def search(self, search: Search) -> None:
         import dspy
 
-        from oloproof_core.execution.dspy_adapter import DspyMetric
+        from oloproof_core.optimize._dspy_adapter import DspyMetric
 
         metric_file = _one_metric_file(search.evaluators)
         judged = JudgedCases([*search.splits.train, *search.splits.val])

@@ -15,10 +15,11 @@ from typing import Any
 from oloproof_core._util.text_files import read_text
 from oloproof_core.cases.case import CaseError, CaseResult
 from oloproof_core.cases.observations import Measurements, ModelCall
+from oloproof_core.cases.verdict import Verdict
 from oloproof_core.errors import OloproofError
-from oloproof_core.evaluation.aggregate import MetricEstimate
-from oloproof_core.judging.verdict import Verdict
-from oloproof_core.results.result import RESULT_FORMAT, RESULT_HEAD_BYTES, Result, looks_like_result
+from oloproof_core.results.estimate import MetricEstimate
+from oloproof_core.results.head import RESULT_FORMAT, RESULT_HEAD_BYTES, looks_like_result
+from oloproof_core.results.result import Result
 from oloproof_core.results.shape import result_shape_problem
 from oloproof_core.stats import Interval
 

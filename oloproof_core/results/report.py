@@ -3,12 +3,40 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from oloproof_core.evaluation.aggregate import MetricEstimate
-    from oloproof_core.results.result import Result
+    from oloproof_core.cases.case import CaseResult
+    from oloproof_core.cases.usage import RoleUsage
+    from oloproof_core.labels import LabelledEstimate
+    from oloproof_core.results.estimate import MetricEstimate
+
+
+class ReportedRun(Protocol):
+    """What the renderings read of a run. `Result` has it and renders itself through
+    these, so the report never imports it."""
+
+    metrics: list[MetricEstimate]
+    provenance: dict[str, Any]
+    gate: Any
+    run_id: str | None
+    extras: dict[str, Any]
+
+    @property
+    def cases(self) -> Sequence[CaseResult]: ...
+
+    @property
+    def n_cases(self) -> int: ...
+
+    @property
+    def failed_cases(self) -> list[CaseResult]: ...
+
+    def error_summary(self) -> list[tuple[str, int, str]]: ...
+
+    def usage(self) -> dict[str, RoleUsage]: ...
+
+    def labelled(self, metric: str, confidence: float | None = None) -> LabelledEstimate | None: ...
 
 
 def _number(value: float | None) -> str:
@@ -28,7 +56,7 @@ def _row(metric: MetricEstimate) -> list[str]:
     ]
 
 
-def render_text(result: Result) -> str:
+def render_text(result: ReportedRun) -> str:
     provenance = result.provenance
     system = provenance.get("system", {})
     dataset = provenance.get("dataset", {})
@@ -78,7 +106,7 @@ def render_text(result: Result) -> str:
     return "\n".join(lines)
 
 
-def _where_recorded_lines(result: Result) -> list[str]:
+def _where_recorded_lines(result: ReportedRun) -> list[str]:
     """The recorded run's dashboard page (`extras["run_url"]`), and how to open it where no
     dashboard has served the store yet (`extras["run_url_hint"]`)."""
     link = result.extras.get("run_url")
@@ -88,7 +116,7 @@ def _where_recorded_lines(result: Result) -> list[str]:
     return ["", f"recorded run #{result.run_id} → {link}", *([f"  {hint}"] if hint else [])]
 
 
-def _judge_lines(result: Result) -> list[str]:
+def _judge_lines(result: ReportedRun) -> list[str]:
     """Per model-judged metric: the figure with people's labels, or what it assumes without."""
     from oloproof_core.labels import model_judged_criteria
 
@@ -114,7 +142,7 @@ def _judge_lines(result: Result) -> list[str]:
     return ["", *lines] if lines else []
 
 
-def _warning_lines(result: Result) -> list[str]:
+def _warning_lines(result: ReportedRun) -> list[str]:
     """What the figures themselves warn of (few clusters, say), once each."""
     warnings = dict.fromkeys(
         f"{metric.metric}: {metric.warning}" for metric in result.metrics if metric.warning
@@ -122,7 +150,7 @@ def _warning_lines(result: Result) -> list[str]:
     return ["", *(f"! {warning}" for warning in warnings)] if warnings else []
 
 
-def _usage_lines(result: Result) -> list[str]:
+def _usage_lines(result: ReportedRun) -> list[str]:
     """Model calls by role, as the platform measured them: tokens, cost, summed latency."""
     usage = result.usage()
     if not usage:
@@ -137,7 +165,7 @@ def _usage_lines(result: Result) -> list[str]:
     return lines
 
 
-def _first_judge_error(result: Result, criterion: str) -> tuple[str, str] | None:
+def _first_judge_error(result: ReportedRun, criterion: str) -> tuple[str, str] | None:
     """The first case on which the evaluator of `criterion` raised, and its message."""
     for case in result.cases:
         verdict = case.verdicts.get(criterion)
@@ -146,7 +174,7 @@ def _first_judge_error(result: Result, criterion: str) -> tuple[str, str] | None
     return None
 
 
-def _release_and_dataset(result: Result) -> tuple[str, str]:
+def _release_and_dataset(result: ReportedRun) -> tuple[str, str]:
     system = result.provenance.get("system", {})
     dataset = result.provenance.get("dataset", {})
     release = system.get("name", "?") + (f"@{system['version']}" if system.get("version") else "")
@@ -155,7 +183,7 @@ def _release_and_dataset(result: Result) -> tuple[str, str]:
     return release, f"{source} (digest {digest})" if digest else source
 
 
-def _missing_reasons(result: Result) -> list[str]:
+def _missing_reasons(result: ReportedRun) -> list[str]:
     """Why cases are missing: the system's failures by type, then each evaluator's."""
     reasons = [
         f"system {kind} × {count} (first: {first})" for kind, count, first in result.error_summary()
@@ -182,7 +210,7 @@ def _gate_html(gate: object) -> str:
     return f"<p><b>gate {outcome}</b></p><ul>{items}</ul>"
 
 
-def render_html(result: Result) -> str:
+def render_html(result: ReportedRun) -> str:
     """The notebook view: release, dataset, counts, metrics, missing reasons, gate, link."""
     escape = html.escape
     release, dataset = _release_and_dataset(result)

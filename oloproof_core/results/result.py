@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -12,27 +11,12 @@ from typing import TYPE_CHECKING, Any
 from oloproof_core._util.text_files import text_written
 from oloproof_core.cases.case import CaseResult
 from oloproof_core.cases.usage import RoleUsage, usage_by_role
-from oloproof_core.evaluation.columns.case_columns import CaseColumns
+from oloproof_core.results.columns.case_columns import CaseColumns
+from oloproof_core.results.head import RESULT_FORMAT
 
 if TYPE_CHECKING:  # the statistics (scipy) load only when a run aggregates
-    from oloproof_core.evaluation.aggregate import MetricEstimate
     from oloproof_core.labels import Calibration, LabelledEstimate, MetricLabels
-
-RESULT_FORMAT = "oloproof-result/1"
-"""The first key of every result oloproof writes (`"format"`): what tells its files from
-other JSON cheaply (`looks_like_result`), e.g. to hide them from systems."""
-RESULT_HEAD_BYTES = 256
-"""How much of a file's start `looks_like_result` needs."""
-_MARKED = re.compile(rb'\A\s*\{\s*"format"\s*:\s*"oloproof-result/')
-_UNMARKED = re.compile(
-    rb'\A\s*\{\s*"run_id"\s*:\s*(?:null|"[^"\\]{0,200}"|\d{1,30})\s*,\s*"metrics"\s*:'
-)
-
-
-def looks_like_result(head: bytes) -> bool:
-    """Whether a file starting with `head` (its first `RESULT_HEAD_BYTES` bytes) is a
-    result oloproof wrote: marked, or in the shape of the files written before the mark."""
-    return _MARKED.match(head) is not None or _UNMARKED.match(head) is not None
+    from oloproof_core.results.estimate import MetricEstimate
 
 
 @dataclass(slots=True)

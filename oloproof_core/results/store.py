@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from oloproof_core._util.canonical import digest_text
 from oloproof_core.cases.case import CaseResult
-from oloproof_core.judging.verdict import Verdict
+from oloproof_core.cases.verdict import Verdict
 
 if TYPE_CHECKING:
     from oloproof_core.judging.evaluators import Evaluator

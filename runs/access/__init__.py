@@ -26,6 +26,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.models import User as Account
 from django.db.models import Q, QuerySet
 
+from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
 from runs.models import (
     ROLE_RANK,
     Approval,
@@ -39,7 +40,6 @@ from runs.models import (
     Run,
     System,
 )
-from runs.writers.errors import InvalidRequestError, NotFoundError, NotPermittedError
 
 
 @dataclass(frozen=True, slots=True)

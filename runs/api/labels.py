@@ -20,8 +20,8 @@ from ninja.errors import ValidationError
 from ninja.pagination import paginate
 
 from runs.api.paging import Paging
+from runs.errors import InvalidRequestError
 from runs.selectors.labels import metric_labels, review_queue, run_labels
-from runs.writers.errors import InvalidRequestError
 from runs.writers.labels import MAX_NOTE, save_label
 
 router = Router(tags=["labels"])

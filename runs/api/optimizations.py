@@ -12,7 +12,7 @@ from ninja.pagination import paginate
 from ninja.responses import Status
 
 import oloproof_core.optimize as optimize
-from runs.access.auth import AuthenticatedRequest
+from runs.access.requests import AuthenticatedRequest
 from runs.api.paging import Paging
 from runs.selectors.optimization_export import (
     FORMATS,
@@ -26,7 +26,7 @@ from runs.selectors.optimizations import (
     optimization_winner,
     optimizations_list,
 )
-from runs.writers.services import optimization_submit_by
+from runs.services import optimization_submit_by
 
 router = Router(tags=["optimizations"])
 

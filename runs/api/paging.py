@@ -18,8 +18,8 @@ from ninja import Field, Schema
 from ninja.errors import HttpError
 from ninja.pagination import LimitOffsetPagination, PaginationBase
 
+from runs.errors import InvalidRequestError
 from runs.selectors.keyset import Count, KeyOrder, cursor_from, keyset_page
-from runs.writers.errors import InvalidRequestError
 
 MAX_LIMIT = 500
 MAX_OFFSET = 1_000_000_000

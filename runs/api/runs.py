@@ -12,7 +12,7 @@ from ninja import Query, Router, Schema
 from ninja.pagination import paginate
 from ninja.responses import Status
 
-from runs.access.auth import AuthenticatedRequest
+from runs.access.requests import AuthenticatedRequest
 from runs.api.cases import CaseTableQuery
 from runs.api.paging import CursorPaging, KeysetRows
 from runs.api.schemas import (
@@ -28,15 +28,15 @@ from runs.api.schemas import (
     RunOut,
     RunSubmitIn,
 )
+from runs.errors import NotFoundError
 from runs.models import Gate, Run
 from runs.selectors.case_table import CASE_ORDER, case_table_total
 from runs.selectors.cases import cases_whole, run_case_table, run_outcome_counts
 from runs.selectors.comparison import runs_compare
 from runs.selectors.keyset import capped_count
 from runs.selectors.runs import RUN_ORDER, RunFilters, run_get, runs_in_order, runs_list
-from runs.writers.errors import NotFoundError
+from runs.services import approval_create, approval_revoke, run_continue, run_submit_by
 from runs.writers.run_keeping import run_hide, run_remove, run_rename, run_tags_set
-from runs.writers.services import approval_create, approval_revoke, run_continue, run_submit_by
 
 router = Router(tags=["runs"])
 

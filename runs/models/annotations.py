@@ -13,8 +13,8 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from runs.errors import ImmutableRecordError
 from runs.models.runs import Run
-from runs.writers.errors import ImmutableRecordError
 
 _IMMUTABLE = "annotation changes are an audit trail: they are never changed or deleted"
 

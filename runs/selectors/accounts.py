@@ -6,8 +6,8 @@ from django.contrib.auth.models import User as Account
 from django.db.models import Prefetch, QuerySet
 
 from runs.access import Actor, LocalProcess, account_for, account_of, accounts_manageable
+from runs.errors import NotFoundError
 from runs.models import ApiToken, Membership
-from runs.writers.errors import NotFoundError
 
 
 def accounts_exist() -> bool:

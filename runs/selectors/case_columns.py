@@ -26,7 +26,7 @@ from django.db import connection, transaction
 import oloproof_core as engine
 from metrics.models import CaseVerdict
 from runs.models import CaseResult, DatasetCase, Run
-from runs.store._sqlite_digest import SQLITE_DIGEST
+from runs.selectors._sqlite_digest import SQLITE_DIGEST
 
 _BLOCK = 5000
 """Rows fetched per round trip while streaming."""

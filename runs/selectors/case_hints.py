@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from oloproof_core import CLOSE_IDS_COMPARED, did_you_mean
+from runs.errors import NotFoundError
 from runs.models import CaseResult, Run
-from runs.writers.errors import NotFoundError
 
 
 def run_case_ids(run: Run) -> list[str]:

@@ -15,10 +15,10 @@ from metrics.batching import KEY_BATCH, batches
 from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import case_verdicts_by_case, run_metric_estimates
 from runs.models import CaseResult, DatasetCase, Run
+from runs.models.case_rows import OUTCOMES_COUNTED
 from runs.selectors.annotations import ANNOTATION_FILTERS, by_annotation
 from runs.selectors.case_hints import case_not_found
 from runs.selectors.case_search import SEARCH_FIELDS, case_search_filter
-from runs.writers.case_rows import OUTCOMES_COUNTED
 
 CASE_OUTCOMES = ("passed", "failed", "missing")
 

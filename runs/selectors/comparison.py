@@ -11,9 +11,9 @@ from django.db.models import QuerySet
 import oloproof_core as engine
 from oloproof_core.results.compare import Comparison, compare_paired_values
 from runs.access import Actor, runs_visible
+from runs.errors import InvalidRequestError
 from runs.models import Run
 from runs.selectors.comparison_values import runs_paired_values
-from runs.writers.errors import InvalidRequestError
 
 COMPARISON_CACHE_S = 3600
 RECENT_IN_PROCESS = 4

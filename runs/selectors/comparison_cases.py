@@ -28,10 +28,10 @@ from oloproof_core.results.compare import (
     export_lines,
 )
 from runs.access import Actor, runs_visible
+from runs.errors import InvalidRequestError, NotFoundError
 from runs.models import CaseResult, DatasetCase, Run
 from runs.selectors.comparison import runs_compare
 from runs.selectors.comparison_outputs import runs_outputs_changed
-from runs.writers.errors import InvalidRequestError, NotFoundError
 
 _PATH_SAFE = "/~:@!$&'()*+,;="
 """What `reverse` leaves unquoted in a path, so these links match the resolver's own."""

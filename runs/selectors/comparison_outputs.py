@@ -40,7 +40,7 @@ def _differing_ids(baseline_id: int, candidate_id: int) -> list[str]:
     connection = connections[CaseResult.objects.all().db]
     quote = connection.ops.quote_name
     table = quote(CaseResult._meta.db_table)
-    # The columns' names, as the recording writes them (`runs.writers.case_rows`).
+    # The columns' names, as the recording writes them (`runs.models.case_rows`).
     run, case_id, output, error_type, message = (
         quote(name) for name in ("run_id", "case_id", "output", "error_type", "error_message")
     )

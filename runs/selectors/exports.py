@@ -17,10 +17,10 @@ from typing import Any
 
 from metrics.batching import batches
 from runs.access import Actor, run_for
+from runs.errors import InvalidRequestError
 from runs.models import CaseAnnotation, CaseResult, Run
 from runs.selectors.case_table import CaseRow, case_table_rows, criterion_tops
 from runs.selectors.cases import CaseFilters, run_case_table, run_criteria
-from runs.writers.errors import InvalidRequestError
 
 EXPORT_FORMATS = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson"}
 EXPORT_BATCH = 1000

@@ -24,7 +24,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
-from runs.writers.errors import InvalidRequestError
+from runs.errors import InvalidRequestError
 
 COUNT_CAP = 1_000
 """A count a filter cannot take from a stored counter stops here (`capped_count`)."""

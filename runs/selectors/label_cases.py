@@ -20,8 +20,8 @@ from metrics.batching import KEY_BATCH, batches
 from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import runs_value_columns
 from oloproof_core.labels import label_key
+from runs.errors import InvalidRequestError, NotFoundError
 from runs.models import CaseResult, DatasetCase, Run
-from runs.writers.errors import InvalidRequestError, NotFoundError
 
 
 @dataclass(frozen=True, slots=True)

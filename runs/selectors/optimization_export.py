@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from runs.writers.errors import InvalidRequestError
+from runs.errors import InvalidRequestError
 
 FORMATS = {"json": "application/json", "yaml": "application/yaml"}
 """The formats a winner is written in, with their media types."""

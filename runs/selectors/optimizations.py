@@ -10,13 +10,13 @@ from django.db.models import QuerySet
 
 import oloproof_core.optimize as optimize
 from runs.access import LOCAL, Actor, optimizations_visible
+from runs.errors import NotFoundError
 from runs.models import (
     Optimization,
     OptimizationCandidate,
     OptimizationEvaluation,
     OptimizationReflection,
 )
-from runs.writers.errors import NotFoundError
 
 
 def optimizations_list(*, user: Actor) -> QuerySet[Optimization]:

@@ -14,9 +14,9 @@ from django.db.models import Q
 
 from oloproof_core.results.compare import Comparison
 from runs.access import Actor, runs_visible
+from runs.errors import InvalidRequestError
 from runs.models import Run
 from runs.selectors.comparison import runs_compare
-from runs.writers.errors import InvalidRequestError
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,8 @@ from django.contrib.auth.models import User as Account
 from django.db.models import QuerySet
 
 from runs.access import Actor, Role, code_roots_visible, projects_visible
+from runs.errors import NotFoundError
 from runs.models import CodeRoot, Membership, Project
-from runs.writers.errors import NotFoundError
 
 
 def project_code_roots(*, project_id: int) -> list[str]:

@@ -9,9 +9,9 @@ from django.db.models import Count, QuerySet
 
 from metrics.models import MetricEstimate
 from runs.access import Actor, systems_visible
+from runs.errors import NotFoundError
 from runs.models import Approval, Gate, Release, Run, System
 from runs.selectors.release_figures import release_figure_runs
-from runs.writers.errors import NotFoundError
 
 
 def system_get(*, user: Actor, system_id: int) -> System:

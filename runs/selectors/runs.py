@@ -13,9 +13,9 @@ from django.db.models.functions import Coalesce
 
 from metrics.models import MetricEstimate
 from runs.access import Actor, datasets_visible, run_for, runs_visible, systems_visible
+from runs.errors import NotFoundError
 from runs.models import Dataset, Release, Run, RunChunk
 from runs.selectors.keyset import Count, Cursor, KeyOrder, capped_count, keyset_page
-from runs.writers.errors import NotFoundError
 
 LIVE_STATUSES = (Run.Status.QUEUED, Run.Status.RUNNING, Run.Status.FINALISING)
 

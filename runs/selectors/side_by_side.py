@@ -20,11 +20,11 @@ from oloproof_core.results.compare import (
     side_by_side_problem,
 )
 from runs.access import Actor, runs_visible
+from runs.errors import InvalidRequestError, NotFoundError
 from runs.models import Approval, Run
 from runs.selectors.comparison import comparison_problem, runs_compare
 from runs.selectors.previous_release import run_previous_release
 from runs.selectors.runs import runs_in_order
-from runs.writers.errors import InvalidRequestError, NotFoundError
 
 
 def side_by_side_runs(*, user: Actor, run_ids: Sequence[int]) -> list[Run]:

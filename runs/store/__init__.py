@@ -29,11 +29,11 @@ from oloproof_core import (
     fewer_collections,
 )
 from runs.access import LOCAL
+from runs.errors import NotFoundError
 from runs.models import Project, Run
 from runs.selectors.gates import baseline_run_find
 from runs.selectors.results import run_result
 from runs.selectors.runs import run_get
-from runs.writers.errors import NotFoundError
 from runs.writers.projects import project_default_ensure, project_ensure
 from runs.writers.recording import (
     chunk_cases_record,

@@ -17,7 +17,7 @@ from django.apps import apps
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 
-from runs.writers.errors import InvalidRequestError
+from runs.errors import InvalidRequestError
 
 
 def migration_files() -> list[tuple[str, Path]]:

@@ -12,10 +12,10 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest
 
+from runs.errors import DomainError, InvalidRequestError, NotFoundError, NotPermittedError
 from runs.models import Run
 from runs.selectors.keyset import Cursor, cursor_from
 from runs.selectors.runs import run_get
-from runs.writers.errors import DomainError, InvalidRequestError, NotFoundError, NotPermittedError
 
 T = TypeVar("T")
 PAGE_SIZE = 50

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from runs.access import Role, role_allows
+from runs.errors import InvalidRequestError
 from runs.selectors.annotations import annotation_of, case_annotations
 from runs.selectors.case_table import (
     FIXED_COLUMNS,
@@ -25,7 +26,6 @@ from runs.selectors.exports import run_cases_export
 from runs.views._common import call, cursor_of, domain_errors, get_run_or_404, query_without_cursor
 from runs.views.forms import AnnotationForm, CaseFilterForm
 from runs.writers.annotations import AnnotationValues, case_annotation_save
-from runs.writers.errors import InvalidRequestError
 
 
 @login_required

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from runs.errors import InvalidRequestError
 from runs.selectors.comparison import comparable_runs
 from runs.selectors.comparison_cases import (
     comparison_export_lines,
@@ -20,7 +21,6 @@ from runs.views._common import get_run_or_404
 from runs.views.compare_grid import EXPORT_TYPES, case_view, grid_context
 from runs.views.forms import CompareForm
 from runs.views.side_by_side import side_by_side_page
-from runs.writers.errors import InvalidRequestError
 
 
 @login_required

@@ -10,18 +10,18 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from runs.access import Role, projects_visible
-from runs.selectors.audit import changes_audit
-from runs.selectors.gates import approvals_audit, gates_pending, gates_to_decide
-from runs.views._common import domain_errors, get_run_or_404, page_of, query_without_page
-from runs.views.forms import ApprovalForm, RevocationForm
-from runs.views.history import run_page_render
-from runs.writers.errors import (
+from runs.errors import (
     ConflictError,
     InvalidRequestError,
     OverrideNeededError,
     OverrideReasonMissingError,
 )
-from runs.writers.services import approval_create, approval_revoke, run_continue
+from runs.selectors.audit import changes_audit
+from runs.selectors.gates import approvals_audit, gates_pending, gates_to_decide
+from runs.services import approval_create, approval_revoke, run_continue
+from runs.views._common import domain_errors, get_run_or_404, page_of, query_without_page
+from runs.views.forms import ApprovalForm, RevocationForm
+from runs.views.history import run_page_render
 
 AUDIT_PAGE = 50
 PENDING_PAGE = 25

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET
 
 from metrics.selectors import run_metric_estimates
 from runs.access import Role, role_allows, submitted_by_self
+from runs.errors import DomainError
 from runs.models import Run
 from runs.selectors.cases import run_outcome_counts
 from runs.selectors.gates import run_approvals, standing_decision
@@ -26,7 +27,6 @@ from runs.views._common import cursor_of, get_run_or_404, query_without_cursor
 from runs.views.forms import ApprovalForm, RunFilterForm
 from runs.views.run_readouts import run_page_readouts
 from runs.workers.sequential_runs import sequential_continuation, sequential_state
-from runs.writers.errors import DomainError
 
 HEADLINE_METRICS = 3
 """Criteria shown per run in the history; the run page shows them all."""

@@ -16,9 +16,9 @@ import oloproof_core.labels as labels_engine
 from metrics.models import Evaluator, MetricEstimate
 from metrics.selectors import run_metric_estimates
 from runs.access import Actor
+from runs.errors import DomainError, NotFoundError
 from runs.models import Run
 from runs.selectors.labels import CaseLabels, ReviewQueue, labelled_metric, metric_labels
-from runs.writers.errors import DomainError, NotFoundError
 
 FIGURE_NAMES = {
     "agreement": ("agreement", "share of cases where both said the same"),

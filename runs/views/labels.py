@@ -13,11 +13,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from runs.access import Role, role_allows
+from runs.errors import InvalidRequestError
 from runs.models import Run
 from runs.selectors.labels import review_queue
 from runs.views._common import call, domain_errors, get_run_or_404
 from runs.views.label_readouts import metric_page_readouts, position_before, queue_readouts
-from runs.writers.errors import InvalidRequestError
 from runs.writers.labels import save_label
 
 

@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from runs.access import Role, project_for
+from runs.errors import NotFoundError
 from runs.selectors.projects import (
     account_named,
     project_code_roots_list,
@@ -23,7 +24,6 @@ from runs.selectors.projects import (
 )
 from runs.views._common import attempt, domain_errors
 from runs.views.settings_forms import CodeRootForm, MemberForm, MemberRemoveForm, ProjectForm
-from runs.writers.errors import NotFoundError
 from runs.writers.projects import (
     code_root_register,
     code_root_unregister,

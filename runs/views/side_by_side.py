@@ -8,10 +8,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from oloproof_core.results.compare import MAX_RUNS
+from runs.errors import InvalidRequestError
 from runs.selectors.side_by_side import runs_side_by_side_named, side_by_side_runs
 from runs.views._common import domain_errors
 from runs.views.compare_grid import grid_context
-from runs.writers.errors import InvalidRequestError
 
 
 def _ids(request: HttpRequest, name: str) -> list[int]:

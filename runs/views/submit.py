@@ -9,13 +9,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from runs.access import Role
-from runs.access.auth import AuthenticatedRequest
+from runs.access.requests import AuthenticatedRequest
+from runs.errors import DomainError, RunConfigInvalidError
 from runs.models import Run
 from runs.selectors.projects import code_roots_list, projects_list
 from runs.selectors.runs import recorded_configs
+from runs.services import optimization_submit_by, run_submit_by
 from runs.views.forms import RunSubmitForm
-from runs.writers.errors import DomainError, RunConfigInvalidError
-from runs.writers.services import optimization_submit_by, run_submit_by
 
 
 @login_required

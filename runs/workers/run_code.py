@@ -16,12 +16,12 @@ from typing import Any
 from django.conf import settings
 
 import oloproof_core as engine
+from runs.errors import NotPermittedError, RunConfigInvalidError
 from runs.models import Project, Run
 from runs.selectors.gates import baseline_run_find
 from runs.selectors.projects import project_code_roots
 from runs.workers.dispatch import worker_name
 from runs.workers.user_code import forget_changed_project_code, remember_project_code
-from runs.writers.errors import NotPermittedError, RunConfigInvalidError
 from runs.writers.projects import code_root_how
 
 

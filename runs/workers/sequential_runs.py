@@ -4,7 +4,7 @@ A submitted run whose policy is sequential (`sequential:` in the policy file) ru
 its first batch of cases in the order of their ids' SHA-256 digests (the engine's
 `sequential_order`, fixed by content) and decides the gate with the anytime-valid
 intervals tuned to the whole dataset (`decide_sequential`). When that gate is
-inconclusive, "run more cases" (`runs.writers.services.run_continue`) opens the same run
+inconclusive, "run more cases" (`runs.services.run_continue`) opens the same run
 again: the workers add batch after batch to the same evidence, deciding after each,
 until the gate decides or the dataset's cases run out. However often it looks, a rule
 whose truth sits at its threshold passes at most 2.5 % of the time.
@@ -22,9 +22,9 @@ from typing import Any
 
 import oloproof_core as engine
 from oloproof_core.gates import more_cases_may_settle
+from runs.errors import ConflictError, InvalidRequestError
 from runs.models import DatasetCase, Run
 from runs.store import DjangoStore
-from runs.writers.errors import ConflictError, InvalidRequestError
 
 ORDER = "sha256(case id)"
 

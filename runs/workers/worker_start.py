@@ -19,9 +19,9 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from kombu.exceptions import OperationalError as BrokerError
 
+from runs.errors import DomainError
 from runs.store.database import database_ready
 from runs.workers.dispatch import celery_app
-from runs.writers.errors import DomainError
 
 FIRST_WAIT_S = 1.0
 MAX_WAIT_S = 30.0

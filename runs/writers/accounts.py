@@ -18,9 +18,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from runs.access import LOCAL, Actor, Role, account_of, role_require
+from runs.errors import InvalidRequestError
 from runs.models import Change, Project
 from runs.writers.audit import change_record
-from runs.writers.errors import InvalidRequestError
 from runs.writers.projects import membership_set, project_default_ensure
 
 

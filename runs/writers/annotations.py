@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from runs.access import Actor, Role, account_of, author_of, role_require
+from runs.errors import InvalidRequestError, NotPermittedError
 from runs.models import CaseAnnotation, CaseAnnotationChange, CaseResult, Rating, Run
 from runs.selectors.case_hints import case_not_found
-from runs.writers.errors import InvalidRequestError, NotPermittedError
 
 MAX_COMMENT = 10_000
 

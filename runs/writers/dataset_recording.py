@@ -18,7 +18,7 @@ import oloproof_core as engine
 from metrics.batching import numbered_first_of_each
 from metrics.bulk_rows import rows_insert
 from runs.models import Dataset, DatasetCase
-from runs.writers.case_rows import CASE_ID, DATASET_CASE_COLUMNS
+from runs.models.case_rows import CASE_ID, DATASET_CASE_COLUMNS
 
 
 def _batch_size(batch_size: int | None) -> int:

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from metrics.batching import KEY_BATCH, batches
 from runs.access import Actor, Role, account_of, author_of, run_for
+from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
 from runs.models import Label, Run
 from runs.selectors.case_hints import case_not_found, run_case_ids
 from runs.selectors.label_cases import (
@@ -29,7 +30,6 @@ from runs.selectors.label_cases import (
     cases_to_label,
     labelled_metric_of,
 )
-from runs.writers.errors import InvalidRequestError, NotFoundError, NotPermittedError
 
 MAX_NOTE = 10_000
 MAX_PROBLEMS_SHOWN = 20

@@ -14,9 +14,9 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from runs.access import Actor, Role, account_of, projects_visible, role_require
+from runs.errors import ConflictError, InvalidRequestError, NotPermittedError
 from runs.models import DEFAULT_PROJECT_SLUG, Change, CodeRoot, Membership, Project
 from runs.writers.audit import change_record
-from runs.writers.errors import ConflictError, InvalidRequestError, NotPermittedError
 
 
 def project_default_ensure() -> Project:

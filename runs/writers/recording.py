@@ -27,21 +27,21 @@ from metrics.services import (
     metric_estimates_create,
     run_value_columns_put,
 )
+from runs.errors import InvalidRequestError
 from runs.models import CaseResult, Dataset, Gate, Project, Release, Run, System
-from runs.selectors.case_columns import stored_case_ids_query
-from runs.writers.case_rows import (
+from runs.models.case_rows import (
     CASE_RESULT_COLUMNS,
     OUTCOME_COUNTS_ZERO,
     case_result_rows,
     outcome_increments,
 )
+from runs.selectors.case_columns import stored_case_ids_query
 from runs.writers.dataset_recording import (
     dataset_cases_create,
     dataset_get_or_create,
     dataset_of_result,
     dataset_unfilled,
 )
-from runs.writers.errors import InvalidRequestError
 from runs.writers.projects import project_default_ensure
 from runs.writers.run_fields import finished_run_fields, parse_time, policy_fields
 from runs.writers.search_rows import search_rows_add

@@ -15,11 +15,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from runs.access import Actor, Role, account_of, run_for
+from runs.errors import ConflictError, InvalidRequestError
 from runs.models import Approval, Change, Run, RunKeeping, RunTag
 from runs.models.keeping import MAX_RUN_NAME, MAX_TAG, MAX_TAGS
 from runs.selectors.runs import LIVE_STATUSES
 from runs.writers.audit import change_record
-from runs.writers.errors import ConflictError, InvalidRequestError
 from runs.writers.recording import run_delete
 
 

@@ -23,9 +23,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from runs.access import LOCAL, Actor, LocalProcess, Role, account_of, role_require
+from runs.errors import NotPermittedError
 from runs.models import ApiToken, Change, Project
 from runs.writers.audit import change_record
-from runs.writers.errors import NotPermittedError
 
 TOKEN_PREFIX = "olo_"
 _TOKEN_TOUCH_EVERY = timedelta(minutes=1)

@@ -12,7 +12,7 @@ import pytest
 
 from oloproof.cli import main
 from runs.models import Run
-from runs.writers.services import approval_create
+from runs.services import approval_create
 from tests.browser.conftest import PASSWORD, Visit
 from tests.runs.conftest import member, record_evaluation
 

@@ -9,8 +9,8 @@ import pytest
 from oloproof import evaluate, system
 from oloproof.evaluators import ExactMatch, MetricFile
 from runs.models import Run
+from runs.services import approval_create
 from runs.store import DjangoStore
-from runs.writers.services import approval_create
 from tests.browser.conftest import Visit
 from tests.runs.conftest import member
 

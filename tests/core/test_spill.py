@@ -9,8 +9,8 @@ from array import array
 import numpy as np
 import pytest
 
-from oloproof_core.evaluation.columns import spill
-from oloproof_core.evaluation.columns.spill import ExactSum, Spill
+from oloproof_core.results.columns import spill
+from oloproof_core.results.columns.spill import ExactSum, Spill
 
 
 def test_a_column_reads_back_in_blocks_in_parts_and_whole(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -256,7 +256,7 @@ def test_a_run_sends_only_so_many_calls_ahead_of_its_store(tmp_path: Path) -> No
         from oloproof_core import CaseResult, load_dataset, plan_run
         from oloproof_core.evaluation.conclusion import run_opening
         from oloproof_core.judging.evaluators import ExactMatch
-        from oloproof_core.judging.verdict import Verdict
+        from oloproof_core.cases.verdict import Verdict
         from bot import answer
 
         check = ExactMatch(criterion="e", field="label")

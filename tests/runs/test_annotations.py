@@ -11,16 +11,16 @@ from django.test import Client
 
 from metrics.models import CaseVerdict, MetricEstimate
 from runs.access import LOCAL
-from runs.models import CaseAnnotation, CaseAnnotationChange, CaseResult, Run
-from runs.selectors.annotations import ANNOTATION_FILTERS, case_annotations
-from runs.selectors.cases import CaseFilters, run_case_table
-from runs.writers.annotations import AnnotationValues, case_annotation_save
-from runs.writers.errors import (
+from runs.errors import (
     ImmutableRecordError,
     InvalidRequestError,
     NotFoundError,
     NotPermittedError,
 )
+from runs.models import CaseAnnotation, CaseAnnotationChange, CaseResult, Run
+from runs.selectors.annotations import ANNOTATION_FILTERS, case_annotations
+from runs.selectors.cases import CaseFilters, run_case_table
+from runs.writers.annotations import AnnotationValues, case_annotation_save
 from tests.support.case_runs import ticket_run
 
 pytestmark = pytest.mark.django_db

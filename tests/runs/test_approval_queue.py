@@ -13,11 +13,11 @@ import oloproof_core as engine
 from oloproof import evaluate
 from oloproof.evaluators import ExactMatch
 from oloproof.testing import queue_approvals
+from runs.errors import NotPermittedError
 from runs.models import Run
 from runs.selectors.gates import gates_pending, gates_to_decide
+from runs.services import approval_create, approval_revoke
 from runs.store import DjangoStore
-from runs.writers.errors import NotPermittedError
-from runs.writers.services import approval_create, approval_revoke
 from tests.runs.conftest import make_bot, support_rows
 
 pytestmark = pytest.mark.django_db

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from runs.models import Approval, Run
-from runs.writers.errors import (
+from runs.errors import (
     ImmutableRecordError,
     InvalidRequestError,
     NotFoundError,
     NotPermittedError,
 )
+from runs.models import Approval, Run
+from runs.services import approval_create, approval_revoke
 from runs.writers.recording import gate_record
-from runs.writers.services import approval_create, approval_revoke
 from tests.runs.conftest import record_evaluation
 
 pytestmark = pytest.mark.django_db

@@ -20,7 +20,7 @@ from oloproof_core.cases.observations import ModelCall
 from oloproof_core.evaluation.aggregate import aggregate
 from oloproof_core.judging.evaluators import ExactMatch
 from runs.models import CaseResult, Dataset, DatasetCase, Run
-from runs.writers.case_rows import case_outcome
+from runs.models.case_rows import case_outcome
 from runs.writers.recording import chunk_cases_record, run_record
 
 pytestmark = pytest.mark.django_db

@@ -14,12 +14,12 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from runs.access import LOCAL
+from runs.errors import InvalidRequestError
 from runs.models import Run
 from runs.selectors import exports
 from runs.selectors.cases import CaseFilters
 from runs.selectors.exports import csv_cell, run_cases_export
 from runs.writers.annotations import AnnotationValues, case_annotation_save
-from runs.writers.errors import InvalidRequestError
 from tests.support.case_runs import ticket_run
 
 pytestmark = pytest.mark.django_db

@@ -11,11 +11,11 @@ import yaml
 from django.test import Client
 
 from runs.access import LOCAL
+from runs.errors import NotFoundError, NotPermittedError
 from runs.models import Run
+from runs.services import run_submit, run_submit_by
 from runs.workers import planning
-from runs.writers.errors import NotFoundError, NotPermittedError
 from runs.writers.projects import code_root_register, code_root_unregister, project_ensure
-from runs.writers.services import run_submit, run_submit_by
 from runs.writers.tokens import api_token_create
 from tests.runs.conftest import member
 from tests.support.platform import write_project

@@ -13,7 +13,7 @@ from django.test import Client
 import oloproof
 from oloproof.cli import main
 from runs.models import Run
-from runs.writers.services import approval_create
+from runs.services import approval_create
 from tests.runs.conftest import member, record_evaluation
 from tests.runs.test_api import bearer
 

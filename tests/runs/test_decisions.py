@@ -8,12 +8,12 @@ import pytest
 from django.test import Client
 
 from runs.access import LOCAL
+from runs.errors import ConflictError, InvalidRequestError, NotPermittedError
 from runs.models import Approval, ApprovalRevocation, Run
 from runs.selectors.gates import baseline_run_find, standing_decision
-from runs.writers.errors import ConflictError, InvalidRequestError, NotPermittedError
+from runs.services import approval_create, approval_revoke
 from runs.writers.projects import project_ensure
 from runs.writers.recording import gate_record
-from runs.writers.services import approval_create, approval_revoke
 from runs.writers.tokens import api_token_create
 from tests.runs.conftest import record_evaluation
 

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from runs.access import role_allows, role_of
-from runs.demo import APPROVER, VIEWER, demo_record, demo_users_ensure
+from runs.management.demo import APPROVER, VIEWER, demo_record, demo_users_ensure
 from runs.models import Approval, Membership, Run
 from runs.writers.projects import project_default_ensure
 

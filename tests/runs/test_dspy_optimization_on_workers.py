@@ -48,7 +48,7 @@ def test_a_worker_refuses_a_dspy_programs_optimization_unless_its_operator_allow
             call_command("migrate", interactive=False, verbosity=0)
             from runs.access import LOCAL
             from runs.writers.projects import code_root_register, project_default_ensure
-            from runs.writers.services import optimization_submit
+            from runs.services import optimization_submit
             folder = {str(config.parent)!r}
             code_root_register(by=LOCAL, project=project_default_ensure(), path=folder)
             print(optimization_submit(config={data!r}, base_dir=folder).pk)

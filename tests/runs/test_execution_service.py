@@ -22,10 +22,10 @@ import oloproof_core as engine
 from evalsite.celery import app
 from metrics.models import CaseVerdict, MetricEstimate
 from runs.models import CaseResult, DatasetCase, Run, RunChunk
+from runs.services import run_submit
 from runs.store import DjangoStore
 from runs.workers import chunks as chunk_work
 from runs.workers import dispatch, finalising, planning, run_code, sweep
-from runs.writers.services import run_submit
 from tests.support.platform import write_project
 
 N_CASES = 20

@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from oloproof import system
 from oloproof_core.labels import review_draws
 from runs.access import LOCAL
+from runs.errors import InvalidRequestError, NotFoundError, NotPermittedError
 from runs.models import CaseResult, Dataset, DatasetCase, Label, Run
 from runs.selectors.labels import (
     labelled_metric,
@@ -23,7 +24,6 @@ from runs.selectors.labels import (
     run_labels,
     truth_by_case,
 )
-from runs.writers.errors import InvalidRequestError, NotFoundError, NotPermittedError
 from runs.writers.labels import LabelRow, LabelRowsError, import_labels, save_label
 from tests.support.case_runs import ticket_bot, ticket_run
 

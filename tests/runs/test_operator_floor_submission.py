@@ -22,10 +22,10 @@ from oloproof import submit
 from oloproof_core import ConfigError
 from runs.access import LOCAL
 from runs.models import CaseResult, Run, RunChunk
+from runs.services import run_submit
 from runs.workers import chunks as chunk_work
 from runs.workers import planning
 from runs.writers.projects import code_root_register, project_default_ensure
-from runs.writers.services import run_submit
 from tests.support.platform import write_project
 
 pytestmark = pytest.mark.django_db

@@ -18,8 +18,8 @@ from oloproof.cli import main
 from oloproof.evaluators import evaluator
 from oloproof.testing import queue_approvals
 from runs.models import Change, Run
+from runs.services import approval_create
 from runs.store import DjangoStore
-from runs.writers.services import approval_create
 from tests.runs.conftest import make_bot, member, record_evaluation, support_rows
 
 pytestmark = pytest.mark.django_db

@@ -23,19 +23,19 @@ from metrics.services import run_value_columns_put
 from metrics.value_columns import value_columns_encode
 from oloproof.cli import main as cli_main
 from oloproof_core import ConfigError
-from oloproof_core.evaluation.columns import spill
+from oloproof_core.results.columns import spill
 from oloproof_core.stats import _spilled as stats_spilled
 from runs.access import LOCAL
+from runs.errors import RunConfigInvalidError
 from runs.models import Dataset, Run, RunChunk
 from runs.selectors import case_columns
 from runs.selectors.case_columns import case_ids_json_sql, run_case_columns
 from runs.selectors.results import run_result
+from runs.services import run_submit
 from runs.store import DjangoStore
 from runs.workers import finalising, planning
-from runs.writers.errors import RunConfigInvalidError
 from runs.writers.projects import code_root_register, project_default_ensure
 from runs.writers.recording import chunk_cases_record
-from runs.writers.services import run_submit
 from tests.support.column_cases import CRITERIA, conclude, figures, judged_cases
 from tests.support.platform import write_project
 

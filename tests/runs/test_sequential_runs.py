@@ -22,11 +22,11 @@ import oloproof_core as engine
 from evalsite.celery import app
 from oloproof_core.results.compare import ValueColumns
 from runs.access import LOCAL
+from runs.errors import ConflictError, InvalidRequestError, NotFoundError
 from runs.models import Approval, CaseResult, Run, RunChunk
 from runs.selectors.results import run_result
-from runs.writers.errors import ConflictError, InvalidRequestError, NotFoundError
+from runs.services import approval_create, approval_revoke, run_continue, run_submit
 from runs.writers.recording import run_conclusion_record
-from runs.writers.services import approval_create, approval_revoke, run_continue, run_submit
 from tests.runs.conftest import member
 from tests.support.platform import write_project
 

@@ -7,13 +7,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from metrics.models import CachedVerdict, CaseVerdict, Evaluator, MetricEstimate
-from oloproof_core.judging.verdict import Verdict
+from oloproof_core.cases.verdict import Verdict
 from oloproof_core.results.store import CacheEntry
 from runs.models import CaseResult, Dataset, DatasetCase, Gate, Run
 from runs.selectors.results import run_result
+from runs.services import approval_create
 from runs.store import DjangoStore
 from runs.writers.recording import gate_record
-from runs.writers.services import approval_create
 from tests.runs.conftest import record_evaluation
 
 pytestmark = pytest.mark.django_db

@@ -18,10 +18,10 @@ from django.test import Client
 from oloproof import submit
 from oloproof_core import ConfigError
 from runs.access import LOCAL
+from runs.errors import RunConfigInvalidError
 from runs.models import Dataset, Run
-from runs.writers.errors import RunConfigInvalidError
+from runs.services import run_submit
 from runs.writers.projects import code_root_register, project_default_ensure
-from runs.writers.services import run_submit
 from tests.support.platform import write_project
 
 pytestmark = pytest.mark.django_db

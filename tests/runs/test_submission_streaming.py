@@ -16,11 +16,11 @@ from django.db import transaction
 import oloproof_core as engine
 import oloproof_core.configs.checks as run_config_checks
 from runs.access import LOCAL
+from runs.errors import RunConfigInvalidError
 from runs.models import Dataset, DatasetCase, Run
+from runs.services import run_submit
 from runs.writers.dataset_recording import dataset_record
-from runs.writers.errors import RunConfigInvalidError
 from runs.writers.projects import code_root_register, project_default_ensure
-from runs.writers.services import run_submit
 from tests.support.platform import write_project
 
 pytestmark = pytest.mark.django_db

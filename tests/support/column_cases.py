@@ -11,8 +11,8 @@ from typing import Any
 import oloproof_core as engine
 from oloproof_core.cases.case import CaseError, CaseResult
 from oloproof_core.cases.observations import Measurements, ModelCall
+from oloproof_core.cases.verdict import Verdict
 from oloproof_core.judging.evaluators import ExactMatch, evaluator
-from oloproof_core.judging.verdict import Verdict
 from tests.support.synthetic_runs import make_run
 
 

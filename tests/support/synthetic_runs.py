@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from oloproof_core.cases.case import CaseError, CaseResult
-from oloproof_core.evaluation.aggregate import MetricEstimate, estimate_metric
-from oloproof_core.judging.verdict import Verdict
+from oloproof_core.cases.verdict import Verdict
+from oloproof_core.evaluation.aggregate import estimate_metric
+from oloproof_core.results.estimate import MetricEstimate
 from oloproof_core.results.result import Result
 
 Values = Sequence[float | None]

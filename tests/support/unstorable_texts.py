@@ -9,7 +9,7 @@ from typing import Any
 
 from oloproof import system
 from oloproof.evaluators import evaluator
-from oloproof_core.judging.verdict import Verdict
+from oloproof_core.cases.verdict import Verdict
 
 
 @system(name="stored-alike", version="1")

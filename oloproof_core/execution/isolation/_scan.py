@@ -8,7 +8,7 @@ bounded walk of each code folder, once per pool:
 
 - a folder named `.oloproof`, or the store files of a folder holding `oloproof.sqlite3`
   (a store placed by `OLOPROOF_DATA_DIR`);
-- a `.json` file whose first bytes are a result's (`result.looks_like_result`).
+- a `.json` file whose first bytes are a result's (`results.head.looks_like_result`).
 
 The walk does not follow links (a link's target is covered where it is bound), and
 skips Python environments (their own bind, never scanned), version control folders,
@@ -59,7 +59,7 @@ def scan_folder(
 ) -> FolderScan:
     """Walk `root` (a real path, no link in it) for oloproof's stores and result files;
     `skip`: folders not to enter (Python environments)."""
-    from oloproof_core.results.result import RESULT_HEAD_BYTES, looks_like_result
+    from oloproof_core.results.head import RESULT_HEAD_BYTES, looks_like_result
 
     found = FolderScan()
     skipped = set(skip)

@@ -20,11 +20,11 @@ from typing import Any
 
 from oloproof_core.cases.case import CaseResult
 from oloproof_core.cases.usage import usage_by_role, usage_to_dict
+from oloproof_core.cases.verdict import Verdict
 from oloproof_core.execution.isolation import IsolationError, metered_call, pool_shape
 from oloproof_core.execution.running import ProgressCallback
 from oloproof_core.judging.contained._pool import EvaluatorPool
 from oloproof_core.judging.evaluators import Contains, Evaluator, ExactMatch, JsonSchema
-from oloproof_core.judging.verdict import Verdict
 
 _IN_THE_RUNS_PROCESS = (ExactMatch, Contains)
 _PATTERN_KEYWORDS = frozenset({"pattern", "patternProperties"})

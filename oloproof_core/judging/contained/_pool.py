@@ -31,6 +31,7 @@ from typing import Any
 
 from oloproof_core.cases.case import CaseResult
 from oloproof_core.cases.observations import ModelCall
+from oloproof_core.cases.verdict import Verdict
 from oloproof_core.execution.isolation import (
     GATEWAY_URL_VARIABLE,
     ProcessPool,
@@ -47,7 +48,6 @@ from oloproof_core.judging.contained._sandbox_folders import show_folders
 from oloproof_core.judging.contained._travel import pack
 from oloproof_core.judging.contained._wire import case_parts, verdict_from
 from oloproof_core.judging.evaluators import Evaluator
-from oloproof_core.judging.verdict import Verdict
 from oloproof_core.models import ROLES, ModelError, settings_for
 
 GRACE_S = 1.0

@@ -17,9 +17,9 @@ from typing import Any
 from oloproof_core._util.limits import text_problem
 from oloproof_core.cases.case import CaseResult
 from oloproof_core.cases.observations import Measurements, ModelCall
+from oloproof_core.cases.verdict import PASSED, Verdict
 from oloproof_core.errors import ContractError, UndeclaredReadError
 from oloproof_core.judging.evaluators import Evaluator
-from oloproof_core.judging.verdict import PASSED, Verdict
 
 FAILED = Verdict(value=0.0)
 

@@ -12,10 +12,10 @@ from typing import Any, Literal
 
 from oloproof_core._util.canonical import canonical_json, digest_text
 from oloproof_core._util.limits import label_problem
+from oloproof_core.cases.verdict import Verdict
 from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.judging.evaluators._case_view import CaseView, check_reads
 from oloproof_core.judging.evaluators._source import source_digest, source_location
-from oloproof_core.judging.verdict import Verdict
 
 ValueType = Literal["pass_fail", "score"]
 _CRITERION = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from oloproof_core.cases.verdict import PASSED, Verdict
 from oloproof_core.judging.evaluators._base import Evaluator
 from oloproof_core.judging.evaluators._case_view import CaseView
 from oloproof_core.judging.evaluators._fields import as_text, pick
-from oloproof_core.judging.verdict import PASSED, Verdict
 
 
 class ExactMatch(Evaluator):

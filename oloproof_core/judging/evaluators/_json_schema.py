@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from oloproof_core._util.text_files import read_text
+from oloproof_core.cases.verdict import PASSED, Verdict
 from oloproof_core.errors import ContractError, DeclarationError
 from oloproof_core.judging.evaluators._base import Evaluator
 from oloproof_core.judging.evaluators._case_view import CaseView
 from oloproof_core.judging.evaluators._fields import pick
-from oloproof_core.judging.verdict import PASSED, Verdict
 
 
 class JsonSchema(Evaluator):

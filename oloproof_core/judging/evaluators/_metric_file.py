@@ -22,6 +22,7 @@ from typing import Any
 from oloproof_core._util.canonical import digest_bytes
 from oloproof_core._util.limits import text_problem
 from oloproof_core.cases.measurement import judging_with
+from oloproof_core.cases.verdict import Verdict
 from oloproof_core.errors import ContractError
 from oloproof_core.judging.evaluators._base import Evaluator
 from oloproof_core.judging.evaluators._case_view import CaseView
@@ -31,7 +32,6 @@ from oloproof_core.judging.evaluators._metric_loading import (
     load,
     read_metric_file,
 )
-from oloproof_core.judging.verdict import Verdict
 from oloproof_core.models import model_identity
 
 REQUIRED_SHAPE = """\

@@ -14,10 +14,10 @@ import re
 from typing import Any
 
 from oloproof_core._util.canonical import canonical_json, digest_text
+from oloproof_core.cases.verdict import Verdict
 from oloproof_core.errors import ContractError
 from oloproof_core.judging.evaluators._base import Evaluator, ValueType
 from oloproof_core.judging.evaluators._case_view import CaseView
-from oloproof_core.judging.verdict import Verdict
 from oloproof_core.models import chat, model_identity
 
 INSTRUCTIONS = """\

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from oloproof_core.evaluation.columns.case_columns import CaseColumns
+from oloproof_core.results.columns.case_columns import CaseColumns
 from oloproof_core.results.compare._values import values_by_case
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from oloproof_core.stats import ClusterGroups, ReadOrder, benjamini_hochberg, fe
 from oloproof_core.stats._validate import check_confidence
 
 if TYPE_CHECKING:
-    from oloproof_core.evaluation.aggregate import MetricEstimate
+    from oloproof_core.results.estimate import MetricEstimate
     from oloproof_core.results.result import Result
 
 

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
-from oloproof_core.evaluation.columns.case_columns import CaseColumns, listed
+from oloproof_core.results.columns.case_columns import CaseColumns, listed
 
 if TYPE_CHECKING:
-    from oloproof_core.evaluation.aggregate import MetricEstimate
-    from oloproof_core.results.result import Result
+    from oloproof_core.cases.case import CaseResult
+    from oloproof_core.results.estimate import MetricEstimate
 
 
-def values_listed(result: Result, metric: MetricEstimate) -> list[float | None]:
+class RunCases(Protocol):
+    """What reading values takes of a run (a `Result` has it): its cases, whole or as
+    columns. Named so, the result's own readers (labels) never import the result."""
+
+    @property
+    def cases(self) -> Sequence[CaseResult]: ...
+
+
+def values_listed(result: RunCases, metric: MetricEstimate) -> list[float | None]:
     """The metric's value on each case, in case order, None where it is missing."""
     cases = result.cases
     if isinstance(cases, CaseColumns):
@@ -19,7 +28,7 @@ def values_listed(result: Result, metric: MetricEstimate) -> list[float | None]:
     return list(values_by_case(result, metric).values())
 
 
-def values_by_case(result: Result, metric: MetricEstimate) -> dict[str, float | None]:
+def values_by_case(result: RunCases, metric: MetricEstimate) -> dict[str, float | None]:
     """Case id -> the metric's value on that case, None where it is missing.
 
     A sub-score (`criterion.name`) reads its verdict's `scores`; a case whose

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from runs.demo import demo_record, demo_users_ensure
+from runs.management.demo import demo_record, demo_users_ensure
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ from dspy.utils import DummyLM  # noqa: E402
 
 from oloproof import evaluate  # noqa: E402
 from oloproof.evaluators import MetricFile  # noqa: E402
-from oloproof_core.execution.dspy_adapter import dspy_examples, dspy_metric, dspy_system  # noqa: E402
+from oloproof_core.optimize._dspy_adapter import dspy_examples, dspy_metric, dspy_system  # noqa: E402
 
 ROWS = [
     {"id": "a", "input": {"question": "Can I get a refund?"}, "expected": {"label": "refund"}},

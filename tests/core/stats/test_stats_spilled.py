@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from oloproof_core.evaluation.columns import spill
-from oloproof_core.evaluation.columns.spill import Spill
+from oloproof_core.results.columns import spill
+from oloproof_core.results.columns.spill import Spill
 from oloproof_core.stats import (
     ReadOrder,
     _blocks,

@@ -15,9 +15,9 @@ from typing import Any, TypeAlias
 
 from oloproof_core.cases.observations import ModelCall
 from oloproof_core.cases.usage import RoleUsage
-from oloproof_core.evaluation.columns.case_columns import NONE, CaseColumns
-from oloproof_core.evaluation.columns.spill import Spill
-from oloproof_core.evaluation.columns.spilled import (
+from oloproof_core.results.columns.case_columns import NONE, CaseColumns
+from oloproof_core.results.columns.spill import Spill
+from oloproof_core.results.columns.spilled import (
     ReadingColumns,
     SpilledColumns,
     SpilledFiles,

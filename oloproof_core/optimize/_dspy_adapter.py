@@ -36,11 +36,11 @@ from oloproof_core.cases.context import current_case_or_none
 from oloproof_core.cases.observations import ModelCall
 from oloproof_core.datasets.dataset import load_dataset
 from oloproof_core.errors import ContractError, DeclarationError
-from oloproof_core.execution.dspy_timing import program_timer
 from oloproof_core.execution.systems import System
 from oloproof_core.judging.evaluators._metric_file import MetricFile
 from oloproof_core.judging.judge import judge_cases, judge_one
 from oloproof_core.models import ModelError, settings_for
+from oloproof_core.optimize._dspy_timing import program_timer
 from oloproof_core.results.store import Store
 
 _NOT_GIVEN: Any = object()

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from oloproof_core.cases.usage import RoleUsage
-from oloproof_core.evaluation.columns import spill
-from oloproof_core.evaluation.columns.case_columns import NONE, CaseColumns
-from oloproof_core.evaluation.columns.spill import ExactSum, Spill
+from oloproof_core.results.columns import spill
+from oloproof_core.results.columns.case_columns import NONE, CaseColumns
+from oloproof_core.results.columns.spill import ExactSum, Spill
 
 if TYPE_CHECKING:
-    from oloproof_core.evaluation.columns.case_columns import CodeArray, FloatArray
+    from oloproof_core.results.columns.case_columns import CodeArray, FloatArray
     from oloproof_core.stats import ReadOrder
 
 _LOADED_ON_DEMAND = frozenset({"values", "scores", "cluster_codes", "error_codes", "read_order"})

@@ -26,6 +26,14 @@ from runs.access import (
     submit_project_pick,
     submitted_by_self,
 )
+from runs.errors import (
+    ConflictError,
+    InvalidRequestError,
+    NotPermittedError,
+    OverrideNeededError,
+    OverrideReasonMissingError,
+    RunConfigInvalidError,
+)
 from runs.models import Approval, ApprovalRevocation, Gate, Optimization, Project, Release, Run
 from runs.selectors.projects import project_code_roots
 from runs.selectors.runs import LIVE_STATUSES
@@ -34,14 +42,6 @@ from runs.workers.dispatch import Enqueue, chunk_size, send_work_on_commit
 from runs.workers.run_code import run_submission_verify
 from runs.workers.sequential_runs import sequential_continuation
 from runs.writers.dataset_recording import dataset_record
-from runs.writers.errors import (
-    ConflictError,
-    InvalidRequestError,
-    NotPermittedError,
-    OverrideNeededError,
-    OverrideReasonMissingError,
-    RunConfigInvalidError,
-)
 from runs.writers.optimization_records import optimization_create
 from runs.writers.projects import (
     code_root_how,

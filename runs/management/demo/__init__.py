@@ -21,11 +21,11 @@ import oloproof_core as engine
 from runs.access import LOCAL
 from runs.models import Gate, Run
 from runs.selectors.runs import runs_of_release_on_dataset
+from runs.services import approval_create
 from runs.store import DjangoStore
 from runs.writers.accounts import account_ensure
 from runs.writers.projects import code_root_register, membership_set, project_default_ensure
 from runs.writers.recording import run_config_replace, run_redate
-from runs.writers.services import approval_create
 
 EXAMPLE_DIR = Path(__file__).resolve().parents[2] / "examples" / "support_bot"
 DEMO_CONFIG = "demo.yaml"

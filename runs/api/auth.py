@@ -9,23 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import User
 from django.http import HttpRequest
 from ninja.errors import HttpError
 from ninja.security import HttpBearer, SessionAuth
 
 from runs.access import token_scope_set
 from runs.writers.tokens import api_token_authenticate, token_failure_note, token_failures_exceeded
-
-
-class AuthenticatedRequest(HttpRequest):
-    """A request that passed `login_required` or the API's authentication: its user is an
-    account, never AnonymousUser.
-
-    An annotation for views so guarded; Django still builds a plain `HttpRequest`.
-    """
-
-    user: User
 
 
 def client_address(request: HttpRequest) -> str:

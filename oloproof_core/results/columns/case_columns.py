@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any, overload
 
 from oloproof_core.cases.case import CaseError, CaseResult
 from oloproof_core.cases.usage import RoleUsage
-from oloproof_core.judging.verdict import Verdict
+from oloproof_core.cases.verdict import Verdict
 
 if TYPE_CHECKING:  # NumPy loads when columns are built: `Result` checks for them cheaply
     import numpy as np
     import numpy.typing as npt
 
-    from oloproof_core.evaluation.aggregate import MetricEstimate
+    from oloproof_core.results.estimate import MetricEstimate
     from oloproof_core.stats import ReadOrder
 
     FloatArray = npt.NDArray[np.float64]

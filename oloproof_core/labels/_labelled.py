@@ -171,6 +171,7 @@ def labelled_estimate(
         confidence=confidence,
         scale=(low, span),
         tuning=tuning_for(value_type),
+        exact_labels=value_type == "pass_fail",
     )
 
 
@@ -213,6 +214,7 @@ def labelled_difference(
         confidence=confidence,
         scale=(-span, 2.0 * span),
         tuning=tuning_for(value_type),
+        exact_labels=False,
     )
 
 
@@ -226,6 +228,7 @@ def _figure(
     confidence: float,
     scale: tuple[float, float],
     tuning: BetTuning,
+    exact_labels: bool,
 ) -> LabelledEstimate | None:
     """Known when people labelled every case with a verdict; else prediction-powered from
     the draws labelled in order, within the range people's labels allow."""
@@ -246,6 +249,7 @@ def _figure(
         scale=scale,
         next_position=next_position,
         tuning=tuning,
+        exact_labels=exact_labels,
     )
 
 
@@ -315,6 +319,7 @@ def _conclude(
     scale: tuple[float, float],
     next_position: int | None,
     tuning: BetTuning,
+    exact_labels: bool,
 ) -> LabelledEstimate:
     offset, span = scale
     found = prediction_powered_interval(
@@ -325,6 +330,7 @@ def _conclude(
         n_cases - len(judge),
         confidence,
         tuning=tuning,
+        exact_labels=exact_labels,
     )
     interval = _within(found.interval, _people_range(people, n_cases))
     estimate = min(interval.upper, max(interval.lower, found.estimate))

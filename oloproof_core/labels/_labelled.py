@@ -32,7 +32,10 @@ from oloproof_core.stats import (
 
 __all__ = ["LabelledEstimate", "labelled_difference", "labelled_estimate"]
 
-METHOD = "prediction-powered: judge verdicts + labelled random draws (betting, finite-sample)"
+METHOD = (
+    "prediction-powered: judge verdicts + labelled random draws, leaning on the judge as far"
+    " as the labels show it agrees (betting, finite-sample)"
+)
 KNOWN_METHOD = "people's labels of every case: the figure is theirs, exact, not estimated"
 
 
@@ -40,9 +43,9 @@ def tuning_for(value_type: str) -> BetTuning:
     """The bets on the judge's corrections, chosen by the metric's kind before any label.
 
     A score judge's corrections are small and spread evenly about zero, which the bolder
-    tuning for differences bets on best (a fifth narrower at 50 to 200 labels); a
-    pass/fail judge's are mostly zero with a few of -1 or +1, where the scores' tuning
-    loses less (bench/README.md, "Labels and the judge").
+    tuning for differences bets on best, whether the interval leans on the judge fully
+    or learns how far; a pass/fail judge's are mostly zero with a few of -1 or +1, where
+    the scores' tuning loses less (bench/README.md, "Labels and the judge").
     """
     return SCORE_TUNING if value_type == "pass_fail" else DIFFERENCE_TUNING
 

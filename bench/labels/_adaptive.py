@@ -11,7 +11,10 @@ for the release's mean truth over its N cases:
 - labels only: Clopper–Pearson (pass/fail) or the betting interval (scores) on the
   labelled draws alone, exact for the release's mean (uniform draws are i.i.d.);
 - PPI++: `ppi_python`'s `ppi_mean_ci`, power-tuned, a normal interval, computed in an
-  environment of its own (`_ppi_reference`) on the same releases.
+  environment of its own (`_ppi_reference`) on the same releases;
+- ideal lean: the betting member alone at the full error rate, with the lean PPI++
+  would take with every case labelled known before any label: what betting costs
+  against PPI++ when nothing has to be learnt and no error rate is split.
 """
 
 from __future__ import annotations
@@ -27,12 +30,12 @@ import numpy as np
 from oloproof_core.labels._labelled import tuning_for
 from oloproof_core.stats import bounded_mean_bounds, clopper_pearson, prediction_powered_interval
 from oloproof_core.stats._judge_or_labels import labelled_bounds
-from oloproof_core.stats._power_tuned import Rectified
+from oloproof_core.stats._power_tuned import Rectified, power_tuned_bounds
 
 from . import _adaptive_world as w
 
 CONFIDENCE = 0.95
-METHODS = ("adaptive", "previous", "labels_only", "ppi++")
+METHODS = ("adaptive", "previous", "labels_only", "ppi++", "ideal_lean")
 PPI_PYTHON = Path(__file__).resolve().parents[1] / ".ppi-venv" / "bin" / "python"
 Bounds = tuple[w.Array, w.Array]
 
@@ -66,6 +69,17 @@ def _check_entry_point(kind: str, found: w.Releases, n: int, bounds: Bounds) -> 
         apart = max(abs(single.lower - bounds[0][row]), abs(single.upper - bounds[1][row]))
         if apart > 1e-12:
             raise AssertionError(f"{kind} n={n} row {row}: {single} against the fast path")
+
+
+def _ideal_lean(kind: str, found: w.Releases, n: int) -> Bounds:
+    ys, fs, verdicts = found.drawn_truth[:, :n], found.drawn_verdicts[:, :n], found.verdicts
+    draws = Rectified(
+        ys, fs, verdicts.mean(axis=1), verdicts.max(axis=1), verdicts.min(axis=1), 1.0
+    )
+    lower, upper, _ = power_tuned_bounds(
+        draws, 1.0 - CONFIDENCE, tuning_for(kind), fixed_lean=found.slope
+    )
+    return lower, upper
 
 
 def _previous(kind: str, verdicts: w.Array, ys: w.Array, fs: w.Array) -> Bounds:
@@ -128,6 +142,7 @@ def _cell(kind: str, name: str, sims: int, ppi: dict[str, w.Array]) -> list[dict
         for n in w.LABELS:
             ys, fs = chunk.drawn_truth[:, :n], chunk.drawn_verdicts[:, :n]
             found.setdefault(("adaptive", n), []).append(_adaptive(kind, chunk, n))
+            found.setdefault(("ideal_lean", n), []).append(_ideal_lean(kind, chunk, n))
             found.setdefault(("previous", n), []).append(_previous(kind, chunk.verdicts, ys, fs))
             found.setdefault(("labels_only", n), []).append(_labels_only(kind, ys))
     run_mean = np.concatenate(truth)
@@ -144,7 +159,8 @@ def _cell(kind: str, name: str, sims: int, ppi: dict[str, w.Array]) -> list[dict
         row.update({method: _stats(found[(method, n)], run_mean) for method in METHODS})
         for method in ("labels_only", "ppi++"):
             row[f"adaptive / {method}"] = round(row["adaptive"]["width"] / row[method]["width"], 3)
-        row["previous / ppi++"] = round(row["previous"]["width"] / row["ppi++"]["width"], 3)
+        for method in ("previous", "ideal_lean"):
+            row[f"{method} / ppi++"] = round(row[method]["width"] / row["ppi++"]["width"], 3)
         rows.append(row)
     return rows
 
@@ -166,21 +182,23 @@ def _cell_text(stats: dict[str, float]) -> str:
 
 def markdown(rows: list[dict[str, Any]]) -> str:
     """The table as bench/README.md shows it."""
+    shown = ("adaptive", "labels_only", "ppi++", "previous", "ideal_lean")
+    ratios = (
+        "adaptive / labels_only",
+        "adaptive / ppi++",
+        "previous / ppi++",
+        "ideal_lean / ppi++",
+    )
     head = (
         "| kind | judge | n | adaptive: coverage | width | labels only: coverage | width "
-        "| PPI++: coverage | width | previous: coverage | width "
-        "| adaptive / labels only | adaptive / PPI++ | previous / PPI++ |"
+        "| PPI++: coverage | width | previous: coverage | width | ideal lean: coverage | width "
+        "| adaptive / labels only | adaptive / PPI++ | previous / PPI++ | ideal lean / PPI++ |"
     )
-    lines = [head, "|" + "---|" * 14]
+    lines = [head, "|" + "---|" * 17]
     for row in rows:
-        cells = " | ".join(_cell_text(row[method]) for method in METHODS[:1])
-        cells += " | " + " | ".join(
-            _cell_text(row[method]) for method in ("labels_only", "ppi++", "previous")
-        )
-        ratios = (row["adaptive / labels_only"], row["adaptive / ppi++"], row["previous / ppi++"])
+        cells = " | ".join(_cell_text(row[method]) for method in shown)
+        figures = " | ".join(f"{row[ratio]:.2f}" for ratio in ratios)
         lines.append(
-            f"| {row['kind']} | {row['judge']} | {row['labels']:,} | {cells} | "
-            + " | ".join(f"{ratio:.2f}" for ratio in ratios)
-            + " |"
+            f"| {row['kind']} | {row['judge']} | {row['labels']:,} | {cells} | {figures} |"
         )
     return "\n".join(lines)

@@ -75,6 +75,9 @@ class Releases:
 
     run_mean: Array
     """Each release's mean truth over its N cases: what the labelled interval covers."""
+    slope: Array
+    """Each release's slope of truth on verdict over its N cases, clipped to [0, 1]: the
+    lean PPI++ would take with every case labelled."""
     verdicts: Array
     """Every case's verdict, (rows, N)."""
     index: npt.NDArray[np.int64]
@@ -88,6 +91,12 @@ def _truth(kind: str, rng: np.random.Generator, rows: int) -> Array:
     if kind == "pass_fail":
         return (rng.random((rows, CASES)) < PASS_RATE).astype(np.float64)
     return rng.beta(*SCORE_SHAPE, (rows, CASES))
+
+
+def _slope(truth: Array, verdicts: Array) -> Array:
+    centred = verdicts - verdicts.mean(axis=1, keepdims=True)
+    spread = np.maximum((centred * centred).sum(axis=1), 1e-12)
+    return np.clip((centred * truth).sum(axis=1) / spread, 0.0, 1.0)
 
 
 def releases(kind: str, judge_name: str, sims: int) -> Iterator[Releases]:
@@ -104,6 +113,7 @@ def releases(kind: str, judge_name: str, sims: int) -> Iterator[Releases]:
         picked = np.arange(rows)[:, None]
         yield Releases(
             run_mean=truth.mean(axis=1),
+            slope=_slope(truth, verdicts),
             verdicts=verdicts,
             index=index,
             drawn_truth=truth[picked, index],

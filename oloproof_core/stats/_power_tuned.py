@@ -90,7 +90,13 @@ def _centred_sums(
     return saa, sbb, sab
 
 
-def _terms(draws: Rectified, alpha: float, horizon: int, tuning: BetTuning) -> _Terms:
+def _terms(
+    draws: Rectified,
+    alpha: float,
+    horizon: int,
+    tuning: BetTuning,
+    fixed_lean: FloatArray | None = None,
+) -> _Terms:
     """``lambda_t``, ``Z_t``, its range and the plug-in bet, each from the draws before ``t``."""
     labels, verdicts = draws.labels, draws.verdicts
     count = np.broadcast_to(np.arange(labels.shape[1], dtype=np.float64), labels.shape)
@@ -98,6 +104,8 @@ def _terms(draws: Rectified, alpha: float, horizon: int, tuning: BetTuning) -> _
     # A ridge towards no lean: LEAN_PRIOR draws of a verdict that varies (variance 1/4)
     # and agrees with nothing.
     lean = np.clip(saf / (sff + LEAN_PRIOR * 0.25), 0.0, 1.0)
+    if fixed_lean is not None:
+        lean = np.broadcast_to(np.clip(fixed_lean, 0.0, 1.0)[:, None], labels.shape)
     fbar = draws.judge_mean[:, None]
     values = lean * fbar + labels - lean * verdicts
     low = lean * (fbar - draws.top_weighted_verdict[:, None])
@@ -128,17 +136,19 @@ def _max_log_capital(
 
 
 def power_tuned_bounds(
-    draws: Rectified, alpha: float, tuning: BetTuning
+    draws: Rectified, alpha: float, tuning: BetTuning, *, fixed_lean: FloatArray | None = None
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Per row: the interval's ends for the mean truth on ``[0, 1]``, and its estimate.
 
     The estimate is PPI++'s point (``lambda`` from all the draws), inside the interval.
-    A row without draws gives ``[0, 1]``.
+    A row without draws gives ``[0, 1]``. ``fixed_lean``, one per row, is a lean chosen
+    before any label (valid too, the same for every draw): the bench measures with it
+    what learning the lean costs against knowing the best one in advance.
     """
     rows, n = draws.labels.shape
     if n == 0:
         return np.zeros(rows), np.ones(rows), np.full(rows, 0.5)
-    terms = _terms(draws, alpha, n, tuning)
+    terms = _terms(draws, alpha, n, tuning, fixed_lean)
     centre = np.clip(terms.values.mean(axis=1), 0.0, 1.0)
     threshold = math.log(2.0 / alpha)
     ends = []

@@ -1,9 +1,11 @@
 """Labels and the judge: coverage of the combined interval; the review queue page's time.
 
 Run: .venv/bin/python -m bench.labels [--sims 2000] [--only KEY ...] [--requests 200]
-     [--cases 10000] [--repo PATH]
-Keys: pass_fail, scores, weighted, missing (simulations, `_coverage.py`) and review
-(the review queue page against a real server, `_review.py`). Prints each table and
+     [--cases 10000] [--repo PATH] [--adaptive-sims 10000] [--ppi-python PATH]
+Keys: pass_fail, scores, weighted, missing (simulations, `_coverage.py`), adaptive (the
+labelled interval against the labels alone and PPI++, `_adaptive.py`, at its own
+--adaptive-sims) and review (the review queue page against a real server,
+`_review.py`). Prints each table and
 writes bench/results/labels.json; with --only it runs the named parts and replaces
 just those in the file (the simulations at the file's --sims).
 """
@@ -69,6 +71,28 @@ def _recorded(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict
     return recorded
 
 
+def _run_part(key: str, args: argparse.Namespace, results: dict[str, Any]) -> None:
+    begin = time.perf_counter()
+    if key == "review":
+        from ._review import review_page
+
+        repo = (args.repo or Path(__file__).resolve().parents[2]).resolve()
+        results["review"] = review_page(args.cases, args.requests, repo)
+        print(f"\n== review  [{time.perf_counter() - begin:.1f} s]")
+        print(json.dumps(results["review"], indent=2))
+    elif key == "adaptive":
+        from . import _adaptive
+
+        python = args.ppi_python or _adaptive.PPI_PYTHON
+        results["adaptive"] = _adaptive.adaptive(args.adaptive_sims, python)
+        results["adaptive_sims"] = args.adaptive_sims
+        print(f"\n== adaptive  [{time.perf_counter() - begin:.1f} s]")
+        print(_adaptive.markdown(results["adaptive"]))
+    else:
+        results[key] = _simulations(args.sims)[key]()
+        print_table(f"{key}  [{time.perf_counter() - begin:.1f} s]", results[key])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sims", type=int, default=2000, help="simulated runs per cell")
@@ -76,35 +100,28 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=200, help="review page requests")
     parser.add_argument("--cases", type=int, default=10_000, help="cases in the reviewed run")
     parser.add_argument("--repo", type=Path, help="the checkout to record and serve (review)")
+    parser.add_argument("--adaptive-sims", type=int, default=10_000, help="releases per cell")
+    parser.add_argument("--ppi-python", type=Path, help="the Python with ppi_python (adaptive)")
     args = parser.parse_args()
-    keys = [*SIMULATIONS, "review"]
+    keys = [*SIMULATIONS, "adaptive", "review"]
     unknown = sorted(set(args.only or ()) - set(keys))
     if unknown:
         parser.error(f"no part {', '.join(unknown)}; the parts: {', '.join(keys)}")
     chosen = [key for key in keys if not args.only or key in args.only]
     results = _recorded(args, parser)
     started = time.perf_counter()
-    if set(chosen) & set(SIMULATIONS):
+    if set(chosen) & {*SIMULATIONS, "adaptive"}:
         from . import _world
 
         checked = _world.cross_check()
         print(f"fast path = labels layer (draw_cases + labelled_estimate) on {checked} runs")
+    if set(chosen) & set(SIMULATIONS):
         results["sims"] = args.sims
         results["cases"] = _world.CASES
         results["confidence"] = _world.CONFIDENCE
-    tables = _simulations(args.sims)
     for key in chosen:
         begin = time.perf_counter()
-        if key == "review":
-            from ._review import review_page
-
-            repo = (args.repo or Path(__file__).resolve().parents[2]).resolve()
-            results["review"] = review_page(args.cases, args.requests, repo)
-            print(f"\n== review  [{time.perf_counter() - begin:.1f} s]")
-            print(json.dumps(results["review"], indent=2))
-        else:
-            results[key] = tables[key]()
-            print_table(f"{key}  [{time.perf_counter() - begin:.1f} s]", results[key])
+        _run_part(key, args, results)
         results.setdefault("seconds", {})[key] = round(time.perf_counter() - begin, 1)
     python = sys.version.split()[0]
     results["machine"] = f"{platform.node()}, {os.cpu_count()} cores, Python {python}"

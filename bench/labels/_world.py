@@ -153,7 +153,7 @@ def combined(
     verdicts: Array, q: Array, drawn: Drawn, missing: npt.NDArray[np.bool_], value_type: str
 ) -> Interval:
     """The combined (prediction-powered) interval over all N cases, missing ones bounded,
-    with the bets the labels layer picks for the metric's kind."""
+    with the bets and members the labels layer picks for the metric's kind."""
     observed = ~missing
     return prediction_powered_interval(
         verdicts[observed],
@@ -163,6 +163,7 @@ def combined(
         int(missing.sum()),
         CONFIDENCE,
         tuning=tuning_for(value_type),
+        exact_labels=value_type == "pass_fail",
     ).interval
 
 
@@ -180,7 +181,9 @@ def _through_labels_layer(
         judge_values=values,
         probabilities=dict(zip(ids, q.tolist(), strict=True)),
         draws=draws,
-        truth={case: float(t) for case, t in zip(ids, truth, strict=True)},
+        # People's labels of the drawn cases only: with every case labelled the figure
+        # would be known, not estimated, and the interval not the one checked here.
+        truth={draw.case_id: float(truth[ids.index(draw.case_id)]) for draw in draws},
         score_range=(0.0, 1.0),
         confidence=CONFIDENCE,
         value_type=value_type,

@@ -32,7 +32,10 @@ from oloproof_core.stats import (
 
 __all__ = ["LabelledEstimate", "labelled_difference", "labelled_estimate"]
 
-METHOD = "prediction-powered: judge verdicts + labelled random draws (betting, finite-sample)"
+METHOD = (
+    "prediction-powered: judge verdicts + labelled random draws, leaning on the judge as far"
+    " as the labels show it agrees (betting, finite-sample)"
+)
 KNOWN_METHOD = "people's labels of every case: the figure is theirs, exact, not estimated"
 
 
@@ -40,9 +43,9 @@ def tuning_for(value_type: str) -> BetTuning:
     """The bets on the judge's corrections, chosen by the metric's kind before any label.
 
     A score judge's corrections are small and spread evenly about zero, which the bolder
-    tuning for differences bets on best (a fifth narrower at 50 to 200 labels); a
-    pass/fail judge's are mostly zero with a few of -1 or +1, where the scores' tuning
-    loses less (bench/README.md, "Labels and the judge").
+    tuning for differences bets on best, whether the interval leans on the judge fully
+    or learns how far; a pass/fail judge's are mostly zero with a few of -1 or +1, where
+    the scores' tuning loses less (bench/README.md, "Labels and the judge").
     """
     return SCORE_TUNING if value_type == "pass_fail" else DIFFERENCE_TUNING
 
@@ -171,6 +174,7 @@ def labelled_estimate(
         confidence=confidence,
         scale=(low, span),
         tuning=tuning_for(value_type),
+        exact_labels=value_type == "pass_fail",
     )
 
 
@@ -213,6 +217,7 @@ def labelled_difference(
         confidence=confidence,
         scale=(-span, 2.0 * span),
         tuning=tuning_for(value_type),
+        exact_labels=False,
     )
 
 
@@ -226,6 +231,7 @@ def _figure(
     confidence: float,
     scale: tuple[float, float],
     tuning: BetTuning,
+    exact_labels: bool,
 ) -> LabelledEstimate | None:
     """Known when people labelled every case with a verdict; else prediction-powered from
     the draws labelled in order, within the range people's labels allow."""
@@ -246,6 +252,7 @@ def _figure(
         scale=scale,
         next_position=next_position,
         tuning=tuning,
+        exact_labels=exact_labels,
     )
 
 
@@ -315,6 +322,7 @@ def _conclude(
     scale: tuple[float, float],
     next_position: int | None,
     tuning: BetTuning,
+    exact_labels: bool,
 ) -> LabelledEstimate:
     offset, span = scale
     found = prediction_powered_interval(
@@ -325,6 +333,7 @@ def _conclude(
         n_cases - len(judge),
         confidence,
         tuning=tuning,
+        exact_labels=exact_labels,
     )
     interval = _within(found.interval, _people_range(people, n_cases))
     estimate = min(interval.upper, max(interval.lower, found.estimate))

@@ -20,8 +20,10 @@ module's docstring:
   the cases they need for 80 % power, by simulation (``sequential_cases_for_power``);
 - many rules or metrics at once: Holm, Benjamini–Hochberg (``_multiplicity``);
 - judge verdicts combined with people's labels: prediction-powered intervals
-  (``_prediction_powered``); agreement of raters: kappa, false-pass and false-fail
-  rates, correlation (``_agreement``).
+  (``_prediction_powered``) that learn how far to lean on the judge (``_power_tuned``)
+  and, for pass/fail, keep within the labels' exact interval (``_judge_or_labels``);
+  agreement of raters: kappa, false-pass and false-fail rates, correlation
+  (``_agreement``).
 """
 
 from __future__ import annotations

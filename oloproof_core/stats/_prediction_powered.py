@@ -3,7 +3,8 @@
 Prediction-powered inference (Angelopoulos, Bates, Fannjiang, Jordan and Zrnic
 (2023), "Prediction-powered inference", Science 382(6671), 669–674) writes the
 mean of the truth ``y`` over the ``n`` observed cases as the judge's mean plus
-the mean of the rectifier ``y - f``:
+the mean of the rectifier ``y - f`` (``_power_tuned`` weighs the judge by a learnt
+``lambda`` instead of 1):
 
     ybar = fbar + rbar,   r_i = y_i - f_i.
 
@@ -17,18 +18,20 @@ of the labels), and
     d_k = r_{I_k} / (n q_{I_k})
 
 are i.i.d. with mean exactly ``rbar``. Every ``q_i`` is at least half the
-uniform one (``oloproof_core.labels``), so ``|d_k| <= B = max 1 / (n q_i)``, a
-bound fixed before any label is seen; the Waudby-Smith–Ramdas betting interval
-(``_bounded_mean``) on the ``d_k`` mapped onto ``[0, 1]`` covers ``rbar`` at every
-number of labels. Missing cases (no verdict, no label) may have any truth, so the
-mean over all ``N`` cases is bounded by their worst and best completions, as
-every other interval here (``_missing``).
+uniform one (``oloproof_core.labels``), so the weights ``1 / (n q_i)`` have a bound
+``B`` fixed before any label is seen. The interval (``_judge_or_labels``) does not
+take ``lambda = 1`` as given: it leans on the judge by a ``lambda_t`` learnt from the
+draws before each one (``_power_tuned``, a betting interval valid at every number
+of labels), and for a pass/fail metric with uniform draws it keeps only what the
+labels alone, exactly, also allow. Missing cases (no verdict, no label) may have any
+truth, so the mean over all ``N`` cases is bounded by their worst and best
+completions, as every other interval here (``_missing``).
 
 What it covers: the mean truth over the run's ``N`` cases, the figure a team asks
-of its test set. Nothing assumes the judge is right: a judge that errs only widens
-the interval (the rectifier varies more); a judge that agrees with people keeps
-the ``d_k`` near zero and the interval narrow, narrower than the labels alone
-(figures in bench/README.md, "Labels and the judge").
+of its test set. Nothing assumes the judge is right: a judge that errs gets less
+weight as the labels show it, down to none for a coin; a judge that agrees with
+people keeps the interval narrower than the labels alone (figures in
+bench/README.md, "Labels: an interval that adapts to its judge").
 """
 
 from __future__ import annotations
@@ -39,8 +42,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._bounded_mean import SCORE_TUNING, BetTuning, bounded_mean_interval
+from ._bounded_mean import SCORE_TUNING, BetTuning
 from ._interval import Interval
+from ._judge_or_labels import labelled_bounds
+from ._power_tuned import Rectified
 from ._validate import check_confidence, check_count
 
 __all__ = ["RectifiedMean", "prediction_powered_interval"]
@@ -69,6 +74,7 @@ def prediction_powered_interval(
     confidence: float = 0.95,
     *,
     tuning: BetTuning = SCORE_TUNING,
+    exact_labels: bool = False,
 ) -> RectifiedMean:
     """Interval for the mean truth, from verdicts of every observed case and labelled draws.
 
@@ -78,7 +84,8 @@ def prediction_powered_interval(
     which keeps the rest i.i.d.); ``drawn`` the index of each labelled draw's case,
     in draw order; ``truth`` the people's value of each draw on ``[0, 1]``. ``tuning``
     is the bets' (``_bounded_mean``); any keeps the guarantee, so it is chosen by the
-    metric's kind before any label is seen (``oloproof_core.labels``).
+    metric's kind before any label is seen (``oloproof_core.labels``), as is
+    ``exact_labels`` (a pass/fail metric: ``_judge_or_labels``).
     """
     level = check_confidence(confidence)
     missing = check_count(n_missing, "n_missing")
@@ -90,16 +97,37 @@ def prediction_powered_interval(
         raise ValueError(f"{index.size} draws but {labels.size} labels")
     if index.size and (index.min() < 0 or index.max() >= verdicts.size):
         raise ValueError("a draw names a case outside the observed cases")
-    terms = (labels - verdicts[index]) * weights[index]
-    bound = float(weights.max()) if weights.size else 1.0
-    rectifier = _centred_interval(terms, bound, level, tuning)
-    judge_mean = float(verdicts.mean()) if verdicts.size else 0.0
-    observed = Interval(
-        _clip(judge_mean + rectifier.lower, 0.0, 1.0), _clip(judge_mean + rectifier.upper, 0.0, 1.0)
+    if verdicts.size == 0:
+        return RectifiedMean(0.5, _with_missing(Interval(0.0, 1.0), 0, missing), _ANY, 0)
+    judge_mean = float(verdicts.mean())
+    lower, upper, estimate = labelled_bounds(
+        _rectified(verdicts, weights, index, labels), 1.0 - level, tuning, exact_labels=exact_labels
     )
+    observed = Interval(float(lower[0]), float(upper[0]))
+    rectifier = Interval(observed.lower - judge_mean, observed.upper - judge_mean)
     interval = _with_missing(observed, verdicts.size, missing)
-    shift = float(terms.mean()) if terms.size else 0.0
-    return RectifiedMean(_clip(judge_mean + shift, 0.0, 1.0), interval, rectifier, int(index.size))
+    return RectifiedMean(float(estimate[0]), interval, rectifier, int(index.size))
+
+
+_ANY = Interval(-1.0, 1.0)
+
+
+def _rectified(
+    verdicts: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.float64],
+    index: npt.NDArray[np.int64],
+    labels: npt.NDArray[np.float64],
+) -> Rectified:
+    """One sample of draws as the interval reads them: weighted labels and verdicts."""
+    weighted = weights * verdicts
+    return Rectified(
+        labels=(weights[index] * labels)[None, :],
+        verdicts=weighted[index][None, :],
+        judge_mean=np.array([verdicts.mean()]),
+        top_weighted_verdict=np.array([weighted.max()]),
+        least_verdict=np.array([verdicts.min()]),
+        weight_bound=float(weights.max()),
+    )
 
 
 def _with_missing(observed: Interval, n_observed: int, n_missing: int) -> Interval:
@@ -111,19 +139,6 @@ def _with_missing(observed: Interval, n_observed: int, n_missing: int) -> Interv
     return Interval(low, (n_observed * observed.upper + n_missing) / total)
 
 
-def _centred_interval(
-    terms: npt.NDArray[np.float64], bound: float, level: float, tuning: BetTuning
-) -> Interval:
-    """Betting interval for the mean of values in ``[-bound, bound]``."""
-    if terms.size == 0:
-        return Interval(-1.0, 1.0)
-    unit = np.clip((terms + bound) / (2.0 * bound), 0.0, 1.0)
-    found = bounded_mean_interval(unit, level, tuning=tuning)
-    lower = max(-1.0, found.lower * 2.0 * bound - bound)
-    upper = min(1.0, found.upper * 2.0 * bound - bound)
-    return Interval(min(lower, upper), upper)
-
-
 def _inverse_weights(probabilities: npt.ArrayLike, n: int) -> npt.NDArray[np.float64]:
     """``1 / (n q_i)`` for each observed case, with the ``q_i`` rescaled to sum to one."""
     q = np.asarray(probabilities, dtype=np.float64).reshape(-1)
@@ -133,6 +148,10 @@ def _inverse_weights(probabilities: npt.ArrayLike, n: int) -> npt.NDArray[np.flo
         return np.ones(0)
     if not np.all(np.isfinite(q)) or np.any(q <= 0.0):
         raise ValueError("every observed case needs a drawing probability above 0")
+    if q.min() == q.max():
+        # Uniform draws: each weight exactly 1, not 1 within rounding, so that the
+        # labels stay the people's own values (what the exact member counts).
+        return np.ones(n)
     weights: npt.NDArray[np.float64] = q.sum() / (n * q)
     return weights
 
@@ -142,7 +161,3 @@ def _unit(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
     if array.size and not np.all((array >= 0.0) & (array <= 1.0)):
         raise ValueError(f"{name} values must lie in [0, 1]")
     return array
-
-
-def _clip(value: float, low: float, high: float) -> float:
-    return min(high, max(low, value))

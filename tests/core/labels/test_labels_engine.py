@@ -78,8 +78,12 @@ def test_the_combined_interval_covers_the_cases_truth_in_repeated_runs() -> None
 
 
 def test_an_informative_judge_gives_a_narrower_interval_than_the_labels_alone() -> None:
+    # Nearly always, not always: the interval keeps 30 % of its error rate for the
+    # judge's part, and a draw that happens on many of the judge's errors can leave
+    # it as wide as the labels alone (bench/README.md, "Labels: an interval that
+    # adapts to its judge"). Fixed seeds: 19 of 20 narrower, a third narrower on average.
     rng = np.random.default_rng(3)
-    narrower = 0
+    narrower, ratios = 0, []
     for run in range(20):
         ids, truth, judge = biased_run(5000, rng, false_pass=0.05, false_fail=0.05)
         found = combined(ids, truth, judge, 200, seed=f"w{run}")
@@ -87,7 +91,9 @@ def test_an_informative_judge_gives_a_narrower_interval_than_the_labels_alone() 
         labelled_truth = [truth[int(d[1:])] for d in _drawn(ids, judge, 200, f"w{run}")]
         alone = clopper_pearson(int(sum(labelled_truth)), len(labelled_truth))
         narrower += found.interval.width < alone.width
-    assert narrower == 20
+        ratios.append(found.interval.width / alone.width)
+    assert narrower >= 18
+    assert np.mean(ratios) < 0.8
 
 
 def _drawn(ids, judge, count, seed):

@@ -1,0 +1,86 @@
+"""The labelled interval: the judge with a learnt lean, and pass/fail labels alone, exact.
+
+Two valid intervals for the mean truth of the observed cases, each at its own share
+of the error rate, and their common part: it misses only when one of them does, so
+its error is at most the sum of theirs (Bonferroni), for every judge and every
+number of labels.
+
+- the power-tuned betting interval (``_power_tuned``), which leans on the judge as far
+  as the earlier labels show it agrees with people;
+- with uniform draws of a pass/fail metric, Clopper–Pearson on the labels alone
+  (Clopper and Pearson (1934), ``_clopper_pearson``): the best a coin of a judge can
+  leave, and at 10 to 30 labels narrower than any betting interval on the same draws.
+
+Why a split rather than betting alone: a betting interval on pass/fail labels is
+about 1.2 times as wide as Clopper–Pearson's at any number of labels (its capital
+is bounded by Markov's inequality, the exact interval by the binomial's own tails),
+so a judge no better than a coin would cost a fifth of the width. With
+``EXACT_SHARE`` of the error rate the exact member alone is at most 1.097 times its
+full-rate width; the betting member keeps the rest (bench/README.md, "Labels: an
+interval that adapts to its judge").
+
+A label is a pass/fail metric's 0 or 1, or 1/2 where two people split: the exact
+member counts such a label as a failure for its lower end and as a pass for its
+upper end (each end is then Clopper–Pearson's for a proportion no larger, resp. no
+smaller, than the mean truth), so it stays valid for any values in ``[0, 1]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from ._beta_quantile import beta_quantile
+from ._bounded_mean import BetTuning
+from ._power_tuned import Rectified, power_tuned_bounds
+
+__all__ = ["EXACT_SHARE", "labelled_bounds"]
+
+FloatArray = npt.NDArray[np.float64]
+
+EXACT_SHARE = 0.7
+"""The exact labels-only member's share of the error rate, where it takes part.
+
+The smallest share, in hundredths, that keeps Clopper–Pearson at that share within
+1.1 times its full-rate width for every count of passes and every number of labels:
+the ratio is largest at all passes (or none) as the labels grow, where it tends to
+``log(2 / (share alpha)) / log(2 / alpha)``, 1.097 at 0.7 and 1.1006 at 0.69 for
+``alpha = 0.05``. Every hundredth more is taken from the betting member, which a
+judge that agrees with people needs."""
+
+
+def labelled_bounds(
+    draws: Rectified, alpha: float, tuning: BetTuning, *, exact_labels: bool
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per row: the interval's ends for the mean truth on ``[0, 1]``, and its estimate.
+
+    ``exact_labels`` says, before any label is seen, that the metric is pass/fail; the
+    exact member takes part only then and with uniform draws (every weight 1).
+    """
+    uniform = draws.weight_bound == 1.0
+    if not (exact_labels and uniform):
+        return power_tuned_bounds(draws, alpha, tuning)
+    lower, upper, estimate = power_tuned_bounds(draws, alpha * (1.0 - EXACT_SHARE), tuning)
+    exact_lower, exact_upper = _exact_bounds(draws.labels, alpha * EXACT_SHARE)
+    lower, upper = np.maximum(lower, exact_lower), np.minimum(upper, exact_upper)
+    # Should the two not meet, one of them has missed: the exact member's interval
+    # is kept whole, which can only add coverage.
+    apart = lower > upper
+    lower, upper = np.where(apart, exact_lower, lower), np.where(apart, exact_upper, upper)
+    return lower, upper, np.clip(estimate, lower, upper)
+
+
+def _exact_bounds(labels: FloatArray, alpha: float) -> tuple[FloatArray, FloatArray]:
+    """Clopper–Pearson per row, a split label a failure for the lower end, a pass for the upper."""
+    n = labels.shape[1]
+    passes = np.count_nonzero(labels >= 1.0, axis=1)
+    not_failed = np.count_nonzero(labels > 0.0, axis=1)
+    tail = alpha / 2.0
+    low = {int(k): 0.0 if k == 0 else beta_quantile(tail, k, n - k + 1) for k in np.unique(passes)}
+    high = {
+        int(k): 1.0 if k == n else beta_quantile(1.0 - tail, k + 1, n - k)
+        for k in np.unique(not_failed)
+    }
+    lower = np.array([low[int(k)] for k in passes], dtype=np.float64)
+    upper = np.array([high[int(k)] for k in not_failed], dtype=np.float64)
+    return lower, upper

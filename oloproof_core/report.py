@@ -71,6 +71,7 @@ def render_text(result: Result) -> str:
             if first is not None:
                 lines.append(f"    first (case {first[0]}): {first[1]}")
     lines.extend(_usage_lines(result))
+    lines.extend(_measured_lines(result))
     if result.gate is not None:
         lines.append("")
         lines.append(str(result.gate))
@@ -135,6 +136,13 @@ def _usage_lines(result: Result) -> list[str]:
             f"{figures.output_tokens:,} out, {cost}, {figures.latency_ms / 1000:.2f} s in calls"
         )
     return lines
+
+
+def _measured_lines(result: Result) -> list[str]:
+    """Latency quantiles and costs with their intervals (`oloproof_core.gates._measured`)."""
+    from oloproof_core.gates._measured_text import measured_lines
+
+    return measured_lines(result)
 
 
 def _first_judge_error(result: Result, criterion: str) -> tuple[str, str] | None:

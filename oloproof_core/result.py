@@ -119,6 +119,9 @@ class Result:
             "gate": gate,
             "provenance": self.provenance,
         }
+        measured = _measured(self)
+        if measured:
+            data["measured"] = measured
         if include_cases:
             data["cases"] = [case.to_dict() for case in self.cases]
         if self.labels:
@@ -141,6 +144,13 @@ class Result:
         from oloproof_core.report import render_html
 
         return render_html(self)
+
+
+def _measured(result: Result) -> list[dict[str, Any]]:
+    """Latency and cost figures with their intervals, where the cases carry measurements."""
+    from oloproof_core.gates._measured_text import measured_dicts
+
+    return measured_dicts(result)
 
 
 def metrics_by_name(metrics: Sequence[MetricEstimate]) -> dict[str, MetricEstimate]:

@@ -195,16 +195,3 @@ def _cost_per_success(figures: CaseFigures, confidence: float, cap: float | None
         method,
         confidence,
     )
-
-
-def run_figures(result: Result, confidence: float) -> list[MeasuredFigure]:
-    """Every figure the run can give without a policy (no cap: cost's upper end is open);
-    none when it carries no measurements."""
-    try:
-        figures = case_figures(result)
-    except NotMeasuredError:
-        return []
-    names = [
-        name for name in FIGURES if name != "cost_per_success_usd" or figures.success is not None
-    ]
-    return [measured_figure(figures, name, confidence) for name in names]

@@ -23,10 +23,12 @@ of every possible completion lies inside these two ends.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
 
+from ._beta_quantile import _tails
 from ._interval import Interval
 from ._validate import check_confidence, check_count
 
@@ -39,16 +41,34 @@ def order_ranks(n: int, q: float, confidence: float) -> tuple[int, int]:
     ``l == 0`` means no value bounds the quantile from below, ``u == n + 1`` none
     from above, at this level.
     """
-    from scipy.stats import binom
-
     level = check_confidence(confidence)
     if not 0.0 < q < 1.0:
         raise ValueError(f"q must be strictly between 0 and 1, got {q!r}")
     half = (1.0 - level) / 2.0
-    ranks = np.arange(n)
-    below = int(np.sum(binom.cdf(ranks, n, q) <= half))
-    above = int(np.sum(binom.sf(ranks, n, q) > half))
-    return below, above + 1
+
+    def at_most(k: int) -> float:  # P(B ≤ k) = I_{1-q}(n - k, k + 1), for k < n
+        return _tails(1.0 - q, n - k, k + 1)[0]
+
+    def above(k: int) -> float:  # P(B > k) = I_q(k + 1, n - k), for k < n
+        return _tails(q, k + 1, n - k)[0]
+
+    # Both tails are monotone in k, so each rank is found by bisection (SciPy's binomial
+    # would cost every command a third of a second to import).
+    low_rank = _first(n, lambda k: at_most(k) > half)
+    high_rank = _first(n, lambda k: above(k) <= half) + 1
+    return low_rank, high_rank
+
+
+def _first(n: int, holds: Callable[[int], bool]) -> int:
+    """The least k in [0, n) for which the monotone `holds` is true, else n."""
+    low, high = 0, n
+    while low < high:
+        middle = (low + high) // 2
+        if holds(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def quantile_interval(

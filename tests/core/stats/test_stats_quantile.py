@@ -19,7 +19,9 @@ from oloproof_core.stats._quantile import (
 def scipy_ranks(n: int, q: float, confidence: float) -> tuple[int, int]:
     half = (1 - confidence) / 2
     ranks = np.arange(n)
-    return int(np.sum(binom.cdf(ranks, n, q) <= half)), int(np.sum(binom.sf(ranks, n, q) > half)) + 1
+    return int(np.sum(binom.cdf(ranks, n, q) <= half)), int(
+        np.sum(binom.sf(ranks, n, q) > half)
+    ) + 1
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 30, 71, 72, 100, 299, 1000, 4321])
@@ -51,7 +53,8 @@ def test_missing_values_bound_every_completion() -> None:
     for _ in range(200):
         filled = np.concatenate([observed, rng.lognormal(rng.uniform(0, 12), 2, 10)])
         inner = quantile_interval(filled, 0, 0.5)
-        assert interval.lower <= inner.lower and inner.upper <= interval.upper
+        assert interval.lower <= inner.lower
+        assert inner.upper <= interval.upper
 
 
 def test_many_missing_values_leave_the_upper_end_open() -> None:

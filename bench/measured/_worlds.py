@@ -50,7 +50,8 @@ def _slow_mode() -> Latencies:
     def draw(rng: np.random.Generator, shape: tuple[int, int]) -> Array:
         slow = rng.random(shape) < 0.1
         fast = rng.lognormal(math.log(400), 0.3, shape)
-        return np.round(np.where(slow, rng.lognormal(math.log(3000), 0.4, shape), fast))
+        mixed: Array = np.where(slow, rng.lognormal(math.log(3000), 0.4, shape), fast)
+        return np.round(mixed)
 
     grid = np.arange(0, 40_000, dtype=np.float64)
     upper = grid + 0.5  # P(round(X) ≤ k) = P(X < k + 0.5)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from bench.measured._worlds import CAP, CAPPED_COSTS, LATENCIES, OPEN_COSTS, Array
 from bench.stats.coverage import print_table
@@ -48,7 +49,9 @@ def _summary(lower: Array, upper: Array, truth: float) -> dict[str, Any]:
     }
 
 
-def _failures(kind: str, values: Array, rng: np.random.Generator, slow: float) -> Array:
+def _failures(
+    kind: str, values: Array, rng: np.random.Generator, slow: float
+) -> npt.NDArray[np.bool_]:
     if kind == "5% at random":
         return rng.random(values.shape) < 0.05
     if kind == "timeouts (slowest 3%)":
@@ -56,7 +59,7 @@ def _failures(kind: str, values: Array, rng: np.random.Generator, slow: float) -
     return np.zeros(values.shape, dtype=bool)
 
 
-def _quantile_ends(values: Array, failed: Array, q: float) -> tuple[Array, Array]:
+def _quantile_ends(values: Array, failed: npt.NDArray[np.bool_], q: float) -> tuple[Array, Array]:
     n = values.shape[1]
     low_rank, high_rank = order_ranks(n, q, LEVEL)
     # As the library completes them: failed cases at 0 for the lower end, ∞ for the upper.

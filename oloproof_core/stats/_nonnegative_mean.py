@@ -92,7 +92,8 @@ def _plug_in_bets(values: npt.NDArray[np.float64], log_threshold: float) -> npt.
     past = np.zeros_like(values)
     past[:, 1:] = squares[:, :-1] / count[:-1]
     with np.errstate(divide="ignore"):
-        return np.sqrt(2.0 * log_threshold / (n * past))
+        bets: npt.NDArray[np.float64] = np.sqrt(2.0 * log_threshold / (n * past))
+    return bets
 
 
 def nonnegative_lower_bounds(

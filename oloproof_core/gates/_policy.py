@@ -47,9 +47,11 @@ class Policy:
         return self.spec.batch is not None
 
     def as_sequential(self, batch: int) -> Policy:
-        """The same rules decided with anytime-valid intervals, `batch` cases per look."""
+        """The same rules decided with anytime-valid intervals, `batch` cases per look;
+        PolicyError, before any case runs, for a rule that such a gate cannot read."""
         copy = Policy(replace(self.spec, batch=batch), source=self.source, data={})
         copy.digest = self.digest
+        copy.check_declared({})
         return copy
 
     def check_declared(

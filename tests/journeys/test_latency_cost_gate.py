@@ -135,12 +135,13 @@ def test_latency_and_cost_rules_pass_fail_and_stay_inconclusive(
     assert re.search(r"latency_p50_ms ≤ 0\.01 fail", said), said
     assert re.search(r"cost_per_case_usd ≤ 0\.005 fail", said), said
 
-    code, said = run(project, fake_openai, "gate", "result.json", "close.yaml")
-    assert code == 2, said
-    assert "latency_p95_ms ≤ 60000 pass" in said
-    assert re.search(
-        r"cost_per_success_usd ≤ 0\.0115 inconclusive \(interval [\d.]+–[\d.]+ straddles", said
-    ), said
+    for recorded in ("result.json", "1"):  # the file, and the run in the folder's store
+        code, said = run(project, fake_openai, "gate", recorded, "close.yaml")
+        assert code == 2, said
+        assert "latency_p95_ms ≤ 60000 pass" in said
+        assert re.search(
+            r"cost_per_success_usd ≤ 0\.0115 inconclusive \(interval [\d.]+–[\d.]+ straddles", said
+        ), said
 
 
 def test_a_cost_rule_without_a_cap_is_refused_before_any_case_runs(

@@ -145,6 +145,12 @@ def _measured_lines(result: Result) -> list[str]:
     return measured_lines(result)
 
 
+def _measured_html(result: Result) -> str:
+    from oloproof_core.gates._measured_text import measured_html
+
+    return measured_html(result)
+
+
 def _first_judge_error(result: Result, criterion: str) -> tuple[str, str] | None:
     """The first case on which the evaluator of `criterion` raised, and its message."""
     for case in result.cases:
@@ -216,6 +222,7 @@ def render_html(result: Result) -> str:
         f"<p><b>{escape(release)}</b> on {escape(dataset)}: {result.n_cases} cases, "
         f"{missing} missing (system failed)</p>",
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>",
+        _measured_html(result),
         f"<p>missing because:</p><ul>{reasons}</ul>" if reasons else "",
         "".join(
             f"<p><b>!</b> {escape(metric.metric)}: {escape(metric.warning)}</p>"

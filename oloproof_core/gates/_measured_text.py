@@ -7,6 +7,7 @@ rule states one (`cap_usd`), and the report then reads the figures under it too.
 
 from __future__ import annotations
 
+import html
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -96,3 +97,22 @@ def measured_lines(result: Result) -> list[str]:
             "cost (cap_usd in a policy's cost rule)"
         )
     return lines
+
+
+def measured_html(result: Result) -> str:
+    """The notebook view's block: the same figures as the terminal's, one row each."""
+    level = _level(result)
+    rows = "".join(
+        f"<tr><td>{html.escape(f.name)}</td><td>{html.escape(_number(f.estimate, f.name))}</td>"
+        f"<td>[{html.escape(_number(f.interval.lower, f.name))}, "
+        f"{html.escape(_number(f.interval.upper, f.name))}]</td><td>{f.n_observed}</td>"
+        f"<td>{f.n_missing}</td></tr>"
+        for f in measured_figures(result, level)
+    )
+    if not rows:
+        return ""
+    head = "".join(
+        f"<th>{cell}</th>"
+        for cell in ("measured", "estimate", f"{100 * level:.3g}% interval", "observed", "missing")
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"

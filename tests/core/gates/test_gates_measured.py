@@ -158,3 +158,10 @@ def test_the_result_file_and_the_report_carry_the_figures() -> None:
     assert "latency and cost (measured by oloproof, 95% intervals):" in text
     assert "latency_p95_ms:" in text
     assert "cap_usd" in text
+
+
+def test_the_notebook_view_shows_the_figures_too() -> None:
+    shown = lognormal_run()._repr_html_()
+    assert "<td>latency_p95_ms</td>" in shown
+    assert "<th>95% interval</th>" in shown
+    assert "<td>latency_p50_ms</td>" not in make_run({"exact_label": [1.0]})._repr_html_()

@@ -165,3 +165,12 @@ def test_the_notebook_view_shows_the_figures_too() -> None:
     assert "<td>latency_p95_ms</td>" in shown
     assert "<th>95% interval</th>" in shown
     assert "<td>latency_p50_ms</td>" not in make_run({"exact_label": [1.0]})._repr_html_()
+
+
+def test_the_plan_says_it_leaves_these_rules_out() -> None:
+    from oloproof_core.gates import plan_cases
+
+    policy = load_policy({"version": 1, "rules": [{"metric": "latency_p95_ms", "max": 100}]})
+    planned = plan_cases(policy, result=lognormal_run())
+    assert planned.rules == ()
+    assert any("latency and cost rules are left out" in note for note in planned.notes)

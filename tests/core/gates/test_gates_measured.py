@@ -174,3 +174,26 @@ def test_the_plan_says_it_leaves_these_rules_out() -> None:
     planned = plan_cases(policy, result=lognormal_run())
     assert planned.rules == ()
     assert any("latency and cost rules are left out" in note for note in planned.notes)
+
+
+def test_a_run_for_the_workers_is_refused_before_it_is_queued(tmp_path: Path) -> None:
+    from oloproof_core import ConfigProblemsError, run_config_check
+
+    (tmp_path / "bot.py").write_text(
+        "from oloproof import system\n\n\n@system(name='bot', version='1')\n"
+        "def answer(case):\n    return {'label': 'refund'}\n"
+    )
+    (tmp_path / "cases.jsonl").write_text(
+        '{"id": "a", "input": {"q": 1}, "expected": {"label": "refund"}}\n'
+    )
+    write_policy(tmp_path, "  - {metric: latency_p95_ms, max: 2000}\n")
+    config = {
+        "system": "bot:answer",
+        "dataset": "cases.jsonl",
+        "evaluators": [{"ExactMatch": {"criterion": "exact_label", "field": "label"}}],
+        "policy": "release.yaml",
+    }
+    with pytest.raises(ConfigProblemsError, match="rules\\[1\\]: latency_p95_ms reads each case"):
+        run_config_check(config, base_dir=str(tmp_path), label="oloproof.yaml")
+    write_policy(tmp_path, "")
+    run_config_check(config, base_dir=str(tmp_path), label="oloproof.yaml")  # the rest is fine

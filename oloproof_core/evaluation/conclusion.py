@@ -55,6 +55,11 @@ def conclude_run(
         provenance["evaluator_execution"] = dict(plan.judging_execution)
     result = Result(metrics=metrics, cases=cases, provenance=provenance)
     provenance["model_usage"] = _model_usage(result, plan.execution, plan.judging_execution)
+    from oloproof_core.gates._measured_text import measured_dicts
+
+    # Kept with the run, as its model usage is, for the pages that read recorded runs.
+    if measured := measured_dicts(result):
+        provenance["measured"] = measured
     if plan.policy is not None:
         result.gate = plan.policy.decide(result, baseline=baseline, store=store)
     return result

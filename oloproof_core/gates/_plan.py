@@ -318,6 +318,8 @@ def plan_cases(
     ]
     level = reading.level
     notes = ["each rule planned on its own; the gate needs every rule to pass"]
+    if any(rule.kind == "measured" for rule in policy.rules):
+        notes.append("latency and cost rules are left out: there is no power figure for them")
     if reading.batch is not None:
         notes.append(
             f"sequential gate: make this many cases available and run with --until-decided "

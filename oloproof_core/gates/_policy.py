@@ -47,18 +47,26 @@ class Policy:
         return self.spec.batch is not None
 
     def as_sequential(self, batch: int) -> Policy:
-        """The same rules decided with anytime-valid intervals, `batch` cases per look."""
+        """The same rules decided with anytime-valid intervals, `batch` cases per look;
+        PolicyError, before any case runs, for a rule that such a gate cannot read."""
         copy = Policy(replace(self.spec, batch=batch), source=self.source, data={})
         copy.digest = self.digest
+        copy.check_declared({})
         return copy
 
-    def check_declared(self, ranges: Mapping[str, tuple[float, float]]) -> None:
+    def check_declared(
+        self, ranges: Mapping[str, tuple[float, float]], *, measured: bool = True
+    ) -> None:
         """Refuse, before anything runs, rules that could never pass on these metrics.
 
         `ranges` maps the run's declared metric names to their score ranges (from
         the evaluators); rules on other names are checked when the run is decided.
+        `measured`: whether the run's conclusion reads each case's latency and cost.
         """
         for rule in self.spec.rules:
+            refused = rule.refused_before_run(sequential=self.sequential, measured=measured)
+            if refused is not None:
+                raise PolicyError(refused)
             metric = getattr(rule, "metric", None)
             if isinstance(metric, str) and metric in ranges:
                 problem = rule.never_passes(*ranges[metric])

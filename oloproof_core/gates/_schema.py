@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from oloproof_core.gates._errors import PolicyError
+from oloproof_core.gates._measured_rules import KEYS as MEASURED_KEYS
+from oloproof_core.gates._measured_rules import is_measured, measured_rule
 from oloproof_core.gates._no_regression import NoRegressionRule
 from oloproof_core.gates._rules import BoundRule, MissingRule, RequireRule, Rule
 from oloproof_core.gates._yaml_lines import Path
@@ -48,6 +50,7 @@ RULE_KEYS: dict[str, str] = {
     "missing": "{max_count: N} and/or {max_rate: 0.05}: a cap on missing cases",
     "no_regression": "{margin: 0.02}: candidate − baseline must stay above −margin (paired)",
     "require": "list of metrics that must be present and observed",
+    **MEASURED_KEYS,
 }
 BASELINE_KEYS: dict[str, str] = {
     "run": "path to a result JSON file (oloproof run --json), relative to the policy",
@@ -285,6 +288,8 @@ def _rules(entry: Any, path: Path, where: _Where) -> list[Rule]:
             f"{where((*path, 'metric'))}: must be a metric name, e.g. exact_label"
             " or known_label.format"
         )
+    if is_measured(entry):
+        return [measured_rule(entry, where, path)]
     if kinds == ["require"]:
         return [_require(entry, path, where)]
     if kinds == ["missing"]:

@@ -99,6 +99,7 @@ def render_text(result: ReportedRun) -> str:
             if first is not None:
                 lines.append(f"    first (case {first[0]}): {first[1]}")
     lines.extend(_usage_lines(result))
+    lines.extend(_measured_lines(result))
     if result.gate is not None:
         lines.append("")
         lines.append(str(result.gate))
@@ -163,6 +164,19 @@ def _usage_lines(result: ReportedRun) -> list[str]:
             f"{figures.output_tokens:,} out, {cost}, {figures.latency_ms / 1000:.2f} s in calls"
         )
     return lines
+
+
+def _measured_lines(result: ReportedRun) -> list[str]:
+    """Latency quantiles and costs with their intervals (`oloproof_core.gates._measured`)."""
+    from oloproof_core.gates._measured_text import measured_lines
+
+    return measured_lines(result)
+
+
+def _measured_html(result: ReportedRun) -> str:
+    from oloproof_core.gates._measured_text import measured_html
+
+    return measured_html(result)
 
 
 def _first_judge_error(result: ReportedRun, criterion: str) -> tuple[str, str] | None:
@@ -236,6 +250,7 @@ def render_html(result: ReportedRun) -> str:
         f"<p><b>{escape(release)}</b> on {escape(dataset)}: {result.n_cases} cases, "
         f"{missing} missing (system failed)</p>",
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>",
+        _measured_html(result),
         f"<p>missing because:</p><ul>{reasons}</ul>" if reasons else "",
         "".join(
             f"<p><b>!</b> {escape(metric.metric)}: {escape(metric.warning)}</p>"

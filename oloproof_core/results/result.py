@@ -103,6 +103,9 @@ class Result:
             "gate": gate,
             "provenance": self.provenance,
         }
+        measured = _measured(self)
+        if measured:
+            data["measured"] = measured
         if include_cases:
             data["cases"] = [case.to_dict() for case in self.cases]
         if self.labels:
@@ -125,6 +128,16 @@ class Result:
         from oloproof_core.results.report import render_html
 
         return render_html(self)
+
+
+def _measured(result: Result) -> list[dict[str, Any]]:
+    """Latency and cost figures with their intervals, where the cases carry measurements."""
+    concluded = result.provenance.get("measured")
+    if isinstance(concluded, list):
+        return concluded
+    from oloproof_core.gates._measured_text import measured_dicts
+
+    return measured_dicts(result)
 
 
 def metrics_by_name(metrics: Sequence[MetricEstimate]) -> dict[str, MetricEstimate]:

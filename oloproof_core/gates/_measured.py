@@ -1,0 +1,211 @@
+"""A run's latency and cost as figures with intervals: p50 and p95 latency, the mean cost
+per case and the cost per successful case.
+
+Each case's figures are the platform's own measurements (`CaseResult.measurements`):
+the wall time of the system call and the summed cost of the system's model calls.
+What each figure counts, and why:
+
+- **latency**: a case whose system failed has no reply, so no reply time; it is
+  missing, and the quantile's interval ranks it at 0 for its lower end and at
+  infinity for its upper end (`oloproof_core.stats._quantile`). A timeout thus
+  counts against a latency rule as the slowest possible reply, never for it.
+- **cost**: a failed case's calls were paid for, so its cost counts; a cost is
+  missing only where a call could not be priced. Costs have no natural top, so
+  the mean's upper end is finite only under a stated cap per case
+  (`oloproof_core.stats._nonnegative_mean`).
+- **success**: a case succeeds when every pass/fail criterion of the run passes
+  (or the one criterion a rule names); a missing verdict leaves it unknown, and
+  a failing one decides it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from oloproof_core.results.columns.case_columns import CaseColumns
+from oloproof_core.stats import Interval, proportion_interval
+from oloproof_core.stats._cost_per_success import ratio_interval, split_level
+from oloproof_core.stats._nonnegative_mean import nonnegative_mean_interval
+from oloproof_core.stats._quantile import quantile_estimate, quantile_interval
+
+if TYPE_CHECKING:
+    from oloproof_core.cases.case import CaseResult
+    from oloproof_core.results.columns.case_columns import FloatArray
+    from oloproof_core.results.estimate import MetricEstimate
+
+
+class MeasuredRun(Protocol):
+    """What the latency and cost figures read of a run (a `Result` has it, and shows
+    them), so neither the figures nor their text import the result."""
+
+    metrics: list[MetricEstimate]
+    provenance: dict[str, Any]
+
+    @property
+    def cases(self) -> Sequence[CaseResult]: ...
+
+
+QUANTILES = {"latency_p50_ms": 0.5, "latency_p95_ms": 0.95}
+COSTS = ("cost_per_case_usd", "cost_per_success_usd")
+FIGURES = (*QUANTILES, *COSTS)
+QUANTILE_METHOD = "order statistics, exact and distribution-free (binomial ranks)"
+BOUNDED_COST = "betting on costs capped at ${cap:g} a case (Waudby-Smith & Ramdas 2024)"
+UNBOUNDED_COST = "betting lower bound for values ≥ 0; no upper end without a cap per case"
+RATIO_METHOD = "Bonferroni: mean cost and Clopper–Pearson success rate, each at {level:g} %"
+
+
+class NotMeasuredError(ValueError):
+    """The run does not carry what a figure needs; the message says what is missing."""
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFigures:
+    """Per case: latency (ms), cost (US dollars) and success (1, 0), NaN where unknown."""
+
+    ids: list[str]
+    latency: FloatArray
+    cost: FloatArray
+    success: FloatArray | None
+    """None when the run has no pass/fail criterion to say which cases succeeded."""
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuredFigure:
+    name: str
+    estimate: float | None
+    interval: Interval
+    n_observed: int
+    n_missing: int
+    method: str
+    confidence: float
+
+    def to_dict(self) -> dict[str, Any]:
+        upper = self.interval.upper
+        return {
+            "metric": self.name,
+            "estimate": self.estimate,
+            # JSON has no infinity: an end that nothing bounds is null, with `unbounded`.
+            "interval": {
+                "lower": self.interval.lower,
+                "upper": upper if upper < math.inf else None,
+            },
+            "unbounded": upper == math.inf,
+            "n_observed": self.n_observed,
+            "n_missing": self.n_missing,
+            "method": self.method,
+            "confidence": self.confidence,
+        }
+
+
+def case_figures(result: MeasuredRun, success: str | None = None) -> CaseFigures:
+    """The run's per-case latency, cost and success; NotMeasuredError if it has none."""
+    cases = result.cases
+    if isinstance(cases, CaseColumns) or not cases:
+        raise NotMeasuredError(
+            "this result carries no case measurements (it was saved without its cases, or "
+            "concluded from value columns), so it has no latencies or costs to read"
+        )
+    latency = np.array(
+        [math.nan if c.error is not None or c.latency_ms is None else c.latency_ms for c in cases]
+    )
+    if all(case.latency_ms is None for case in cases):
+        raise NotMeasuredError(f"none of the run's {len(cases)} cases has a measured latency")
+    cost = np.array([math.nan if c.cost_usd is None else c.cost_usd for c in cases])
+    criteria = [success] if success is not None else pass_fail_criteria(result)
+    return CaseFigures(
+        ids=[case.id for case in cases],
+        latency=latency,
+        cost=cost,
+        success=_success(result, criteria) if criteria else None,
+    )
+
+
+def pass_fail_criteria(result: MeasuredRun) -> list[str]:
+    return [m.metric for m in result.metrics if m.value_type == "pass_fail" and not m.is_sub_score]
+
+
+def _success(result: MeasuredRun, criteria: list[str]) -> FloatArray:
+    """1 where every criterion passed, 0 where one failed, NaN where it is not known."""
+    passed = np.ones(len(result.cases))
+    unknown = np.zeros(len(result.cases), dtype=bool)
+    for index, case in enumerate(result.cases):
+        for criterion in criteria:
+            verdict = case.verdicts.get(criterion)
+            value = None if verdict is None else verdict.value
+            if value is None:
+                unknown[index] = True
+            elif value < 1.0:
+                passed[index] = 0.0
+    return np.where(unknown & (passed == 1.0), math.nan, passed)
+
+
+def measured_figure(
+    figures: CaseFigures, name: str, confidence: float, *, cap: float | None = None
+) -> MeasuredFigure:
+    """One figure; `cap` is the stated most a case can cost (cost figures only)."""
+    if name in QUANTILES:
+        return _quantile(figures, name, confidence)
+    if name == "cost_per_case_usd":
+        return _mean_cost(figures, confidence, cap)
+    return _cost_per_success(figures, confidence, cap)
+
+
+def _split(column: FloatArray) -> tuple[FloatArray, int]:
+    observed = column[~np.isnan(column)]
+    return observed, int(column.size - observed.size)
+
+
+def _quantile(figures: CaseFigures, name: str, confidence: float) -> MeasuredFigure:
+    q = QUANTILES[name]
+    observed, missing = _split(figures.latency)
+    interval = quantile_interval(observed, missing, q, confidence)
+    estimate = quantile_estimate(observed, q)
+    return MeasuredFigure(
+        name, estimate, interval, observed.size, missing, QUANTILE_METHOD, confidence
+    )
+
+
+def _cost_method(cap: float | None) -> str:
+    return UNBOUNDED_COST if cap is None else BOUNDED_COST.format(cap=cap)
+
+
+def _mean_cost(figures: CaseFigures, confidence: float, cap: float | None) -> MeasuredFigure:
+    observed, missing = _split(figures.cost)
+    interval = nonnegative_mean_interval(figures.cost, confidence, cap=cap, keys=figures.ids)
+    estimate = float(observed.mean()) if observed.size else None
+    method = _cost_method(cap)
+    return MeasuredFigure(
+        "cost_per_case_usd", estimate, interval, observed.size, missing, method, confidence
+    )
+
+
+def _cost_per_success(figures: CaseFigures, confidence: float, cap: float | None) -> MeasuredFigure:
+    if figures.success is None:
+        raise NotMeasuredError(
+            "cost_per_success_usd needs a pass/fail criterion to say which cases "
+            "succeeded, and this run has none"
+        )
+    level = split_level(confidence)
+    cost = nonnegative_mean_interval(figures.cost, level, cap=cap, keys=figures.ids)
+    succeeded, unknown = _split(figures.success)
+    wins = int(succeeded.sum())
+    rate = proportion_interval(wins, succeeded.size, unknown, level)
+    both = ~np.isnan(figures.cost) & ~np.isnan(figures.success)
+    spent, won = float(figures.cost[both].sum()), float(figures.success[both].sum())
+    estimate = spent / won if won else None
+    method = f"{_cost_method(cap)}; {RATIO_METHOD.format(level=100 * level)}"
+    missing = int((~both).sum())
+    return MeasuredFigure(
+        "cost_per_success_usd",
+        estimate,
+        ratio_interval(cost, rate),
+        int(both.sum()),
+        missing,
+        method,
+        confidence,
+    )

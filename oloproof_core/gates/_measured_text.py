@@ -1,0 +1,118 @@
+"""A run's latency and cost figures as the terminal report and the result file show them.
+
+Without a policy nothing states what a case can cost at most, so the mean cost's
+interval has no upper end (`oloproof_core.stats._nonnegative_mean`); a policy's cost
+rule states one (`cap_usd`), and the report then reads the figures under it too.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import TYPE_CHECKING, Any
+
+from oloproof_core.gates._measured import (
+    COSTS,
+    FIGURES,
+    MeasuredFigure,
+    NotMeasuredError,
+    case_figures,
+    measured_figure,
+)
+from oloproof_core.stats._nonnegative_mean import CapExceededError
+
+if TYPE_CHECKING:
+    from oloproof_core.gates._measured import MeasuredRun
+
+UNITS = {"latency_p50_ms": "ms", "latency_p95_ms": "ms"}
+
+
+def stated_cap(result: MeasuredRun) -> float | None:
+    """The cap per case the run's policy states on its cost rules (the lowest, if several)."""
+    policy = result.provenance.get("policy") or {}
+    caps = [
+        float(rule["cap_usd"])
+        for rule in policy.get("rules") or []
+        if isinstance(rule, dict) and rule.get("metric") in COSTS and rule.get("cap_usd")
+    ]
+    return min(caps) if caps else None
+
+
+def measured_figures(result: MeasuredRun, confidence: float) -> list[MeasuredFigure]:
+    """Every figure the run gives; none when its cases carry no measurements."""
+    try:
+        figures = case_figures(result)
+    except NotMeasuredError:
+        return []
+    cap = stated_cap(result)
+    found = []
+    for name in FIGURES:
+        if name == "cost_per_success_usd" and figures.success is None:
+            continue
+        try:
+            found.append(measured_figure(figures, name, confidence, cap=cap))
+        except CapExceededError:  # the gate names the case; here, the figure stays open
+            found.append(measured_figure(figures, name, confidence))
+    return found
+
+
+def measured_dicts(result: MeasuredRun) -> list[dict[str, Any]]:
+    """The figures as the result file holds them (`"measured"`)."""
+    return [figure.to_dict() for figure in measured_figures(result, _level(result))]
+
+
+def _level(result: MeasuredRun) -> float:
+    level = result.provenance.get("confidence")
+    if isinstance(level, (int, float)) and 0 < level < 1:
+        return float(level)
+    return result.metrics[0].confidence if result.metrics else 0.95
+
+
+def _number(value: float | None, name: str) -> str:
+    if value is None:
+        return "—"
+    if value == math.inf:
+        return "∞"
+    return f"{value:,.1f}" if name in UNITS else f"${value:.6f}"
+
+
+def measured_lines(result: MeasuredRun) -> list[str]:
+    """The terminal report's block: each figure, its interval and what it is over."""
+    level = _level(result)
+    figures = measured_figures(result, level)
+    if not figures:
+        return []
+    lines = ["", f"latency and cost (measured by oloproof, {100 * level:.3g}% intervals):"]
+    for figure in figures:
+        name = figure.name
+        low, high = _number(figure.interval.lower, name), _number(figure.interval.upper, name)
+        missing = f", {figure.n_missing} missing" if figure.n_missing else ""
+        lines.append(
+            f"    {name}: {_number(figure.estimate, name)} [{low}, {high}] "
+            f"over {figure.n_observed} cases{missing}"
+        )
+    if any(f.interval.upper == math.inf and f.name in COSTS for f in figures):
+        lines.append(
+            "    costs have no top of their own: an upper end needs the most a case can "
+            "cost (cap_usd in a policy's cost rule)"
+        )
+    return lines
+
+
+def measured_html(result: MeasuredRun) -> str:
+    """The notebook view's block: the same figures as the terminal's, one row each."""
+    level = _level(result)
+    rows = "".join(
+        f"<tr><td>{html.escape(f.name)}</td><td>{html.escape(_number(f.estimate, f.name))}</td>"
+        f"<td>[{html.escape(_number(f.interval.lower, f.name))}, "
+        f"{html.escape(_number(f.interval.upper, f.name))}]</td><td>{f.n_observed}</td>"
+        f"<td>{f.n_missing}</td></tr>"
+        for f in measured_figures(result, level)
+    )
+    if not rows:
+        return ""
+    head = "".join(
+        f"<th>{cell}</th>"
+        for cell in ("measured", "estimate", f"{100 * level:.3g}% interval", "observed", "missing")
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"

@@ -15,7 +15,7 @@ import pytest
 from oloproof import evaluate
 from oloproof.evaluators import Contains
 from oloproof_core import InMemoryStore
-from tests.core.isolation import attribution_systems as systems
+from tests.core.execution.isolation import attribution_systems as systems
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 PER_CALL = (10 * 1 + 5 * 2) / 1e6

@@ -8,7 +8,7 @@ from oloproof_core.cases.case import CaseResult
 from oloproof_core.execution.isolation import IsolationError, MeteredPool, ProcessPool
 from oloproof_core.execution.isolation._bindings import KEPT
 from oloproof_core.execution.isolation._lease import SHARED, PoolLease
-from tests.core.isolation import bound_systems as systems
+from tests.core.execution.isolation import bound_systems as systems
 
 
 def cases(n: int, **extra: object) -> list[CaseResult]:

@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from oloproof_core.execution.gateway import Gateway, Route
-from tests.core.gateway.conftest import OPERATOR_KEY
+from tests.core.execution.gateway.conftest import OPERATOR_KEY
 from tests.support.fake_openai import Raw, Reply, Status
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hello"}]}

@@ -7,9 +7,9 @@ import pytest
 from oloproof import evaluate
 from oloproof.evaluators import Contains
 from oloproof_core import InMemoryStore
-from tests.core.isolation import metered_systems as systems
-from tests.core.isolation.late_sdk_systems import late_sdk
-from tests.core.isolation.raw_http_systems import raw_http
+from tests.core.execution.isolation import metered_systems as systems
+from tests.core.execution.isolation.late_sdk_systems import late_sdk
+from tests.core.execution.isolation.raw_http_systems import raw_http
 from tests.support.fake_openai import FakeOpenAI, Reply, tool_call
 
 ROWS = [{"id": f"q{i}", "input": {"question": f"question {i}"}} for i in range(4)]

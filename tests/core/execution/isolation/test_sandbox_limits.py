@@ -19,7 +19,7 @@ from oloproof.evaluators import evaluator
 from oloproof_core.execution.isolation import sandbox_support
 from oloproof_core.execution.isolation._caps import cgroup_parents
 from oloproof_core.execution.isolation._seccomp import seccomp_filter
-from tests.core.isolation import sandbox_probes as probes
+from tests.core.execution.isolation import sandbox_probes as probes
 
 pytestmark = pytest.mark.skipif(
     not sandbox_support().available,

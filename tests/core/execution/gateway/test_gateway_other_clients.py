@@ -7,7 +7,7 @@ import os
 import httpx
 import pytest
 
-from tests.core.gateway.conftest import cost
+from tests.core.execution.gateway.conftest import cost
 from tests.support.fake_openai import Reply
 
 # LiteLLM fetches a price list from the network on import unless told to use its own.

@@ -179,7 +179,7 @@ def test_a_clock_the_system_could_reach_earns_no_speed_or_cost_credit(monkeypatc
 
 def test_a_process_without_a_sandbox_earns_no_speed_or_cost_credit():
     """A process of its own but no sandbox could reach this process through /proc."""
-    from tests.core.isolation.systems import quick_pid
+    from tests.core.execution.isolation.systems import quick_pid
 
     rows = [{"id": "a", "input": {"n": 1}, "expected": {"label": "refund"}}]
     metric = MetricFile(SEED_METRIC, criterion="asc")

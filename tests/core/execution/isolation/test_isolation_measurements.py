@@ -7,7 +7,7 @@ import time
 
 from oloproof import evaluate, system
 from oloproof.evaluators import evaluator
-from tests.core.isolation import systems
+from tests.core.execution.isolation import systems
 
 ROWS = [
     {"id": f"c{i}", "input": {"n": i}, "expected": {"n": i, "secret": "expected-only"}}

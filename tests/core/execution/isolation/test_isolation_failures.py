@@ -14,7 +14,7 @@ from oloproof.evaluators import evaluator
 from oloproof_core.cases.case import CaseResult
 from oloproof_core.execution.isolation import ProcessPool
 from oloproof_core.results.reading import load_result
-from tests.core.isolation import systems
+from tests.core.execution.isolation import systems
 
 ROWS = [{"id": f"c{i}", "input": {"n": i}, "expected": {"n": i}} for i in range(8)]
 SAME_N = evaluator(criterion="same_n", reads=("output", "expected"))(

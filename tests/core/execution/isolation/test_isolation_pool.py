@@ -18,9 +18,9 @@ from oloproof_core.cases.case import CaseResult
 from oloproof_core.configs.run_config import load_run_config
 from oloproof_core.errors import ConfigError
 from oloproof_core.execution.isolation import ProcessPool, child_environment, is_secret_name
-from tests.core.isolation import systems
+from tests.core.execution.isolation import systems
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 def cases(n):

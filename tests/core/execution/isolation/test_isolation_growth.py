@@ -9,7 +9,7 @@ from oloproof import evaluate
 from oloproof.evaluators import evaluator
 from oloproof_core.execution.isolation import pool_shape
 from oloproof_core.execution.isolation._pace import Pace
-from tests.core.isolation import systems
+from tests.core.execution.isolation import systems
 
 SAME_N = evaluator(criterion="same_n", reads=("output", "expected"))(
     lambda case: case.output["n"] == case.expected["n"]

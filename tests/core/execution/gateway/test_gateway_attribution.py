@@ -16,7 +16,7 @@ from oloproof_core.execution.gateway._keys import (
     NEVER_BOUND,
     RUN_ENDED,
 )
-from tests.core.gateway.conftest import cost
+from tests.core.execution.gateway.conftest import cost
 from tests.support.fake_openai import Reply
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hello"}]}

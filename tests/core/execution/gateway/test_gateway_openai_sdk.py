@@ -8,7 +8,7 @@ import json
 import openai
 import pytest
 
-from tests.core.gateway.conftest import OPERATOR_KEY, cost
+from tests.core.execution.gateway.conftest import OPERATOR_KEY, cost
 from tests.support.fake_openai import Reply, tool_call
 
 HELLO = [{"role": "user", "content": "hello"}]

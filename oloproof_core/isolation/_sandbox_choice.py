@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -57,9 +58,27 @@ class SandboxSupport:
         }
 
 
-@functools.cache
+_checking = threading.Lock()
+"""Held while the machine is checked: a caller waits for a check already under way
+(`check_sandbox_support_early`'s) and takes its answer."""
+
+
 def sandbox_support() -> SandboxSupport:
     """Probe once per process: find bubblewrap and run a sandbox that runs `true`."""
+    with _checking:
+        return _checked_support()
+
+
+def check_sandbox_support_early() -> None:
+    """Start `sandbox_support` in a thread of its own now, for a command that will ask it
+    soon: its trial sandbox (bubblewrap started twice, tens of milliseconds of waiting)
+    then runs while the command reads its config instead of before its first process."""
+    if os.environ.get("OLOPROOF_SANDBOX") != "off" and not _checked_support.cache_info().currsize:
+        threading.Thread(target=sandbox_support, name="oloproof-sandbox-check", daemon=True).start()
+
+
+@functools.cache
+def _checked_support() -> SandboxSupport:
     if not sys.platform.startswith("linux"):
         return SandboxSupport(
             False, f"sandboxes are made with Linux namespaces; this is {sys.platform}"
@@ -96,6 +115,9 @@ def sandbox_support() -> SandboxSupport:
         said = (finished.stderr.strip().splitlines() or ["no message"])[-1]
         return SandboxSupport(False, f"bubblewrap failed: {said}. {_NAMESPACE_HINT}", tool, version)
     return SandboxSupport(True, "", tool, version, user)
+
+
+sandbox_support.cache_clear = _checked_support.cache_clear  # type: ignore[attr-defined]
 
 
 _NAMESPACE_HINT = (

@@ -46,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     "DeclarationError": "oloproof_core.errors",
     "digest_text": "oloproof_core._canonical",
     "keep_from_systems": "oloproof_core.isolation",
+    "check_sandbox_support_early": "oloproof_core.isolation",
     "UnprotectedRunWarning": "oloproof_core.isolation",
     "protections": "oloproof_core.doctor",
     "Protections": "oloproof_core.doctor",
@@ -166,6 +167,9 @@ if TYPE_CHECKING:
     from oloproof_core.imports import namespace_for as namespace_for
     from oloproof_core.imports import path_within as path_within
     from oloproof_core.isolation import UnprotectedRunWarning as UnprotectedRunWarning
+    from oloproof_core.isolation import (
+        check_sandbox_support_early as check_sandbox_support_early,
+    )
     from oloproof_core.isolation import keep_from_systems as keep_from_systems
     from oloproof_core.judging import JudgingTally as JudgingTally
     from oloproof_core.limits import MAX_RUN_CASES as MAX_RUN_CASES
@@ -255,6 +259,7 @@ __all__ = [
     "canonical_json",
     "check_dataset_file",
     "check_run_config",
+    "check_sandbox_support_early",
     "component",
     "conclude_run",
     "config_files_check",

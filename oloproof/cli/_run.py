@@ -17,10 +17,10 @@ from oloproof_core import (
     Result,
     RunConfig,
     SandboxFloorError,
+    check_sandbox_support_early,
     config_files_check,
     load_run_config,
 )
-from oloproof_core.isolation import check_sandbox_support_early
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

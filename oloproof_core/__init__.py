@@ -46,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     "DeclarationError": "oloproof_core.errors",
     "digest_text": "oloproof_core._util.canonical",
     "keep_from_systems": "oloproof_core.execution.isolation",
+    "check_sandbox_support_early": "oloproof_core.execution.isolation",
     "UnprotectedRunWarning": "oloproof_core.execution.isolation",
     "protections": "oloproof_core.execution.doctor",
     "Protections": "oloproof_core.execution.doctor",
@@ -184,6 +185,9 @@ if TYPE_CHECKING:
     from oloproof_core.execution.doctor import Protections as Protections
     from oloproof_core.execution.doctor import protections as protections
     from oloproof_core.execution.isolation import UnprotectedRunWarning as UnprotectedRunWarning
+    from oloproof_core.execution.isolation import (
+        check_sandbox_support_early as check_sandbox_support_early,
+    )
     from oloproof_core.execution.isolation import keep_from_systems as keep_from_systems
     from oloproof_core.execution.running import ProgressCallback as ProgressCallback
     from oloproof_core.execution.systems import System as System
@@ -255,6 +259,7 @@ __all__ = [
     "canonical_json",
     "check_dataset_file",
     "check_run_config",
+    "check_sandbox_support_early",
     "component",
     "conclude_run",
     "config_files_check",

@@ -17,6 +17,7 @@ from oloproof_core import (
     Result,
     RunConfig,
     SandboxFloorError,
+    check_sandbox_support_early,
     config_files_check,
     load_run_config,
 )
@@ -123,6 +124,9 @@ def handle(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace) -> Result:
     start_store_early()
+    # The run's code is read, and its system run, in a sandbox: whether one can be made
+    # here is checked beside the config's reading, not before the first sandbox starts.
+    check_sandbox_support_early()
     config_files_check(args.config)
     try:
         return _evaluate_config(args, load_run_config(args.config))

@@ -51,3 +51,14 @@ def test_a_mode_that_is_not_one_is_named(fresh_probe, capsys, monkeypatch):
     main(["doctor"])
 
     assert "'maybe' from OLOPROOF_SANDBOX is not a mode" in capsys.readouterr().out
+
+
+def test_a_check_started_early_is_the_answer_a_run_then_gets(fresh_probe):
+    from oloproof_core.execution.isolation import check_sandbox_support_early
+
+    check_sandbox_support_early()
+    early = sandbox_support()  # waits for the check under way instead of making another
+
+    assert sandbox_support() is early
+    sandbox_support.cache_clear()
+    assert sandbox_support() == early

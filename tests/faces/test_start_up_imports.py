@@ -200,3 +200,13 @@ def test_the_command_running_a_sync_system_that_calls_no_model_loads_no_asyncio(
     )
     # Its table asks each metric for a labelled figure: with no labels, none is computed.
     assert unwanted == []
+
+
+def test_the_probes_process_loads_none_of_the_runs_side() -> None:
+    """It imports the config's code and declares it: starting probes and sandboxes is the
+    run's process's work."""
+    loaded = imported_after("import oloproof_core.configs.code._in_probe")
+
+    run_side = ("oloproof_core.configs.code._probe", "oloproof_core.execution.isolation._sandbox")
+    assert sorted(name for name in loaded if name in run_side) == []
+    assert "subprocess" not in loaded

@@ -13,13 +13,29 @@ operator's `OLOPROOF_SANDBOX=required` refuses), imports it here.
 
 from __future__ import annotations
 
-from oloproof_core.configs.code._declaring import (
-    DeclaredCode,
-    ProbeSettings,
-    declare_config_code,
-)
-from oloproof_core.configs.code._loading import load_config_code
-from oloproof_core.configs.code._stand_ins import DeclaredEvaluator, DeclaredSystem
+from typing import TYPE_CHECKING
+
+from oloproof_core._util.names_on_first_use import names_on_first_use
+
+if TYPE_CHECKING:
+    from oloproof_core.configs.code._declaring import (
+        DeclaredCode,
+        ProbeSettings,
+        declare_config_code,
+    )
+    from oloproof_core.configs.code._loading import load_config_code
+    from oloproof_core.configs.code._stand_ins import DeclaredEvaluator, DeclaredSystem
+
+# Loaded on first use: the probe's own process runs `_in_probe` from this package and
+# needs none of the run's side (starting the probe, the sandbox, the stand-ins).
+_EXPORTS: dict[str, str] = {
+    "DeclaredCode": "._declaring",
+    "ProbeSettings": "._declaring",
+    "declare_config_code": "._declaring",
+    "load_config_code": "._loading",
+    "DeclaredEvaluator": "._stand_ins",
+    "DeclaredSystem": "._stand_ins",
+}
 
 __all__ = [
     "DeclaredCode",
@@ -29,3 +45,5 @@ __all__ = [
     "declare_config_code",
     "load_config_code",
 ]
+
+__getattr__ = names_on_first_use(__name__, _EXPORTS, globals())

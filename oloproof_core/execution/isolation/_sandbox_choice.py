@@ -9,11 +9,11 @@ registers the paths every sandbox must hide (`keep_from_systems`).
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import subprocess
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -57,9 +57,43 @@ class SandboxSupport:
         }
 
 
-@functools.cache
-def sandbox_support() -> SandboxSupport:
-    """Probe once per process: find bubblewrap and run a sandbox that runs `true`."""
+class _CheckedOnce:
+    """`sandbox_support`: the machine checked once per process. A caller waits for a check
+    already under way (`check_sandbox_support_early`'s) and takes its answer;
+    `cache_clear()` forgets it (a test that changes the machine's PATH)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._answer: SandboxSupport | None = None
+
+    def __call__(self) -> SandboxSupport:
+        """Probe once per process: find bubblewrap and run a sandbox that runs `true`."""
+        with self._lock:
+            if self._answer is None:
+                self._answer = _checked_support()
+            return self._answer
+
+    @property
+    def known(self) -> bool:
+        return self._answer is not None
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._answer = None
+
+
+sandbox_support = _CheckedOnce()
+
+
+def check_sandbox_support_early() -> None:
+    """Start `sandbox_support` in a thread of its own now, for a command that will ask it
+    soon: its trial sandbox (bubblewrap started twice, tens of milliseconds of waiting)
+    then runs while the command reads its config instead of before its first process."""
+    if os.environ.get("OLOPROOF_SANDBOX") != "off" and not sandbox_support.known:
+        threading.Thread(target=sandbox_support, name="oloproof-sandbox-check", daemon=True).start()
+
+
+def _checked_support() -> SandboxSupport:
     if not sys.platform.startswith("linux"):
         return SandboxSupport(
             False, f"sandboxes are made with Linux namespaces; this is {sys.platform}"

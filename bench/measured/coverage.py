@@ -1,4 +1,4 @@
-"""Coverage of the latency and cost intervals (`oloproof_core.gates._measured`).
+"""Coverage of the latency and cost intervals (`oloproof_core.results.measured`).
 
 Run: .venv/bin/python -m bench.measured.coverage [--reps 10000] [--quick]
 Prints one table per figure and writes bench/results/measured.json. Each row is
@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from bench.measured._worlds import CAP, CAPPED_COSTS, LATENCIES, OPEN_COSTS, Array
 from bench.stats.coverage import print_table
-from oloproof_core.gates._measured import CaseFigures, measured_figure
+from oloproof_core.results.measured import CaseFigures, measured_figure
 from oloproof_core.stats._nonnegative_mean import (
     nonnegative_lower_bounds,
     nonnegative_mean_interval,
@@ -139,7 +139,10 @@ def per_success_rows(reps: int, ns: list[int], rng: np.random.Generator) -> list
             wins = (rng.random((reps, n)) < chance).astype(np.float64)
             ends = [
                 measured_figure(
-                    CaseFigures(ids, np.zeros(n), cost, win), "cost_per_success_usd", LEVEL, cap=CAP
+                    CaseFigures(ids, [0.0] * n, cost.tolist(), win.tolist()),
+                    "cost_per_success_usd",
+                    LEVEL,
+                    cap=CAP,
                 ).interval
                 for cost, win in zip(costs, wins, strict=True)
             ]

@@ -55,7 +55,7 @@ def conclude_run(
         provenance["evaluator_execution"] = dict(plan.judging_execution)
     result = Result(metrics=metrics, cases=cases, provenance=provenance)
     provenance["model_usage"] = _model_usage(result, plan.execution, plan.judging_execution)
-    from oloproof_core.gates._measured_text import measured_dicts
+    from oloproof_core.results.measured_text import measured_dicts
 
     # Kept with the run, as its model usage is, for the pages that read recorded runs.
     if measured := measured_dicts(result):

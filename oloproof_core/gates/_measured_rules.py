@@ -17,11 +17,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
-from oloproof_core.gates._measured import (
+from oloproof_core.gates._more_cases import repeats_needed
+from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
+from oloproof_core.gates._rules import Rule
+from oloproof_core.results.measured import (
     COSTS,
     FIGURES,
     CaseFigures,
@@ -31,11 +32,8 @@ from oloproof_core.gates._measured import (
     measured_figure,
     pass_fail_criteria,
 )
-from oloproof_core.gates._more_cases import repeats_needed
-from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
-from oloproof_core.gates._rules import Rule
 from oloproof_core.stats import Interval
-from oloproof_core.stats._nonnegative_mean import CapExceededError
+from oloproof_core.stats._cap import CapExceededError
 
 KEYS = {
     "cap_usd": "cost rules: the most one case can cost, in US dollars (costs have no top "
@@ -195,8 +193,8 @@ def _more_text(more: MoreCases, *, short: bool = False) -> str:
 def _repeated(figures: CaseFigures, k: int) -> CaseFigures:
     """The run's cases `k` times over, each copy a new case (for the projection)."""
     ids = [f"{case_id}\0{copy}" for copy in range(k) for case_id in figures.ids]
-    success = None if figures.success is None else np.tile(figures.success, k)
-    return CaseFigures(ids, np.tile(figures.latency, k), np.tile(figures.cost, k), success)
+    success = None if figures.success is None else figures.success * k
+    return CaseFigures(ids, figures.latency * k, figures.cost * k, success)
 
 
 def measured_rule(

@@ -167,14 +167,14 @@ def _usage_lines(result: ReportedRun) -> list[str]:
 
 
 def _measured_lines(result: ReportedRun) -> list[str]:
-    """Latency quantiles and costs with their intervals (`oloproof_core.gates._measured`)."""
-    from oloproof_core.gates._measured_text import measured_lines
+    """Latency quantiles and costs with their intervals (`oloproof_core.results.measured`)."""
+    from oloproof_core.results.measured_text import measured_lines
 
     return measured_lines(result)
 
 
 def _measured_html(result: ReportedRun) -> str:
-    from oloproof_core.gates._measured_text import measured_html
+    from oloproof_core.results.measured_text import measured_html
 
     return measured_html(result)
 

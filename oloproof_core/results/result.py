@@ -135,7 +135,7 @@ def _measured(result: Result) -> list[dict[str, Any]]:
     concluded = result.provenance.get("measured")
     if isinstance(concluded, list):
         return concluded
-    from oloproof_core.gates._measured_text import measured_dicts
+    from oloproof_core.results.measured_text import measured_dicts
 
     return measured_dicts(result)
 

@@ -30,6 +30,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from ._cap import CapExceededError
 from ._interval import Interval
 from ._missing import completed_mean_interval
 from ._order import Keys, read_order
@@ -38,16 +39,6 @@ from ._validate import check_confidence
 __all__ = ["CapExceededError", "nonnegative_lower_bounds", "nonnegative_mean_interval"]
 
 _STEPS = 64
-
-
-class CapExceededError(ValueError):
-    """A value is above the cap the interval was told no value exceeds."""
-
-    def __init__(self, index: int, value: float, cap: float) -> None:
-        super().__init__(f"value {value!r} of case {index} is above the stated cap {cap!r}")
-        self.index = index
-        self.value = value
-        self.cap = cap
 
 
 def nonnegative_mean_interval(

@@ -23,10 +23,7 @@ of every possible completion lies inside these two ends.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-
-import numpy as np
-import numpy.typing as npt
+from collections.abc import Callable, Iterable
 
 from ._beta_quantile import _tails
 from ._interval import Interval
@@ -72,7 +69,7 @@ def _first(n: int, holds: Callable[[int], bool]) -> int:
 
 
 def quantile_interval(
-    observed: npt.ArrayLike,
+    observed: Iterable[float],
     n_missing: int,
     q: float,
     confidence: float = 0.95,
@@ -81,27 +78,29 @@ def quantile_interval(
 ) -> Interval:
     """Interval for the ``q``-quantile of the values behind ``observed`` and ``n_missing``
     unknown ones; ``floor`` is the least value possible (0 for a time)."""
-    values = np.sort(np.asarray(observed, dtype=np.float64))
+    # Plain sorting, no NumPy: a run's report shows these for every run, and a pass/fail
+    # run otherwise loads no NumPy at all.
+    values = sorted(float(value) for value in observed)
     missing = check_count(n_missing, "n_missing")
-    if np.isnan(values).any() or (values < floor).any():
+    if any(math.isnan(value) or value < floor for value in values):
         raise ValueError(f"values must be numbers at or above {floor!r}")
-    n = values.size + missing
+    n = len(values) + missing
     if n == 0:
         return Interval(floor, math.inf)
     low_rank, high_rank = order_ranks(n, q, confidence)
     # Lower end: the missing values ranked first (at the floor); upper: ranked last.
     lower = floor if low_rank <= missing else float(values[low_rank - missing - 1])
-    upper = float(values[high_rank - 1]) if high_rank <= values.size else math.inf
+    upper = float(values[high_rank - 1]) if high_rank <= len(values) else math.inf
     return Interval(lower, upper)
 
 
-def quantile_estimate(observed: npt.ArrayLike, q: float) -> float | None:
+def quantile_estimate(observed: Iterable[float], q: float) -> float | None:
     """The observed values' ``q``-quantile: the smallest value with at least a share
     ``q`` of them at or below it (the inverse of the empirical distribution)."""
-    values = np.sort(np.asarray(observed, dtype=np.float64))
-    if values.size == 0:
+    values = sorted(float(value) for value in observed)
+    if not values:
         return None
-    return float(values[max(0, math.ceil(q * values.size) - 1)])
+    return float(values[max(0, math.ceil(q * len(values)) - 1)])
 
 
 def cases_for_finite_upper(q: float, confidence: float) -> int:

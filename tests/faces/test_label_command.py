@@ -1,6 +1,6 @@
 """`oloproof label` and the library's `label`, `labels` and `calibration` in fresh processes
 on a user's project store (every form and mistake in this process:
-tests/runs/test_labels_cli.py)."""
+tests/runs/library/test_labels_cli.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A system and evaluators whose texts PostgreSQL refuses (tests/runs/test_stored_alike.py).
+"""A system and evaluators whose texts PostgreSQL refuses (tests/runs/writers/test_stored_alike.py).
 
 In a module of their own, free of Django, so a run's sandboxed processes import them.
 """

@@ -27,7 +27,7 @@ from runs.writers.accounts import account_ensure
 from runs.writers.projects import code_root_register, membership_set, project_default_ensure
 from runs.writers.recording import run_config_replace, run_redate
 
-EXAMPLE_DIR = Path(__file__).resolve().parents[2] / "examples" / "support_bot"
+EXAMPLE_DIR = Path(__file__).resolve().parents[3] / "examples" / "support_bot"
 DEMO_CONFIG = "demo.yaml"
 
 

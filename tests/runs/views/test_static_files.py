@@ -117,7 +117,7 @@ def test_only_chart_pages_load_plotly(teammate: Any) -> None:
         assert b"vendor/plotly-basic.min.js" in page.content, path
 
 
-VENDORED_PLOTLY = Path(__file__).resolve().parents[2] / "static" / "vendor" / "plotly-basic.min.js"
+VENDORED_PLOTLY = Path(__file__).resolve().parents[3] / "static" / "vendor" / "plotly-basic.min.js"
 BASIC_BUNDLE_TRACES = {"scatter", "bar", "pie"}
 
 
@@ -133,7 +133,7 @@ def test_the_vendored_plotly_js_matches_the_plotly_package_and_draws_every_chart
         f"package targets plotly.js {get_plotlyjs_version()}: replace the file with that "
         "release of the npm package plotly.js-basic-dist-min"
     )
-    charts = Path(__file__).resolve().parents[2] / "metrics"
+    charts = Path(__file__).resolve().parents[3] / "metrics"
     used = {
         name.lower()
         for source in charts.glob("*.py")

@@ -153,7 +153,7 @@ def test_a_system_that_cannot_be_imported_is_refused_before_anything_is_queued(
     site: tuple[Platform, Api, Path],
 ) -> None:
     # The API loads the config as a worker would before queueing (the worker's own
-    # failure to load code is tested in tests/runs/test_execution_service.py).
+    # failure to load code is tested in tests/runs/workers/test_execution_service.py).
     _, api, project = site
     before = api.get("/api/runs")["count"]
     status, body = api.request(

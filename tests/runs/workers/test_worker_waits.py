@@ -1,5 +1,5 @@
-"""The waits and words of a worker's start, without processes (tests/runs/test_worker_start.py
-starts real ones)."""
+"""The waits and words of a worker's start, without processes
+(tests/runs/workers/test_worker_start.py starts real ones)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A chunk's heartbeat that loses its database says so in one line, keeps the claim and
 keeps trying, less often, until the database answers, and says that too. In one process
-with the database's answers stood in for (tests/runs/test_worker_start.py cuts a real
+with the database's answers stood in for (tests/runs/workers/test_worker_start.py cuts a real
 worker's PostgreSQL)."""
 
 from __future__ import annotations

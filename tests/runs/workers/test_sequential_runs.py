@@ -3,7 +3,7 @@ the same run until the gate decides, the same decision as the engine's own seque
 runner, and the refusals (decided gates, standing decisions, other roles).
 
 Celery runs tasks eagerly here, so the workers' code paths run against the test
-database; tests/runs/test_execution_progress.py runs them on real worker processes.
+database; tests/runs/workers/test_execution_progress.py runs them on real worker processes.
 """
 
 from __future__ import annotations

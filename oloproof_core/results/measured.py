@@ -25,17 +25,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
 from oloproof_core.results.columns.case_columns import CaseColumns
 from oloproof_core.stats import Interval, proportion_interval
 from oloproof_core.stats._cost_per_success import ratio_interval, split_level
-from oloproof_core.stats._nonnegative_mean import nonnegative_mean_interval
 from oloproof_core.stats._quantile import quantile_estimate, quantile_interval
 
 if TYPE_CHECKING:
     from oloproof_core.cases.case import CaseResult
-    from oloproof_core.results.columns.case_columns import FloatArray
     from oloproof_core.results.estimate import MetricEstimate
 
 
@@ -55,7 +51,7 @@ COSTS = ("cost_per_case_usd", "cost_per_success_usd")
 FIGURES = (*QUANTILES, *COSTS)
 QUANTILE_METHOD = "order statistics, exact and distribution-free (binomial ranks)"
 BOUNDED_COST = "betting on costs capped at ${cap:g} a case (Waudby-Smith & Ramdas 2024)"
-UNBOUNDED_COST = "betting lower bound for values ≥ 0; no upper end without a cap per case"
+UNBOUNDED_COST = "betting lower bound for values >= 0; no upper end without a cap per case"
 RATIO_METHOD = "Bonferroni: mean cost and Clopper–Pearson success rate, each at {level:g} %"
 
 
@@ -65,12 +61,14 @@ class NotMeasuredError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class CaseFigures:
-    """Per case: latency (ms), cost (US dollars) and success (1, 0), NaN where unknown."""
+    """Per case: latency (ms), cost (US dollars) and success (1, 0), NaN where unknown.
+
+    Plain lists: the latency figures need no NumPy, which only the cost figures load."""
 
     ids: list[str]
-    latency: FloatArray
-    cost: FloatArray
-    success: FloatArray | None
+    latency: list[float]
+    cost: list[float]
+    success: list[float] | None
     """None when the run has no pass/fail criterion to say which cases succeeded."""
 
 
@@ -110,12 +108,12 @@ def case_figures(result: MeasuredRun, success: str | None = None) -> CaseFigures
             "this result carries no case measurements (it was saved without its cases, or "
             "concluded from value columns), so it has no latencies or costs to read"
         )
-    latency = np.array(
-        [math.nan if c.error is not None or c.latency_ms is None else c.latency_ms for c in cases]
-    )
+    latency = [
+        math.nan if c.error is not None or c.latency_ms is None else c.latency_ms for c in cases
+    ]
     if all(case.latency_ms is None for case in cases):
         raise NotMeasuredError(f"none of the run's {len(cases)} cases has a measured latency")
-    cost = np.array([math.nan if c.cost_usd is None else c.cost_usd for c in cases])
+    cost = [math.nan if c.cost_usd is None else c.cost_usd for c in cases]
     criteria = [success] if success is not None else pass_fail_criteria(result)
     return CaseFigures(
         ids=[case.id for case in cases],
@@ -129,19 +127,19 @@ def pass_fail_criteria(result: MeasuredRun) -> list[str]:
     return [m.metric for m in result.metrics if m.value_type == "pass_fail" and not m.is_sub_score]
 
 
-def _success(result: MeasuredRun, criteria: list[str]) -> FloatArray:
+def _success(result: MeasuredRun, criteria: list[str]) -> list[float]:
     """1 where every criterion passed, 0 where one failed, NaN where it is not known."""
-    passed = np.ones(len(result.cases))
-    unknown = np.zeros(len(result.cases), dtype=bool)
-    for index, case in enumerate(result.cases):
-        for criterion in criteria:
-            verdict = case.verdicts.get(criterion)
-            value = None if verdict is None else verdict.value
-            if value is None:
-                unknown[index] = True
-            elif value < 1.0:
-                passed[index] = 0.0
-    return np.where(unknown & (passed == 1.0), math.nan, passed)
+    success = []
+    for case in result.cases:
+        values = [
+            None if verdict is None else verdict.value
+            for verdict in (case.verdicts.get(criterion) for criterion in criteria)
+        ]
+        if any(value is not None and value < 1.0 for value in values):
+            success.append(0.0)
+        else:
+            success.append(math.nan if None in values else 1.0)
+    return success
 
 
 def measured_figure(
@@ -155,9 +153,9 @@ def measured_figure(
     return _cost_per_success(figures, confidence, cap)
 
 
-def _split(column: FloatArray) -> tuple[FloatArray, int]:
-    observed = column[~np.isnan(column)]
-    return observed, int(column.size - observed.size)
+def _split(column: list[float]) -> tuple[list[float], int]:
+    observed = [value for value in column if not math.isnan(value)]
+    return observed, len(column) - len(observed)
 
 
 def _quantile(figures: CaseFigures, name: str, confidence: float) -> MeasuredFigure:
@@ -166,7 +164,7 @@ def _quantile(figures: CaseFigures, name: str, confidence: float) -> MeasuredFig
     interval = quantile_interval(observed, missing, q, confidence)
     estimate = quantile_estimate(observed, q)
     return MeasuredFigure(
-        name, estimate, interval, observed.size, missing, QUANTILE_METHOD, confidence
+        name, estimate, interval, len(observed), missing, QUANTILE_METHOD, confidence
     )
 
 
@@ -175,12 +173,17 @@ def _cost_method(cap: float | None) -> str:
 
 
 def _mean_cost(figures: CaseFigures, confidence: float, cap: float | None) -> MeasuredFigure:
+    import numpy as np  # the cost figures' betting runs on arrays
+
+    from oloproof_core.stats._nonnegative_mean import nonnegative_mean_interval
+
     observed, missing = _split(figures.cost)
-    interval = nonnegative_mean_interval(figures.cost, confidence, cap=cap, keys=figures.ids)
-    estimate = float(observed.mean()) if observed.size else None
+    cost = np.array(figures.cost, dtype=np.float64)
+    interval = nonnegative_mean_interval(cost, confidence, cap=cap, keys=figures.ids)
+    estimate = math.fsum(observed) / len(observed) if observed else None
     method = _cost_method(cap)
     return MeasuredFigure(
-        "cost_per_case_usd", estimate, interval, observed.size, missing, method, confidence
+        "cost_per_case_usd", estimate, interval, len(observed), missing, method, confidence
     )
 
 
@@ -190,21 +193,30 @@ def _cost_per_success(figures: CaseFigures, confidence: float, cap: float | None
             "cost_per_success_usd needs a pass/fail criterion to say which cases "
             "succeeded, and this run has none"
         )
+    import numpy as np  # the cost figures' betting runs on arrays
+
+    from oloproof_core.stats._nonnegative_mean import nonnegative_mean_interval
+
     level = split_level(confidence)
-    cost = nonnegative_mean_interval(figures.cost, level, cap=cap, keys=figures.ids)
+    costs = np.array(figures.cost, dtype=np.float64)
+    cost = nonnegative_mean_interval(costs, level, cap=cap, keys=figures.ids)
     succeeded, unknown = _split(figures.success)
-    wins = int(succeeded.sum())
-    rate = proportion_interval(wins, succeeded.size, unknown, level)
-    both = ~np.isnan(figures.cost) & ~np.isnan(figures.success)
-    spent, won = float(figures.cost[both].sum()), float(figures.success[both].sum())
-    estimate = spent / won if won else None
+    wins = int(sum(succeeded))
+    rate = proportion_interval(wins, len(succeeded), unknown, level)
+    pairs = [
+        (spent, won)
+        for spent, won in zip(figures.cost, figures.success, strict=True)
+        if not (math.isnan(spent) or math.isnan(won))
+    ]
+    spent_total, won_total = math.fsum(p[0] for p in pairs), math.fsum(p[1] for p in pairs)
+    estimate = spent_total / won_total if won_total else None
     method = f"{_cost_method(cap)}; {RATIO_METHOD.format(level=100 * level)}"
-    missing = int((~both).sum())
+    missing = len(figures.cost) - len(pairs)
     return MeasuredFigure(
         "cost_per_success_usd",
         estimate,
         ratio_interval(cost, rate),
-        int(both.sum()),
+        len(pairs),
         missing,
         method,
         confidence,

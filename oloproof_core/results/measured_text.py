@@ -11,20 +11,26 @@ import html
 import math
 from typing import TYPE_CHECKING, Any
 
-from oloproof_core.gates._measured import (
+from oloproof_core.results.measured import (
     COSTS,
     FIGURES,
+    CaseFigures,
     MeasuredFigure,
     NotMeasuredError,
     case_figures,
     measured_figure,
 )
-from oloproof_core.stats._nonnegative_mean import CapExceededError
 
 if TYPE_CHECKING:
-    from oloproof_core.gates._measured import MeasuredRun
+    from oloproof_core.results.measured import MeasuredRun
 
 UNITS = {"latency_p50_ms": "ms", "latency_p95_ms": "ms"}
+
+
+def _cost_rules(result: MeasuredRun) -> bool:
+    policy = result.provenance.get("policy") or {}
+    rules = policy.get("rules") or [] if isinstance(policy, dict) else []
+    return any(isinstance(rule, dict) and rule.get("metric") in COSTS for rule in rules)
 
 
 def stated_cap(result: MeasuredRun) -> float | None:
@@ -45,15 +51,31 @@ def measured_figures(result: MeasuredRun, confidence: float) -> list[MeasuredFig
     except NotMeasuredError:
         return []
     cap = stated_cap(result)
+    # A run whose system made no priced model call has nothing to say of cost (each case
+    # $0) unless its policy asks; else the figures would be noise, and NumPy, which they
+    # need, stays unloaded.
+    priced = any(cost > 0 for cost in figures.cost) or _cost_rules(result)
     found = []
     for name in FIGURES:
+        if name in COSTS and not priced:
+            continue
         if name == "cost_per_success_usd" and figures.success is None:
             continue
-        try:
-            found.append(measured_figure(figures, name, confidence, cap=cap))
-        except CapExceededError:  # the gate names the case; here, the figure stays open
-            found.append(measured_figure(figures, name, confidence))
+        found.append(_figure(figures, name, confidence, cap))
     return found
+
+
+def _figure(
+    figures: CaseFigures, name: str, confidence: float, cap: float | None
+) -> MeasuredFigure:
+    if name not in COSTS:
+        return measured_figure(figures, name, confidence)
+    from oloproof_core.stats._cap import CapExceededError
+
+    try:
+        return measured_figure(figures, name, confidence, cap=cap)
+    except CapExceededError:  # the gate names the case; here, the figure stays open
+        return measured_figure(figures, name, confidence)
 
 
 def measured_dicts(result: MeasuredRun) -> list[dict[str, Any]]:

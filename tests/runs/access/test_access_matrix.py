@@ -321,8 +321,8 @@ def test_the_projects_own_admin_reads_each_record_the_matrix_hides(world: dict[s
             "runs:annotate",
             *SETTINGS_ACTIONS,
         ) or path.endswith(("/approvals", "/revocations", "/continue")):
-            continue  # POST-only actions, checked in tests/runs/test_decisions.py,
-            # tests/runs/test_sequential_runs.py and tests/runs/test_annotations.py
+            continue  # POST-only actions, checked in tests/runs/writers/test_decisions.py,
+            # tests/runs/workers/test_sequential_runs.py and tests/runs/writers/test_annotations.py
         response = client.get(path)
         assert response.status_code == 200, (path, response.status_code)
         assert SECRET.encode() in _body(response) or name == "runs:status", path

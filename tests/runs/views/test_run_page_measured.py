@@ -13,7 +13,7 @@ from oloproof.testing import queue_approvals
 from runs.models import Run
 from runs.store import DjangoStore
 from tests.runs.conftest import make_bot, support_rows
-from tests.runs.test_run_page import page_of, words
+from tests.runs.views.test_run_page import page_of, words
 
 pytestmark = pytest.mark.django_db
 

@@ -203,7 +203,8 @@ def test_the_column_read_agrees_on_sub_scores_and_clusters_too(source: str) -> N
     from runs.selectors.results import run_result
     from runs.store import DjangoStore
 
-    metric = Path(__file__).parents[1] / "core/metrics/seed_metrics/multiple_checks/metric.py"
+    seed_metrics = Path(__file__).parents[2] / "core/judging/metric_files/seed_metrics"
+    metric = seed_metrics / "multiple_checks/metric.py"
     rows = [
         {
             "id": f"doc_{i}",

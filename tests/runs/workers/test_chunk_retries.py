@@ -1,6 +1,6 @@
 """A chunk whose database fails is retried after waits that grow up to a cap, jittered
 and never 0 s, and Celery's retry line shows each one. The task runs eagerly here, its
-retries at once; tests/runs/test_worker_start.py cuts a real worker's PostgreSQL."""
+retries at once; tests/runs/workers/test_worker_start.py cuts a real worker's PostgreSQL."""
 
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ def test_every_route_refuses_callers_without_valid_credentials(
     kind, outsider, token_for, settings
 ) -> None:
     # More routes than wrong tokens allowed per address: this test is about each route
-    # refusing, not about the limit (tests/runs/test_sign_in.py checks that).
+    # refusing, not about the limit (tests/runs/views/test_sign_in.py checks that).
     settings.OLOPROOF_TOKEN_FAILURES = 1000
     record_evaluation(3)
     headers: dict[str, str] = {}

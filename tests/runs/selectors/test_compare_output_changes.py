@@ -17,7 +17,7 @@ from oloproof.testing import queue_approvals
 from runs.models import Run
 from runs.store import DjangoStore
 from tests.runs.conftest import compare_grid, short_answer, support_rows
-from tests.runs.test_compare_grid import shown_cases, streamed
+from tests.runs.selectors.test_compare_grid import shown_cases, streamed
 
 pytestmark = pytest.mark.django_db
 

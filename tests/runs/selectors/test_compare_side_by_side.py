@@ -14,8 +14,8 @@ import oloproof
 from oloproof.cli import main
 from runs.models import Run
 from runs.services import approval_create
+from tests.runs.api.test_api import bearer
 from tests.runs.conftest import member, record_evaluation
-from tests.runs.test_api import bearer
 
 pytestmark = pytest.mark.django_db
 

@@ -53,6 +53,12 @@ def conclude_run(
     }
     if plan.judging_execution:
         provenance["evaluator_execution"] = dict(plan.judging_execution)
+    if plan.repeats > 1:
+        from oloproof_core.evaluation.repeat_figures import repeat_figures
+
+        provenance["repeats"] = repeat_figures(
+            cases, plan.evaluators, plan.repeats, plan.confidence
+        )
     result = Result(metrics=metrics, cases=cases, provenance=provenance)
     provenance["model_usage"] = _model_usage(result, plan.execution, plan.judging_execution)
     from oloproof_core.gates._measured_text import measured_dicts

@@ -114,10 +114,8 @@ def run_evaluation(
     evaluator_timeout: float | None = None,
     repeats: int = 1,
 ) -> Result:
-    """The whole run from this process: plan, load, process every row, conclude, record.
-    `keep_cases=False`: the cases are run in batches and slimmed (`recording_as_it_goes`),
-    recorded batch by batch in a store that can. `origin` goes into the provenance.
-    `repeats`: how many times each case runs (`evaluation/repeats.py`)."""
+    """The whole run from this process: plan, load, process every row, conclude, record;
+    `keep_cases=False`: in slimmed batches recorded as they go (`recording_as_it_goes`)."""
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
         system=system,

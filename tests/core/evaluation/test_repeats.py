@@ -136,3 +136,36 @@ def test_an_id_that_looks_like_a_repeat_keeps_its_own_repeats() -> None:
     assert [case.id for case in result.cases] == ["a#r1", "a#r2", "a#r1#r1", "a#r1#r2"]
     figures = result.provenance["repeats"]["metrics"][0]
     assert (figures["stable_pass"], figures["stable_fail"]) == (1, 1)
+
+
+def test_the_library_refuses_repeats_with_a_run_that_stops_when_decided() -> None:
+    import oloproof
+
+    system, calls = _flaky_system()
+    with pytest.raises(ConfigError, match="repeats cannot be combined with until_decided"):
+        oloproof.evaluate(
+            system,
+            ROWS,
+            [ExactMatch(criterion="ok", field="label")],
+            repeats=3,
+            until_decided=True,
+            store=InMemoryStore(),
+            isolation="thread",
+        )
+    assert not calls
+
+
+def test_a_submitted_config_with_repeats_is_refused(tmp_path: Any) -> None:
+    (tmp_path / "data.jsonl").write_text('{"id": "a", "input": {}, "expected": {}}\n')
+    (tmp_path / "bot.py").write_text("def answer(question):\n    return {}\n")
+    config = {
+        "system": "bot.py:answer",
+        "dataset": "data.jsonl",
+        "evaluators": [{"ExactMatch": {"criterion": "ok"}}],
+        "repeats": 2,
+    }
+    with pytest.raises(ConfigError, match="workers do not repeat cases yet") as raised:
+        engine.run_config_check(
+            config, base_dir=str(tmp_path), label="oloproof.yaml", lines={"repeats": 5}
+        )
+    assert "oloproof.yaml:5" in str(raised.value)

@@ -145,3 +145,16 @@ def test_a_bad_repeats_flag_is_refused_before_any_case_runs(
     assert ran.returncode == 3
     assert says in ran.stderr
     assert not (folder / "calls").exists()
+
+
+def test_a_run_recorded_as_it_goes_reports_the_same_figures(folder: Path) -> None:
+    """Without --json the command records the repeats in batches and keeps their figures."""
+    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
+    ran = run_user(["oloproof", "run", "oloproof.yaml"], folder)
+    assert ran.returncode == 0, ran.stderr
+    assert "(18 cases," in ran.stdout
+    assert "right   0.556" in ran.stdout
+    assert "pass@3 0.667 [0.132, 1.000], pass^3 0.333 [0.000, 0.824]" in ran.stdout
+    assert "2 stable pass, 2 stable fail, 2 flaky (q4, q5)" in ran.stdout
+    assert "recorded run #1" in ran.stderr

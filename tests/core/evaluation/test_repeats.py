@@ -169,3 +169,15 @@ def test_a_submitted_config_with_repeats_is_refused(tmp_path: Any) -> None:
             config, base_dir=str(tmp_path), label="oloproof.yaml", lines={"repeats": 5}
         )
     assert "oloproof.yaml:5" in str(raised.value)
+
+
+def test_a_result_file_keeps_the_repeats_and_the_notebook_view_shows_them(tmp_path: Any) -> None:
+    from oloproof_core.results.reading import load_result
+
+    system, _ = _flaky_system()
+    result = _run(system, [ExactMatch(criterion="ok", field="label")], repeats=3)
+    result.to_json(str(tmp_path / "run.json"))
+    read = load_result(str(tmp_path / "run.json"))
+    assert [case.repeat for case in read.cases] == [1, 2, 3] * 6
+    assert read.provenance["repeats"] == result.provenance["repeats"]
+    assert "2 stable pass, 2 stable fail, 2 flaky (q4, q5)" in read._repr_html_()

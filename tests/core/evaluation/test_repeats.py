@@ -181,3 +181,23 @@ def test_a_result_file_keeps_the_repeats_and_the_notebook_view_shows_them(tmp_pa
     assert [case.repeat for case in read.cases] == [1, 2, 3] * 6
     assert read.provenance["repeats"] == result.provenance["repeats"]
     assert "2 stable pass, 2 stable fail, 2 flaky (q4, q5)" in read._repr_html_()
+
+
+def test_a_dataset_with_clusters_keeps_them_as_the_unit() -> None:
+    rows = [
+        {"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}, "cluster": f"c{i // 3}"}
+        for i in range(6)
+    ]
+    system, _ = _flaky_system()
+    result = engine.run_evaluation(
+        system=system,
+        dataset=rows,
+        evaluators=[ExactMatch(criterion="ok", field="label")],
+        store=InMemoryStore(),
+        isolation="thread",
+        concurrency=1,
+        repeats=2,
+    )
+    assert {case.cluster for case in result.cases} == {"c0", "c1"}
+    assert result.metric("ok").n_clusters == 2
+    assert result.provenance["repeats"]["cases"] == 6

@@ -41,21 +41,19 @@ def evaluate(
     batch: int | None = None,
     keep_cases: bool = True,
     evaluator_timeout: float | None = None,
+    repeats: int = 1,
 ) -> Result:
     """Run `system` over `dataset`, judge every case with `evaluators`, and return the Result.
 
     `system` gets each row's `input`, never its `expected`; a case it raises on is missing,
     not wrong (check `metric.n_missing`). `policy` gates the run (`result.gate`); `baseline`:
-    a Result, a result file or a run id; `sandbox`: auto, required or off (docs/isolation.md).
-    """
-    import oloproof_core as engine  # not at the top: a system's process imports evaluate
-
-    chosen = _store_for(store, baseline)
-    extra: dict[str, Any] = {"batch": batch} if until_decided else {"keep_cases": keep_cases}
+    a Result, a result file or a run id; `sandbox`: auto, required or off (docs/isolation.md);
+    `repeats`: how many times each case runs, each an independent call (docs/repeats.md)."""
+    extra = _how_far(until_decided, batch=batch, keep_cases=keep_cases, repeats=repeats)
     extra.update(isolation=isolation, memory_limit_mb=memory_limit_mb, sandbox=sandbox)
     extra.update(timeout=timeout, evaluator_timeout=evaluator_timeout, confidence=confidence)
-    # By name: only a run that stops when decided loads its runner, and NumPy with it.
-    result = (engine.run_until_decided if until_decided else engine.run_evaluation)(
+    chosen = _store_for(store, baseline)
+    result = _runner(until_decided)(
         system=system,
         dataset=dataset,
         evaluators=evaluators,
@@ -70,6 +68,29 @@ def evaluate(
         **extra,
     )
     return _note_link(result, chosen) if record else result
+
+
+def _runner(until_decided: bool) -> Any:
+    import oloproof_core as engine  # not at the top: a system's process imports evaluate
+
+    # By name: only a run that stops when decided loads its runner, and NumPy with it.
+    return engine.run_until_decided if until_decided else engine.run_evaluation
+
+
+def _how_far(
+    until_decided: bool, *, batch: int | None, keep_cases: bool, repeats: int
+) -> dict[str, Any]:
+    """The options of a run that stops when decided, or of one that runs every case."""
+    if not until_decided:
+        return {"keep_cases": keep_cases, "repeats": repeats}
+    if repeats != 1:
+        from oloproof_core import ConfigError
+
+        raise ConfigError(
+            "repeats cannot be combined with until_decided yet: a run that stops when "
+            "decided adds cases, not repeats; run with one or the other"
+        )
+    return {"batch": batch}
 
 
 def _baseline(baseline: RunRef | None, store: Store) -> Result | None:

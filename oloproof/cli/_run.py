@@ -42,6 +42,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument("--concurrency", type=int, help="cases run at once (overrides config)")
     parser.add_argument(
+        "--repeats",
+        help="run each case K times, each an independent call (overrides config; docs/repeats.md)",
+        metavar="K",
+    )
+    parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -90,6 +95,7 @@ def handle(args: argparse.Namespace) -> int:
             "workers, a policy with `sequential:` runs its first batch and "
             "`oloproof continue RUN` adds batches until the gate decides"
         )
+    args.repeats = _repeats(args.repeats, submit=args.submit)
     if args.submit:
         from oloproof.cli._submit import handle_submit
 
@@ -122,6 +128,20 @@ def handle(args: argparse.Namespace) -> int:
     return code
 
 
+def _repeats(text: str | None, *, submit: bool) -> int | None:
+    """`--repeats K` as a number; the run checks its range (1 to `MAX_REPEATS`)."""
+    if text is None:
+        return None
+    if submit:
+        raise ConfigError("--repeats runs here: the workers do not repeat cases yet")
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(
+            f"--repeats must be a whole number of runs per case, got {text!r}"
+        ) from None
+
+
 def _evaluate(args: argparse.Namespace) -> Result:
     start_store_early()
     # The run's code is read, and its system run, in a sandbox: whether one can be made
@@ -145,6 +165,7 @@ def _evaluate_config(args: argparse.Namespace, config: RunConfig) -> Result:
         concurrency=args.concurrency or config.concurrency,
         timeout=config.timeout,
         evaluator_timeout=config.evaluator_timeout,
+        repeats=config.repeats if args.repeats is None else args.repeats,
         confidence=config.confidence,
         progress=ProgressBar(enabled=args.progress),
         record=args.record,

@@ -44,6 +44,8 @@ class CaseResult:
     measurements: Measurements = field(default_factory=Measurements)
     verdicts: dict[str, Verdict] = field(default_factory=dict)
     _digests: dict[str, str] = field(default_factory=dict, repr=False)
+    repeat: int = 0
+    """Which of its case's repeated runs this is (1, 2, ...); 0 in a run without repeats."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled as its fields: a run hands batches of cases to its store's process, and
@@ -63,6 +65,7 @@ class CaseResult:
                 self.measurements,
                 self.verdicts,
                 self._digests,
+                self.repeat,
             ),
         )
 
@@ -75,6 +78,7 @@ class CaseResult:
             split=row.split,
             cluster=row.cluster,
             _digests={"input": row.input_digest, "expected": row.expected_digest},
+            repeat=row.repeat,
         )
 
     @property
@@ -120,11 +124,14 @@ class CaseResult:
             error=None if error is None else CaseError(error.type, error.message),
             measurements=self.measurements,
             verdicts={name: verdict.without_feedback() for name, verdict in self.verdicts.items()},
+            repeat=self.repeat,
         )
 
     def to_dict(self) -> dict[str, Any]:
+        repeat = {"repeat": self.repeat} if self.repeat else {}
         return {
             "id": self.id,
+            **repeat,
             "input": self.input,
             "expected": self.expected,
             "split": self.split,

@@ -106,12 +106,24 @@ def run_config_check(
     loaded = evaluators
     if policy is not None and len(loaded) == len(shaped["evaluators"]):
         attempt("policy", lambda: _never_passing(policy, loaded, where))
+    problems += _not_on_workers(shaped, where)
     if not problems:
         _plan(shaped, system, loaded, policy, where, problems)
     if problems or dataset is None:
         raise ConfigProblemsError(problems)
     config = run_config_resolved(shaped, base=base, label=label, system=system, evaluators=loaded)
     return CheckedRunConfig(config=config, dataset=dataset, policy=policy)
+
+
+def _not_on_workers(data: Mapping[str, Any], where: _Locator) -> list[ConfigProblem]:
+    """Refused rather than run once: the workers' chunks do not repeat cases yet."""
+    if (data.get("repeats") or 1) == 1:
+        return []
+    message = (
+        f"{where('repeats')}: runs on the workers do not repeat cases yet; run this config "
+        "here with `oloproof run` (without --submit), or leave out repeats"
+    )
+    return [ConfigProblem("repeats", message)]
 
 
 def _code(

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from oloproof_core.evaluation.repeats import MAX_REPEATS
+
 
 @dataclass(frozen=True, slots=True)
 class RunConfigField:
@@ -35,6 +37,8 @@ class RunConfigField:
         "mapping",
     ]
     required: bool = False
+    most: int | None = None
+    """The largest value a `positive_int` key takes (None: no cap)."""
 
 
 RUN_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
@@ -83,9 +87,17 @@ RUN_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
         "memory cap of each of the system's processes in MiB (positive integer, default 4096)",
         "positive_int",
     ),
+    RunConfigField(
+        "repeats",
+        "how many times each case runs, each repeat an independent call of the system "
+        f"(positive integer up to {MAX_REPEATS}, default 1; docs/repeats.md)",
+        "positive_int",
+        most=MAX_REPEATS,
+    ),
 )
 KEYS: dict[str, str] = {item.name: item.meaning for item in RUN_CONFIG_FIELDS}
 REQUIRED = tuple(item.name for item in RUN_CONFIG_FIELDS if item.required)
+MOST = {item.name: item.most for item in RUN_CONFIG_FIELDS if item.most is not None}
 
 
 def sandbox_setting(value: Any) -> Any:

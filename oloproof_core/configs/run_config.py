@@ -20,6 +20,7 @@ from oloproof_core._util.text_files import read_text
 from oloproof_core.configs.evaluators import builtin_evaluator, meant
 from oloproof_core.configs.fields import (
     KEYS,
+    MOST,
     RUN_CONFIG_FIELDS,
     key_problem,
     sandbox_setting,
@@ -45,6 +46,7 @@ class RunConfig:
     memory_limit_mb: int | None = None
     sandbox: str | None = None
     evaluator_timeout: float | None = None
+    repeats: int = 1
     raw: dict[str, Any] = field(default_factory=dict)
 
 
@@ -163,6 +165,7 @@ def run_config_resolved(
         memory_limit_mb=data.get("memory_limit_mb"),
         sandbox=sandbox_setting(data.get("sandbox")),
         evaluator_timeout=data.get("evaluator_timeout"),
+        repeats=data.get("repeats") or 1,
         raw=dict(data),
     )
 
@@ -240,6 +243,11 @@ def _positive(data: Mapping[str, Any], key: str, where: _Locator, *, integer: bo
     valid = isinstance(value, int) if integer else isinstance(value, (int, float))
     if isinstance(value, bool) or not valid or not value > 0 or value == float("inf"):
         raise ConfigError(f"{where(key)}: {key!r} must be a {KEYS[key]}, got {value!r}")
+    most = MOST.get(key)
+    if most is not None and value > most:
+        raise ConfigError(
+            f"{where(key)}: {key!r} must be at most {most} ({KEYS[key]}), got {value}"
+        )
 
 
 def _confidence(data: Mapping[str, Any], key: str, where: _Locator) -> None:

@@ -20,6 +20,8 @@ class Row:
     cluster: str | None = None
     input_digest: str = ""
     expected_digest: str = ""
+    repeat: int = 0
+    """Which of a case's repeated runs this row is (1, 2, ...); 0 in a run without repeats."""
 
 
 @dataclass(slots=True)

@@ -53,6 +53,7 @@ def conclude_run(
     }
     if plan.judging_execution:
         provenance["evaluator_execution"] = dict(plan.judging_execution)
+    _note_repeats(plan, cases, provenance)
     result = Result(metrics=metrics, cases=cases, provenance=provenance)
     provenance["model_usage"] = _model_usage(result, plan.execution, plan.judging_execution)
     from oloproof_core.results.measured_text import measured_dicts
@@ -63,6 +64,16 @@ def conclude_run(
     if plan.policy is not None:
         result.gate = plan.policy.decide(result, baseline=baseline, store=store)
     return result
+
+
+def _note_repeats(plan: RunPlan, cases: Sequence[CaseResult], provenance: dict[str, Any]) -> None:
+    """A repeated run's pass@k, pass^k and flaky cases (`evaluation/repeat_figures.py`)."""
+    if plan.repeats > 1:
+        from oloproof_core.evaluation.repeat_figures import repeat_figures
+
+        provenance["repeats"] = repeat_figures(
+            cases, plan.evaluators, plan.repeats, plan.confidence
+        )
 
 
 def provenance_head(plan: RunPlan, dataset: Dataset, n_cases: int) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from oloproof_core.datasets.dataset import load_dataset
 from oloproof_core.datasets.rows import Dataset
 from oloproof_core.errors import ConfigError, DeclarationError
+from oloproof_core.evaluation.repeats import check_repeats, repeated_dataset
 from oloproof_core.execution.isolation import DEFAULT_MEMORY_LIMIT_MB, ISOLATION_MODES, sandbox_mode
 from oloproof_core.execution.running import DEFAULT_CONCURRENCY
 from oloproof_core.execution.systems import System, as_system
@@ -62,6 +63,8 @@ class RunPlan:
     evaluator_timeout: float | None = None
     judging: ContainedJudging | None = None
     judging_execution: dict[str, Any] = field(default_factory=dict)
+    repeats: int = 1
+    """How many times each case runs (`evaluation/repeats.py`)."""
 
     @property
     def verdict_limit(self) -> VerdictLimit:
@@ -85,6 +88,7 @@ def plan_run(
     memory_limit_mb: int | None = None,
     sandbox: str | None = None,
     evaluator_timeout: float | None = None,
+    repeats: int = 1,
 ) -> RunPlan:
     evaluators = list(evaluators)
     if not evaluators:
@@ -94,6 +98,7 @@ def plan_run(
         )
     check_criteria(evaluators)
     check_confidence(confidence)
+    repeats = check_repeats(repeats)
     # `not timeout > 0` also refuses NaN, which would otherwise switch the timeout off.
     for name, seconds in (("timeout", timeout), ("evaluator_timeout", evaluator_timeout)):
         if seconds is not None and not (seconds > 0 and math.isfinite(seconds)):
@@ -117,16 +122,17 @@ def plan_run(
         requested_concurrency=None if concurrency is None else int(concurrency),
         sandbox=sandbox,
         evaluator_timeout=evaluator_timeout,
+        repeats=repeats,
     )
 
 
 def load_for_plan(plan: RunPlan, dataset: DatasetSource, split: str | None) -> Dataset:
-    """Load the run's dataset; a file's answers are no business of the system, so the
-    sandbox hides it."""
+    """Load the run's dataset, each case as many times as the plan repeats it; a file's
+    answers are no business of the system, so the sandbox hides it."""
     data = load_dataset(dataset, split=split)
     if isinstance(dataset, (str, os.PathLike)):
         plan.hidden_paths = (*plan.hidden_paths, os.fspath(dataset))
-    return data
+    return repeated_dataset(data, plan.repeats)
 
 
 def _release_for(system: Any, isolation: str) -> System:

@@ -112,10 +112,10 @@ def run_evaluation(
     keep_cases: bool = True,
     origin: Mapping[str, Any] | None = None,
     evaluator_timeout: float | None = None,
+    repeats: int = 1,
 ) -> Result:
-    """The whole run from this process: plan, load, process every row, conclude, record.
-    `keep_cases=False`: the cases are run in batches and slimmed (`recording_as_it_goes`),
-    recorded batch by batch in a store that can. `origin` goes into the provenance."""
+    """The whole run from this process: plan, load, process every row, conclude, record;
+    `keep_cases=False`: in slimmed batches recorded as they go (`recording_as_it_goes`)."""
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
         system=system,
@@ -128,6 +128,7 @@ def run_evaluation(
         memory_limit_mb=memory_limit_mb,
         sandbox=sandbox,
         evaluator_timeout=evaluator_timeout,
+        repeats=repeats,
     )
     return _run_planned(
         plan,

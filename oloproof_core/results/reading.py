@@ -109,6 +109,7 @@ def _case(item: Mapping[str, Any]) -> CaseResult:
             latency_ms=item.get("latency_ms"),
             model_calls=[ModelCall(**call) for call in item.get("model_calls") or []],
         ),
+        repeat=int(item.get("repeat") or 0),
     )
     for name, verdict in (item.get("verdicts") or {}).items():
         case.verdicts[name] = Verdict(

@@ -6,6 +6,8 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from oloproof_core.results.repeats_report import repeat_html, repeat_lines
+
 if TYPE_CHECKING:
     from oloproof_core.cases.case import CaseResult
     from oloproof_core.cases.usage import RoleUsage
@@ -76,6 +78,7 @@ def render_text(result: ReportedRun) -> str:
         if index == 0:
             lines.append("  ".join("-" * width for width in widths))
     lines.extend(_warning_lines(result))
+    lines.extend(repeat_lines(provenance))
     lines.extend(_judge_lines(result))
     failures = result.error_summary()
     if failures:
@@ -250,6 +253,7 @@ def render_html(result: ReportedRun) -> str:
         f"<p><b>{escape(release)}</b> on {escape(dataset)}: {result.n_cases} cases, "
         f"{missing} missing (system failed)</p>",
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>",
+        repeat_html(result.provenance),
         _measured_html(result),
         f"<p>missing because:</p><ul>{reasons}</ul>" if reasons else "",
         "".join(

@@ -84,8 +84,14 @@ def records_as_it_goes(store: Store) -> bool:
 
 
 def verdict_key(evaluator: Evaluator, case: CaseResult) -> str:
-    """Cache key: the evaluator's version and the digests of exactly the parts it reads."""
+    """Cache key: the evaluator's version and the digests of exactly the parts it reads.
+
+    A case's second and later repeats key on their repeat index as well, so a judge that
+    answers differently each time is asked afresh for each repeat and no repeat reads
+    another's verdict; the first keeps the key of a run without repeats."""
     parts = "|".join([case.part_digest(part) for part in evaluator.reads])
+    if case.repeat > 1:
+        return digest_text(f"{evaluator.version}|{parts}|repeat={case.repeat}")
     return digest_text(f"{evaluator.version}|{parts}")
 
 

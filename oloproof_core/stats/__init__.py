@@ -11,6 +11,7 @@ module's docstring:
   (``proportion_interval``, ``mean_interval``);
 - two runs on the same cases: paired differences (``paired_proportion_difference``,
   ``paired_mean_difference``);
+- cases run several times: pass@k and pass^k per case (``_pass_at_k``);
 - clustered data: betting on cluster means (``clustered_*``, finite-sample valid
   with few clusters), CR1 for reference (``cr1_*``);
 - the reading order of the betting methods, fixed by case ids (``_order``);
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
     from ._multiplicity import benjamini_hochberg, holm_rejections
     from ._order import ReadOrder
     from ._paired import mcnemar_exact_p_value, paired_mean_difference, paired_proportion_difference
+    from ._pass_at_k import pass_all_k, pass_at_k
     from ._power import POWER, betting_cases_for_power, proportion_cases_for_power
     from ._prediction_powered import RectifiedMean, prediction_powered_interval
     from ._sample_size import MAX_CASES, cases_needed
@@ -112,6 +114,8 @@ _EXPORTS: dict[str, str] = {
     "spilled_mean_interval": "._spilled",
     "ColumnFile": "._spilled",
     "paired_mean_difference": "._paired",
+    "pass_all_k": "._pass_at_k",
+    "pass_at_k": "._pass_at_k",
     "paired_proportion_difference": "._paired",
     "PairedDifference": "._difference",
     "POWER": "._power",
@@ -164,6 +168,8 @@ __all__ = [
     "mean_interval",
     "paired_mean_difference",
     "paired_proportion_difference",
+    "pass_all_k",
+    "pass_at_k",
     "prediction_powered_interval",
     "proportion_cases_for_power",
     "proportion_figure",

@@ -1,0 +1,70 @@
+"""Repeats: each case of a dataset run k times, as k independent calls of the system.
+
+A release that answers differently each time is measured by running every case
+several times. Each repeat is a case of its own (`<id>#r<j>`, `repeat` j), so every
+stage of a run (execution, judging, recording) treats it as it treats any case; the
+repeats of one case share a cluster, so the statistics take the case as the unit
+(betting on cluster means, `stats._cluster_betting`). A dataset that has clusters of
+its own keeps them: a case's repeats lie in its cluster, which stays the unit.
+"""
+
+from __future__ import annotations
+
+from oloproof_core._util.canonical import digest_text
+from oloproof_core.datasets.rows import Dataset, Row
+from oloproof_core.errors import ConfigError
+
+MAX_REPEATS = 100
+"""The most repeats a run may ask for: beyond it a run is better served by more cases,
+and a typo (`repeats: 1000`) would otherwise multiply a run's cost unnoticed."""
+
+REPEAT_MARK = "#r"
+"""Joins a case's id and its repeat index into the repeat's id: `q17#r2`."""
+
+
+def check_repeats(value: object) -> int:
+    """`value` as a number of repeats: a whole number from 1 to `MAX_REPEATS`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(
+            f"repeats must be a whole number of runs per case (1 to {MAX_REPEATS}), got {value!r}"
+        )
+    if not 1 <= value <= MAX_REPEATS:
+        raise ConfigError(f"repeats must be between 1 and {MAX_REPEATS}, got {value}")
+    return value
+
+
+def repeat_id(case_id: str, repeat: int) -> str:
+    return f"{case_id}{REPEAT_MARK}{repeat}"
+
+
+def case_id_of(repeat_case_id: str) -> str:
+    """The case a repeat belongs to: its id without the last `#r<j>`, which makes every
+    repeat's id distinct from every other's, whatever the dataset's ids hold."""
+    return repeat_case_id.rpartition(REPEAT_MARK)[0] or repeat_case_id
+
+
+def repeated_dataset(data: Dataset, repeats: int) -> Dataset:
+    """`data` with each row `repeats` times in a row, the dataset itself when once.
+
+    Its digest is the file's and the repeat count's: the store records these rows as a
+    dataset of their own, never under the file's digest, where a run without repeats
+    would find them."""
+    if repeats == 1:
+        return data
+    rows = [_repeat_row(row, j) for row in data.rows for j in range(1, repeats + 1)]
+    splits = {name: count * repeats for name, count in data.splits.items()}
+    digest = digest_text(f"{data.digest}|repeats={repeats}")
+    return Dataset(source=data.source, rows=rows, digest=digest, split=data.split, splits=splits)
+
+
+def _repeat_row(row: Row, repeat: int) -> Row:
+    return Row(
+        id=repeat_id(row.id, repeat),
+        input=row.input,
+        expected=row.expected,
+        split=row.split,
+        cluster=row.cluster if row.cluster is not None else row.id,
+        input_digest=row.input_digest,
+        expected_digest=row.expected_digest,
+        repeat=repeat,
+    )

@@ -1,0 +1,203 @@
+"""Repeats in the engine: every case run k times, judged per repeat, figured per case."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+import oloproof_core as engine
+from oloproof_core.errors import ConfigError
+from oloproof_core.judging.evaluators import CaseView, ExactMatch, evaluator
+from oloproof_core.results.store import InMemoryStore
+
+ROWS = [{"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}} for i in range(6)]
+
+
+def _flaky_system() -> tuple[Any, Counter[int]]:
+    """q0, q1 always right; q2, q3 always wrong; q4, q5 right on their 1st and 3rd call."""
+    calls: Counter[int] = Counter()
+
+    def system(question: dict[str, int]) -> dict[str, str]:
+        q = question["q"]
+        calls[q] += 1
+        if q < 2:
+            return {"label": "a"}
+        if q < 4:
+            return {"label": "b"}
+        return {"label": "a" if calls[q] % 2 else "b"}
+
+    return system, calls
+
+
+def _run(system: Any, evaluators: list[Any], store: Any = None, **options: Any) -> Any:
+    return engine.run_evaluation(
+        system=system,
+        dataset=ROWS,
+        evaluators=evaluators,
+        store=InMemoryStore() if store is None else store,
+        isolation="thread",
+        concurrency=1,
+        **options,
+    )
+
+
+def test_each_repeat_is_a_call_and_the_figures_take_the_case_as_the_unit() -> None:
+    system, calls = _flaky_system()
+    result = _run(system, [ExactMatch(criterion="ok", field="label")], repeats=3)
+    assert calls == dict.fromkeys(range(6), 3)
+    assert [case.id for case in result.cases[:3]] == ["q0#r1", "q0#r2", "q0#r3"]
+    assert [case.repeat for case in result.cases[:3]] == [1, 2, 3]
+    metric = result.metric("ok")
+    assert metric.estimate == pytest.approx((1 + 1 + 0 + 0 + 2 / 3 + 2 / 3) / 6)
+    assert metric.n_clusters == 6
+    assert "cluster" in metric.method
+    figures = result.provenance["repeats"]["metrics"][0]
+    assert figures["pass_at_k"]["estimate"] == pytest.approx(4 / 6)
+    assert figures["pass_all_k"]["estimate"] == pytest.approx(2 / 6)
+    assert figures["pass_at_k"]["lower"] < 4 / 6 < figures["pass_at_k"]["upper"]
+    assert (figures["stable_pass"], figures["stable_fail"], figures["flaky"]) == (2, 2, 2)
+    assert figures["flaky_cases"] == ["q4", "q5"]
+    assert "pass@3 0.667" in str(result)
+    assert "2 flaky (q4, q5)" in str(result)
+    assert result.to_dict()["cases"][1]["repeat"] == 2
+
+
+def test_a_run_without_repeats_keeps_its_shape() -> None:
+    system, calls = _flaky_system()
+    result = _run(system, [ExactMatch(criterion="ok", field="label")])
+    assert sum(calls.values()) == 6
+    assert "repeats" not in result.provenance
+    assert [case.id for case in result.cases] == [row["id"] for row in ROWS]
+    assert "repeat" not in result.to_dict()["cases"][0]
+    assert result.metric("ok").n_clusters is None
+
+
+JUDGED: list[str] = []
+"""Outside the evaluator: a function evaluator's version covers what its closure holds."""
+
+
+def test_no_repeat_reads_another_repeats_verdict() -> None:
+    judged = JUDGED
+    judged.clear()
+
+    @evaluator(criterion="judge", reads=("output",))
+    def judge(case: CaseView) -> bool:
+        JUDGED.append(case.output["label"])
+        return True
+
+    store = InMemoryStore()
+    _run(lambda question: {"label": "same"}, [judge], store=store, repeats=3)
+    # Every case's output is the same, and the judge reads the output alone: cases share
+    # a verdict as they do in any run, but each repeat is judged on its own.
+    assert len(judged) == 3
+    _run(lambda question: {"label": "same"}, [judge], store=store, repeats=3)
+    assert len(judged) == 3  # a second run reads each repeat's own verdict back
+    _run(lambda question: {"label": "same"}, [judge], store=store, repeats=4)
+    assert len(judged) == 4  # only the fourth repeat is new
+
+
+def test_a_missing_repeat_bounds_the_case_figures() -> None:
+    def system(question: dict[str, int]) -> dict[str, str]:
+        if question["q"] == 0:
+            raise RuntimeError("down")
+        return {"label": "a"}
+
+    result = _run(system, [ExactMatch(criterion="ok", field="label")], repeats=2)
+    figures = result.provenance["repeats"]["metrics"][0]
+    assert figures["pass_at_k"]["n_missing"] == 1
+    assert figures["incomplete"] == 1
+    assert figures["pass_at_k"]["estimate"] == 1.0
+    assert figures["pass_at_k"]["lower"] < 5 / 6
+
+
+@pytest.mark.parametrize("bad", [0, -2, True, 2.0, "3", None, 101])
+def test_bad_repeats_are_refused_before_any_case_runs(bad: Any) -> None:
+    system, calls = _flaky_system()
+    with pytest.raises(ConfigError, match="repeats must be"):
+        _run(system, [ExactMatch(criterion="ok", field="label")], repeats=bad)
+    assert not calls
+
+
+def test_an_id_that_looks_like_a_repeat_keeps_its_own_repeats() -> None:
+    rows = [
+        {"id": "a", "input": {"n": 1}, "expected": {"label": "a"}},
+        {"id": "a#r1", "input": {"n": 2}, "expected": {"label": "a"}},
+    ]
+    result = engine.run_evaluation(
+        system=lambda question: {"label": "a" if question["n"] == 1 else "b"},
+        dataset=rows,
+        evaluators=[ExactMatch(criterion="ok", field="label")],
+        store=InMemoryStore(),
+        isolation="thread",
+        repeats=2,
+    )
+    assert [case.id for case in result.cases] == ["a#r1", "a#r2", "a#r1#r1", "a#r1#r2"]
+    figures = result.provenance["repeats"]["metrics"][0]
+    assert (figures["stable_pass"], figures["stable_fail"]) == (1, 1)
+
+
+def test_the_library_refuses_repeats_with_a_run_that_stops_when_decided() -> None:
+    import oloproof
+
+    system, calls = _flaky_system()
+    with pytest.raises(ConfigError, match="repeats cannot be combined with until_decided"):
+        oloproof.evaluate(
+            system,
+            ROWS,
+            [ExactMatch(criterion="ok", field="label")],
+            repeats=3,
+            until_decided=True,
+            store=InMemoryStore(),
+            isolation="thread",
+        )
+    assert not calls
+
+
+def test_a_submitted_config_with_repeats_is_refused(tmp_path: Any) -> None:
+    (tmp_path / "data.jsonl").write_text('{"id": "a", "input": {}, "expected": {}}\n')
+    (tmp_path / "bot.py").write_text("def answer(question):\n    return {}\n")
+    config = {
+        "system": "bot.py:answer",
+        "dataset": "data.jsonl",
+        "evaluators": [{"ExactMatch": {"criterion": "ok"}}],
+        "repeats": 2,
+    }
+    with pytest.raises(ConfigError, match="workers do not repeat cases yet") as raised:
+        engine.run_config_check(
+            config, base_dir=str(tmp_path), label="oloproof.yaml", lines={"repeats": 5}
+        )
+    assert "oloproof.yaml:5" in str(raised.value)
+
+
+def test_a_result_file_keeps_the_repeats_and_the_notebook_view_shows_them(tmp_path: Any) -> None:
+    from oloproof_core.results.reading import load_result
+
+    system, _ = _flaky_system()
+    result = _run(system, [ExactMatch(criterion="ok", field="label")], repeats=3)
+    result.to_json(str(tmp_path / "run.json"))
+    read = load_result(str(tmp_path / "run.json"))
+    assert [case.repeat for case in read.cases] == [1, 2, 3] * 6
+    assert read.provenance["repeats"] == result.provenance["repeats"]
+    assert "2 stable pass, 2 stable fail, 2 flaky (q4, q5)" in read._repr_html_()
+
+
+def test_a_dataset_with_clusters_keeps_them_as_the_unit() -> None:
+    rows = [
+        {"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}, "cluster": f"c{i // 3}"}
+        for i in range(6)
+    ]
+    system, _ = _flaky_system()
+    result = engine.run_evaluation(
+        system=system,
+        dataset=rows,
+        evaluators=[ExactMatch(criterion="ok", field="label")],
+        store=InMemoryStore(),
+        isolation="thread",
+        concurrency=1,
+        repeats=2,
+    )
+    assert {case.cluster for case in result.cases} == {"c0", "c1"}
+    assert result.metric("ok").n_clusters == 2
+    assert result.provenance["repeats"]["cases"] == 6

@@ -1,0 +1,160 @@
+"""Repeats along the user's path: a script's `evaluate(..., repeats=3)` and a config's
+`repeats: 3` run with `oloproof run`, over a system that is flaky on some cases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.journeys.conftest import run_user
+
+DATASET = "".join(
+    json.dumps({"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}}) + "\n"
+    for i in range(6)
+)
+
+COUNTING_BOT = '''
+from pathlib import Path
+
+CALLS = Path(__file__).parent / "calls"
+
+
+def answer(question):
+    """q0, q1 always right; q2, q3 always wrong; q4, q5 right on their 1st and 3rd call."""
+    q = question["q"]
+    CALLS.mkdir(exist_ok=True)
+    with open(CALLS / f"q{q}.log", "a", encoding="utf-8") as handle:
+        handle.write("call\\n")
+    count = len((CALLS / f"q{q}.log").read_text(encoding="utf-8").splitlines())
+    if q < 2:
+        return {"label": "a"}
+    if q < 4:
+        return {"label": "b"}
+    return {"label": "a" if count % 2 else "b"}
+'''
+
+CONFIG = """system: bot.py:answer
+dataset: data.jsonl
+evaluators:
+  - ExactMatch: {criterion: right, field: label}
+concurrency: 1
+# The system keeps a count of its calls on disk, which the sandbox would forbid.
+sandbox: off
+repeats: 3
+"""
+
+SCRIPT = '''
+from oloproof import current_case, evaluate
+from oloproof.evaluators import ExactMatch
+
+
+def answer(question):
+    """q4 and q5 fail on their second repeat (the repeat is in the case's id)."""
+    me = current_case().id
+    wrong = question["q"] in (2, 3) or (question["q"] >= 4 and me.endswith("#r2"))
+    return {"label": "b" if wrong else "a", "seen": me}
+
+
+result = evaluate(answer, "data.jsonl", [ExactMatch(criterion="right", field="label")],
+                  repeats=3)
+print(result)
+result.to_json("out.json")
+'''
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "flaky"
+    folder.mkdir()
+    (folder / "data.jsonl").write_text(DATASET, encoding="utf-8")
+    return folder
+
+
+def _assert_figures(data: dict, report: str) -> None:  # type: ignore[type-arg]
+    right = data["metrics"][0]
+    assert right["estimate"] == pytest.approx((1 + 1 + 0 + 0 + 2 / 3 + 2 / 3) / 6)
+    assert right["n_clusters"] == 6
+    figures = data["provenance"]["repeats"]
+    assert (figures["repeats"], figures["cases"]) == (3, 6)
+    metric = figures["metrics"][0]
+    assert metric["pass_at_k"]["estimate"] == pytest.approx(4 / 6)
+    assert metric["pass_all_k"]["estimate"] == pytest.approx(2 / 6)
+    assert metric["pass_all_k"]["lower"] <= 2 / 6 <= metric["pass_all_k"]["upper"]
+    assert (metric["stable_pass"], metric["stable_fail"], metric["flaky"]) == (2, 2, 2)
+    assert metric["flaky_cases"] == ["q4", "q5"]
+    assert "pass@3 0.667" in report
+    assert "2 stable pass, 2 stable fail, 2 flaky (q4, q5)" in report
+
+
+def test_a_config_with_repeats_runs_every_case_three_times(folder: Path) -> None:
+    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
+    ran = run_user(["oloproof", "run", "oloproof.yaml", "--json", "out.json"], folder)
+    assert ran.returncode == 0, ran.stderr
+    for q in range(6):  # three calls of the system per case, no more
+        assert (folder / "calls" / f"q{q}.log").read_text().splitlines() == ["call"] * 3
+    data = json.loads((folder / "out.json").read_text())
+    assert [case["id"] for case in data["cases"][:3]] == ["q0#r1", "q0#r2", "q0#r3"]
+    assert all(case["latency_ms"] is not None for case in data["cases"])
+    _assert_figures(data, ran.stdout)
+    assert "recorded run #1" in ran.stderr  # the store takes each repeat as a case of its own
+
+
+def test_a_script_with_repeats_gives_each_repeat_its_own_call(folder: Path) -> None:
+    (folder / "evals.py").write_text(SCRIPT, encoding="utf-8")
+    ran = run_user(["python", "evals.py"], folder)
+    assert ran.returncode == 0, ran.stderr
+    data = json.loads((folder / "out.json").read_text())
+    seen = [case["output"]["seen"] for case in data["cases"]]
+    assert seen == [f"q{i}#r{j}" for i in range(6) for j in (1, 2, 3)]
+    assert [case["repeat"] for case in data["cases"][:3]] == [1, 2, 3]
+    _assert_figures(data, ran.stdout)
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("0", "'repeats' must be a how many times"),
+        ("-1", "'repeats' must be a how many times"),
+        ("true", "'repeats' must be a how many times"),
+        ("2.5", "'repeats' must be a how many times"),
+        ("101", "'repeats' must be at most 100"),
+    ],
+)
+def test_bad_repeats_in_a_config_name_file_line_and_key(
+    folder: Path, value: str, says: str
+) -> None:
+    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(CONFIG.replace("repeats: 3", f"repeats: {value}"))
+    ran = run_user(["oloproof", "run", "oloproof.yaml"], folder)
+    assert ran.returncode == 3
+    assert "oloproof.yaml:8: " in ran.stderr
+    assert says in ran.stderr
+    assert not (folder / "calls").exists()
+
+
+@pytest.mark.parametrize(("flag", "says"), [("0", "between 1 and 100"), ("x", "whole number")])
+def test_a_bad_repeats_flag_is_refused_before_any_case_runs(
+    folder: Path, flag: str, says: str
+) -> None:
+    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
+    ran = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", flag], folder)
+    assert ran.returncode == 3
+    assert says in ran.stderr
+    assert not (folder / "calls").exists()
+
+
+def test_a_run_recorded_as_it_goes_reports_the_same_figures(folder: Path) -> None:
+    """Without --json the command records the repeats in batches and keeps their figures."""
+    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
+    ran = run_user(["oloproof", "run", "oloproof.yaml"], folder)
+    assert ran.returncode == 0, ran.stderr
+    assert "(18 cases," in ran.stdout
+    assert "right   0.556" in ran.stdout
+    assert "pass@3 0.667 [0.132, 1.000], pass^3 0.333 [0.000, 0.824]" in ran.stdout
+    assert "2 stable pass, 2 stable fail, 2 flaky (q4, q5)" in ran.stdout
+    assert "recorded run #1" in ran.stderr

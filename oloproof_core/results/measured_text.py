@@ -27,20 +27,16 @@ if TYPE_CHECKING:
 UNITS = {"latency_p50_ms": "ms", "latency_p95_ms": "ms"}
 
 
-def _cost_rules(result: MeasuredRun) -> bool:
-    policy = result.provenance.get("policy") or {}
-    rules = policy.get("rules") or [] if isinstance(policy, dict) else []
-    return any(isinstance(rule, dict) and rule.get("metric") in COSTS for rule in rules)
+def _cost_rules(result: MeasuredRun) -> list[dict[str, Any]]:
+    """The cost rules of the policy the run was gated on, as its provenance records them."""
+    policy = result.provenance.get("policy")
+    rules = (policy.get("rules") or []) if isinstance(policy, dict) else []
+    return [rule for rule in rules if isinstance(rule, dict) and rule.get("metric") in COSTS]
 
 
 def stated_cap(result: MeasuredRun) -> float | None:
     """The cap per case the run's policy states on its cost rules (the lowest, if several)."""
-    policy = result.provenance.get("policy") or {}
-    caps = [
-        float(rule["cap_usd"])
-        for rule in policy.get("rules") or []
-        if isinstance(rule, dict) and rule.get("metric") in COSTS and rule.get("cap_usd")
-    ]
+    caps = [float(rule["cap_usd"]) for rule in _cost_rules(result) if rule.get("cap_usd")]
     return min(caps) if caps else None
 
 
@@ -54,7 +50,7 @@ def measured_figures(result: MeasuredRun, confidence: float) -> list[MeasuredFig
     # A run whose system made no priced model call has nothing to say of cost (each case
     # $0) unless its policy asks; else the figures would be noise, and NumPy, which they
     # need, stays unloaded.
-    priced = any(cost > 0 for cost in figures.cost) or _cost_rules(result)
+    priced = any(cost > 0 for cost in figures.cost) or bool(_cost_rules(result))
     found = []
     for name in FIGURES:
         if name in COSTS and not priced:

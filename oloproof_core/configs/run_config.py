@@ -112,7 +112,9 @@ def run_config_from_mapping(
     base = os.path.abspath(base_dir)
     run_config_paths_check(data, base_dir=base, roots=roots, label=label, lines=lines)
 
-    system, evaluators = load_config_code(data, base=base, where=where, roots=roots, here=here)
+    system, evaluators = load_config_code(
+        data, base=base, where=where, roots=roots, here=here, first_process=not here
+    )
     for item in (system, *evaluators):
         if isinstance(item, ConfigError):
             raise item
@@ -130,15 +132,25 @@ def load_config_code(
     where: _Locator,
     roots: Sequence[str] | None,
     here: bool = False,
+    first_process: bool = False,
 ) -> tuple[Any, list[Any]]:
     """The config's system and evaluators, each loaded or its ConfigError: user code read in
-    its sandbox unless `here` (see `oloproof_core.configs.code.load_config_code`)."""
+    its sandbox unless `here`; `first_process` for a config about to run here (see
+    `oloproof_core.configs.code.load_config_code`)."""
     from oloproof_core.configs.code import load_config_code as load
 
     def load_entry(entry: Any, index: int) -> Evaluator:
         return _evaluator_from_entry(entry, index, base, where, roots)
 
-    return load(data, base=base, where=where, roots=roots, load_entry=load_entry, here=here)
+    return load(
+        data,
+        base=base,
+        where=where,
+        roots=roots,
+        load_entry=load_entry,
+        here=here,
+        first_process=first_process,
+    )
 
 
 def run_config_resolved(

@@ -53,6 +53,8 @@ def open_pool(plan: RunPlan, *, cases: int | None = None) -> Iterator[RunPlan]:
         grow=plan.requested_concurrency is None,
         sandbox=plan.sandbox,
         hidden=plan.hidden_paths,
+        # The process that declared a run config's system, already importing it.
+        first=getattr(plan.release, "first_process", None),
     )
     try:
         plan.pool.launch()

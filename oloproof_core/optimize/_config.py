@@ -141,6 +141,8 @@ def optimize_spec_from_mapping(
         name=data.get("name"),
         version=data.get("version"),
         config=dict(data),
+        sandbox=run.sandbox,
+        memory_limit_mb=run.memory_limit_mb,
     )
 
 

@@ -24,7 +24,7 @@ from oloproof_core.optimize._preflight import Prepared, prepare
 from oloproof_core.optimize._prove import held_out_run, proof_summary
 from oloproof_core.optimize._reflection import Reflector
 from oloproof_core.optimize._search import CandidateRecorder, Search, best_candidate
-from oloproof_core.optimize._shared_pool import CandidatePool
+from oloproof_core.optimize._shared_pool import CandidatePool, Shielding
 from oloproof_core.optimize._spec import OptimizationSpec, Progress
 from oloproof_core.optimize._splits import Splits
 from oloproof_core.results.store import Store
@@ -60,7 +60,7 @@ def run_optimization(
     search: Search | None = None
     try:
         # One pool of system processes for every evaluation, the proof's included.
-        with CandidatePool(cases=largest) as pool:
+        with CandidatePool(cases=largest, shielding=Shielding.of(spec)) as pool:
             search = _search_for(spec, store, ledger, optimization_id, prepared, notify, pool)
             return _search_and_prove(spec, store, ledger, search, prepared, pool, notify)
     except Exception as exc:

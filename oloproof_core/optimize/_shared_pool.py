@@ -16,24 +16,49 @@ gets no lease and runs as any run does.
 
 from __future__ import annotations
 
+import os
 from contextlib import ExitStack
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from oloproof_core.evaluation.plan import RunPlan
 from oloproof_core.evaluation.run import open_pool
-from oloproof_core.execution.isolation import MeteredPool
+from oloproof_core.execution.isolation import DEFAULT_MEMORY_LIMIT_MB, MeteredPool, sandbox_mode
 from oloproof_core.execution.isolation._lease import PoolLease
 
 if TYPE_CHECKING:
     from oloproof_core.judging.contained import ContainedJudging
+    from oloproof_core.optimize._spec import OptimizationSpec
+
+
+@dataclass(frozen=True)
+class Shielding:
+    """What every evaluation's processes get, whatever plan asked: the config's sandbox
+    and memory settings, and the dataset's file hidden (its answers are no business of
+    the system, in the search or on test)."""
+
+    sandbox: str | None = None
+    memory_limit_mb: int | None = None
+    hidden: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, spec: OptimizationSpec) -> Shielding:
+        dataset = spec.dataset
+        hidden = (os.fspath(dataset),) if isinstance(dataset, (str, os.PathLike)) else ()
+        return cls(spec.sandbox, spec.memory_limit_mb, hidden)
+
+    def apply(self, plan: RunPlan) -> None:
+        plan.sandbox = sandbox_mode(self.sandbox, plan.isolation)
+        plan.memory_limit_mb = self.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB
+        plan.hidden_paths = tuple(dict.fromkeys((*plan.hidden_paths, *self.hidden)))
 
 
 class CandidatePool:
     """Lends one pool to the run plans of an optimization's evaluations; see the module."""
 
-    def __init__(self, *, cases: int) -> None:
+    def __init__(self, *, cases: int, shielding: Shielding | None = None) -> None:
         self._cases = cases
+        self._shielding = shielding or Shielding()
         self._stack = ExitStack()
         self._pool: MeteredPool | None = None
         self._judging: ContainedJudging | None = None
@@ -42,6 +67,7 @@ class CandidatePool:
         """`plan`, holding a lease on the pool when its release can share it."""
         if plan.pool is not None:
             return plan
+        self._shielding.apply(plan)
         if self._pool is None:
             # A plan of its own opens the pool, so no evaluation's plan is the pool's.
             opening = replace(plan, pool=None)

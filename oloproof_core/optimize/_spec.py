@@ -33,3 +33,5 @@ class OptimizationSpec:
     name: str | None = None
     version: str | None = None
     config: Mapping[str, Any] = field(default_factory=dict)
+    sandbox: str | None = None
+    memory_limit_mb: int | None = None

@@ -15,9 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from oloproof_core.configs.code._probe import probe
+from oloproof_core.configs.code._probe import first_process_reply, probe, start_first_process
 from oloproof_core.configs.code._stand_ins import DeclaredEvaluator, DeclaredSystem
 from oloproof_core.errors import ConfigError, OloproofError
+from oloproof_core.execution.isolation import DEFAULT_MEMORY_LIMIT_MB
+from oloproof_core.execution.isolation._first_process import FirstProcess
 from oloproof_core.judging.evaluators import Evaluator, MetricFile
 from oloproof_core.judging.evaluators._metric_file import default_criterion
 from oloproof_core.judging.evaluators._metric_loading import read_metric_file
@@ -44,9 +46,17 @@ class DeclaredCode:
 
 
 def declare_config_code(
-    settings: ProbeSettings, *, system: str | None, evaluators: Mapping[int, str]
+    settings: ProbeSettings,
+    *,
+    system: str | None,
+    evaluators: Mapping[int, str],
+    first_process: bool = False,
 ) -> DeclaredCode:
-    """The stand-ins for `system` (a reference) and `evaluators` (entry by index)."""
+    """The stand-ins for `system` (a reference) and `evaluators` (entry by index).
+
+    `first_process`: the system is declared alone, by a process its run's pool may adopt
+    (`isolation._first_process`), beside the evaluators' probe; the `DeclaredSystem`
+    holds it. Otherwise one probe declares everything and ends."""
     declared = DeclaredCode()
     entries: list[dict[str, Any]] = []
     for index, entry in evaluators.items():
@@ -56,16 +66,26 @@ def declare_config_code(
             declared.evaluators[index] = str(exc)
     folders = [settings.base, *(os.path.dirname(e["path"]) for e in entries if "path" in e)]
     module_part = (system or "").partition(":")[0]
+    system_folders = [settings.base]
     if module_part.endswith(".py"):  # a file beside the config, or elsewhere (`../bot.py`)
-        folders.append(os.path.dirname(os.path.abspath(os.path.join(settings.base, module_part))))
-    try:
-        reply = _probe(settings, system, entries, folders)
-    except ConfigError as exc:
-        declared.system_error = str(exc)
-        for item in entries:
-            declared.evaluators[item["index"]] = str(exc)
-        return declared
-    _read_system(declared, reply.get("system"))
+        system_folders.append(
+            os.path.dirname(os.path.abspath(os.path.join(settings.base, module_part)))
+        )
+    first = _start_first(settings, system, system_folders) if first_process and system else None
+    if first is not None:
+        system = None  # declared by the first process, alone
+    folders += system_folders[1:]
+    if system is not None or entries:
+        try:
+            reply = _probe(settings, system, entries, folders)
+        except ConfigError as exc:
+            failed = {"error": str(exc)}
+            reply = {"system": failed, "evaluators": [failed] * len(entries)}
+    else:
+        reply = {"evaluators": []}
+    if first is not None:
+        reply["system"] = _first_reply(first)
+    _read_system(declared, reply.get("system"), first)
     answers = reply.get("evaluators")
     if not isinstance(answers, list) or len(answers) != len(entries):
         answers = [{"error": "the probe's reply is malformed"}] * len(entries)
@@ -74,22 +94,52 @@ def declare_config_code(
     return declared
 
 
+def _start_first(settings: ProbeSettings, system: str, folders: list[str]) -> FirstProcess:
+    first = FirstProcess(
+        mode=settings.sandbox,
+        hidden=settings.hidden,
+        memory_limit_mb=settings.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
+    )
+    try:
+        start_first_process(_request(settings, system, []), first, folders=folders)
+    except BaseException:
+        first.close()
+        raise
+    return first
+
+
+def _first_reply(first: FirstProcess) -> dict[str, Any]:
+    try:
+        reply = first_process_reply(first)
+    except ConfigError as exc:
+        return {"error": str(exc)}
+    answer = reply.get("system")
+    if not isinstance(answer, dict) or "declared" not in answer:
+        first.close()  # it declared nothing, so it serves nothing
+    return answer if isinstance(answer, dict) else {"error": "the probe's reply is malformed"}
+
+
 def _probe(
     settings: ProbeSettings, system: str | None, entries: list[dict[str, Any]], folders: Any
 ) -> dict[str, Any]:
-    request = {
-        "base": settings.base,
-        "roots": None if settings.roots is None else list(settings.roots),
-        "system": system,
-        "evaluators": [{k: v for k, v in e.items() if k != "index"} for e in entries],
-    }
     return probe(
-        request,
+        _request(settings, system, entries),
         sandbox=settings.sandbox,
         hidden=settings.hidden,
         folders=list(dict.fromkeys(folders)),
         memory_limit_mb=settings.memory_limit_mb,
     )
+
+
+def _request(
+    settings: ProbeSettings, system: str | None, entries: list[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "base": settings.base,
+        "roots": None if settings.roots is None else list(settings.roots),
+        "system": system,
+        "evaluators": [{k: v for k, v in e.items() if k != "index"} for e in entries],
+    }
 
 
 def _entry(base: str, entry: str) -> dict[str, Any]:
@@ -104,13 +154,15 @@ def _entry(base: str, entry: str) -> dict[str, Any]:
     }
 
 
-def _read_system(declared: DeclaredCode, answer: Any) -> None:
+def _read_system(declared: DeclaredCode, answer: Any, first: FirstProcess | None) -> None:
     if not isinstance(answer, dict):
         return
     if "declared" in answer:
         try:
-            declared.system = DeclaredSystem(answer["declared"])
+            declared.system = DeclaredSystem(answer["declared"], first_process=first)
         except OloproofError as exc:
+            if first is not None:
+                first.close()
             declared.system_error = str(exc)
     else:
         declared.system_error = str(answer.get("error", "the probe's reply is malformed"))

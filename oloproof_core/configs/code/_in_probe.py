@@ -6,7 +6,8 @@ in the run's sandbox, with the environment a system's process gets. It reads one
 that are user code, a metric file with the bytes the run read), imports each, and sends
 back one JSON reply: for each, its declaration or the error, in the words the parent
 would have used. The system and evaluators travel on as this process packs them (a
-reference, or a pickle the parent passes on without reading).
+reference, or a pickle the parent passes on without reading). Asked to (`then_serve`,
+a request naming the system alone), it then waits to become the system's first process.
 """
 
 from __future__ import annotations
@@ -35,6 +36,14 @@ def main(argv: list[str]) -> int:
         "evaluators": [_declared(_evaluator, request, entry) for entry in request["evaluators"]],
     }
     os.write(write_fd, frame(reply))
+    if request.get("then_serve") and "declared" in (reply["system"] or {}):
+        # The pool's first process (`isolation._first_process`): serve if adopted; a
+        # pipe closed instead means it was not.
+        from oloproof_core.execution.isolation._child import serve_from_setup
+
+        setup = _read_setup(read_fd)
+        if setup is not None:
+            return serve_from_setup(setup, read_fd, write_fd)
     return 0
 
 

@@ -23,6 +23,7 @@ def load_config_code(
     roots: Sequence[str] | None,
     load_entry: Callable[[Any, int], Evaluator],
     here: bool = False,
+    first_process: bool = False,
 ) -> tuple[Any, list[Any]]:
     """The config's system and evaluators, each loaded or the ConfigError saying why not.
 
@@ -31,6 +32,8 @@ def load_config_code(
     call a program in their own process). The operator's floor is applied first
     (SandboxFloorError), so a refused config runs nothing anywhere. `load_entry` loads
     one evaluator entry here (a built-in; any entry when the code is imported here).
+    `first_process`: the config is about to run here, so the system's declaring process
+    waits to become its pool's first (`declare_config_code`).
     """
     isolation = data.get("isolation", "process")
     mode = sandbox_mode(sandbox_setting(data.get("sandbox")), isolation)
@@ -50,9 +53,21 @@ def load_config_code(
         user = {index: entry for index, entry in enumerate(entries) if _is_user_code(entry)}
         hidden = [os.path.join(base, data[key]) for key in ("dataset", "baseline") if data.get(key)]
         settings = ProbeSettings(base, roots, mode, hidden, data.get("memory_limit_mb"))
-        code = declare_config_code(settings, system=data["system"], evaluators=user)
+        code = declare_config_code(
+            settings, system=data["system"], evaluators=user, first_process=first_process
+        )
         system = code.system or ConfigError(f"{where('system')}: {code.system_error}")
         declared = code.evaluators
+    return system, _evaluators(entries, declared, where, load_entry)
+
+
+def _evaluators(
+    entries: list[Any],
+    declared: Mapping[int, Any],
+    where: Callable[[str], str],
+    load_entry: Callable[[Any, int], Evaluator],
+) -> list[Any]:
+    """Each entry's evaluator: as declared in the sandbox, or loaded here (a built-in)."""
     evaluators = []
     for index, entry in enumerate(entries):
         found = declared.get(index)
@@ -61,7 +76,7 @@ def load_config_code(
         elif isinstance(found, str):
             found = ConfigError(f"{where('evaluators')}: evaluators[{index}]: {found}")
         evaluators.append(found)
-    return system, evaluators
+    return evaluators
 
 
 def _is_user_code(entry: Any) -> bool:

@@ -20,7 +20,14 @@ from oloproof_core._util.serving_process import start_serving_process
 from oloproof_core.errors import ConfigError
 from oloproof_core.execution.isolation import DEFAULT_MEMORY_LIMIT_MB, UnprotectedRunWarning
 from oloproof_core.execution.isolation._env import child_environment
-from oloproof_core.execution.isolation._process import _PACKAGE_ROOT, child_setup, exit_reason
+from oloproof_core.execution.isolation._first_process import FirstProcess
+from oloproof_core.execution.isolation._process import (
+    _PACKAGE_ROOT,
+    ChildProcess,
+    child_setup,
+    exit_reason,
+    register_child,
+)
 from oloproof_core.execution.isolation._protocol import FrameReader, ProtocolError, frame
 from oloproof_core.execution.isolation._sandbox_choice import SandboxChoice
 
@@ -68,22 +75,12 @@ def _ask(setup: dict[str, Any], choice: SandboxChoice, limit_mb: int) -> dict[st
             "OLOPROOF_SYSTEM_API_KEY": "no-key-while-imported",
         }
     )
-    environment["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [_PACKAGE_ROOT, environment.get("PYTHONPATH", "")])
-    )
     sandbox = choice.sandbox
-    wrap = None
     if sandbox is not None:
         sandbox.memory_limit_mb = limit_mb
-
-        def wrap(command: list[str]) -> list[str]:
-            return sandbox.command(command, cwd=setup["base"], sys_path=setup["sys_path"])
-
-    popen, to_it, from_it = start_serving_process(_MODULE, environment, wrap)
+    popen, to_it, from_it = _start(setup, environment, choice)
     cgroups = sandbox.claim() if sandbox is not None else None
     try:
-        with contextlib.suppress(BrokenPipeError):
-            os.write(to_it, frame(setup))
         reply = _read_reply(from_it)
     finally:
         for fd in (to_it, from_it):
@@ -94,11 +91,66 @@ def _ask(setup: dict[str, Any], choice: SandboxChoice, limit_mb: int) -> dict[st
         if sandbox is not None:
             sandbox.release(cgroups)
     if reply is None:
-        raise ConfigError(
-            "the run's code could not be read in its sandbox: its process "
-            f"{exit_reason(code)} before it answered"
-        )
+        raise _died(code)
     return reply
+
+
+def start_first_process(
+    request: Mapping[str, Any], first: FirstProcess, *, folders: Sequence[str]
+) -> None:
+    """Start the probe of the system alone as `first`, the process its pool may adopt:
+    in the pool's sandbox, with the pool's environment for its process 0. It declares
+    the system, then waits to serve (`first_process_reply`)."""
+    setup = {**child_setup(first.memory_limit_mb, None), **request, "then_serve": True}
+    setup["sandboxed"] = first.sandboxed
+    setup["sys_path"] = [*setup["sys_path"], *folders]
+    popen, to_it, from_it = _start(setup, child_environment(first.environment()), first.choice)
+    first.started(
+        register_child(ChildProcess(popen.pid, to_it, from_it, popen, first.sandboxed)),
+        setup["sys_path"],
+    )
+
+
+def first_process_reply(first: FirstProcess) -> dict[str, Any]:
+    """The declaration `first` sent, or a ConfigError saying why none came (then it is
+    stopped)."""
+    child = first.child
+    assert child is not None
+    try:
+        reply = _read_reply(child.from_child)
+    except BaseException:
+        first.close()
+        raise
+    if reply is None:
+        first.close()
+        raise _died(child.reap())
+    return reply
+
+
+def _start(
+    setup: Mapping[str, Any], environment: dict[str, str], choice: SandboxChoice
+) -> tuple[Any, int, int]:
+    environment["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [_PACKAGE_ROOT, environment.get("PYTHONPATH", "")])
+    )
+    sandbox = choice.sandbox
+    wrap = None
+    if sandbox is not None:
+
+        def wrap(command: list[str]) -> list[str]:
+            return sandbox.command(command, cwd=os.getcwd(), sys_path=setup["sys_path"])
+
+    popen, to_it, from_it = start_serving_process(_MODULE, environment, wrap)
+    with contextlib.suppress(BrokenPipeError):
+        os.write(to_it, frame(setup))
+    return popen, to_it, from_it
+
+
+def _died(code: int) -> ConfigError:
+    return ConfigError(
+        "the run's code could not be read in its sandbox: its process "
+        f"{exit_reason(code)} before it answered"
+    )
 
 
 def _read_reply(from_it: int) -> dict[str, Any] | None:

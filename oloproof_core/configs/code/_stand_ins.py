@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 from oloproof_core.errors import DeclarationError
 from oloproof_core.execution.isolation import IsolationError
+from oloproof_core.execution.isolation._first_process import FirstProcess
 from oloproof_core.execution.isolation._reference import SystemReference
 from oloproof_core.execution.systems import System
 from oloproof_core.judging.evaluators import Evaluator
@@ -29,7 +30,11 @@ class DeclaredSystem(System):
     """A run config's system, declared by the sandboxed process that imported it."""
 
     def __init__(
-        self, declared: Mapping[str, Any], *, inner: Callable[[Any], Any] | None = None
+        self,
+        declared: Mapping[str, Any],
+        *,
+        inner: Callable[[Any], Any] | None = None,
+        first_process: FirstProcess | None = None,
     ) -> None:
         try:
             components = {str(k): str(v) for k, v in dict(declared["components"]).items()}
@@ -52,13 +57,18 @@ class DeclaredSystem(System):
         # One stand-in for the function: a release made from this one (other texts) is
         # the same function to a pool (`isolation._bindings`).
         self.inner = inner if inner is not None else functools.partial(_runs_only_in_its_sandbox)
+        # The process that declared it, waiting to be its pool's first (a release made
+        # from this one shares it: whichever pool opens first may adopt it).
+        self.first_process = first_process
 
     def declared_travel(self) -> tuple[SystemReference | None, str | None]:
         return self._reference, self._by_value
 
     def with_components(self, texts: Mapping[str, str], *, version: str | None) -> System:
         return DeclaredSystem(
-            {**self._declared, "components": dict(texts), "version": version}, inner=self.inner
+            {**self._declared, "components": dict(texts), "version": version},
+            inner=self.inner,
+            first_process=self.first_process,
         )
 
     def __repr__(self) -> str:

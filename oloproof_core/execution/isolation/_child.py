@@ -30,6 +30,13 @@ def main(argv: list[str]) -> int:
     setup = _read_setup(read_fd)
     if setup is None:
         return 0
+    return serve_from_setup(setup, read_fd, write_fd)
+
+
+def serve_from_setup(setup: Mapping[str, Any], read_fd: int, write_fd: int) -> int:
+    """Load and warm the system `setup` names, say so, then serve cases until the pipe
+    closes. A system's first process comes here after its probe (`configs.code`), with
+    the system's module already imported there."""
     loading = False
     try:
         from oloproof_core.execution.isolation._relay import relay_gateway

@@ -17,7 +17,9 @@ from oloproof_core.execution.isolation._bindings import BoundInProcesses
 from oloproof_core.execution.isolation._by_value import how_system_travels, loading_failed
 from oloproof_core.execution.isolation._env import ChildEnv, child_environment, env_for_slot
 from oloproof_core.execution.isolation._process import (
+    AdoptedProcess,
     ChildProcess,
+    adopt_child,
     child_setup,
     start_child,
     stop_children,
@@ -45,6 +47,7 @@ class ProcessKeeper:
         start: str,
         grow: bool,
         sandbox: SandboxChoice | None,
+        first: AdoptedProcess | None = None,
     ) -> None:
         self.system = system
         self.processes = processes
@@ -61,6 +64,7 @@ class ProcessKeeper:
         self._by_fd: dict[int, Slot] = {}
         self._by_out_fd: dict[int, Slot] = {}
         self._bound = BoundInProcesses()
+        self._first = first
 
     def launch(self, processes: int | None = None) -> None:
         """Start the processes (at most `processes`) without waiting for them to be ready."""
@@ -74,9 +78,13 @@ class ProcessKeeper:
 
     def close(self) -> None:
         """Stop every process: ask nicely (close its pipe), then kill what is left."""
+        never_adopted, self._first = self._first, None
         try:
-            stop_children([child for slot in self._slots if (child := self._vacate(slot))])
+            children = [child for slot in self._slots if (child := self._vacate(slot))]
+            stop_children([*children, *([never_adopted[0]] if never_adopted else [])])
         finally:
+            if never_adopted is not None and self._sandbox.sandbox is not None:
+                self._sandbox.sandbox.release(never_adopted[1])
             self._sandbox.close()
 
     @property
@@ -104,16 +112,21 @@ class ProcessKeeper:
             self._occupy(slot)
 
     def _occupy(self, slot: Slot) -> None:
-        environment = child_environment(env_for_slot(self._child_env, slot.index))
         setup = child_setup(self.memory_limit_mb, self.timeout)
-        child = start_child(
-            self.system,
-            self._reference,
-            setup,
-            environment,
-            self._sandbox.sandbox,
-            by_value=self._value,
-        )
+        first, self._first = (self._first, None) if slot.index == 0 else (None, self._first)
+        if first is not None:  # the process that declared the system: told to serve now
+            child, slot.cgroups = first
+            adopt_child(child, self.system, self._reference, setup, by_value=self._value)
+        else:
+            environment = child_environment(env_for_slot(self._child_env, slot.index))
+            child = start_child(
+                self.system,
+                self._reference,
+                setup,
+                environment,
+                self._sandbox.sandbox,
+                by_value=self._value,
+            )
         slot.occupy(child, time.perf_counter(), WARMUP_TIMEOUT_S)
         self._by_fd[child.from_child] = slot
         self._poller.register(child.from_child, select.POLLIN)

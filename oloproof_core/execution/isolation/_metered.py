@@ -24,18 +24,25 @@ from typing import TYPE_CHECKING, Any
 from oloproof_core.cases.case import CaseResult
 from oloproof_core.cases.observations import ModelCall
 from oloproof_core.cases.usage import usage_by_role, usage_to_dict
+from oloproof_core.execution.isolation._first_process import FIRST_SLOT, FirstProcess
+from oloproof_core.execution.isolation._metered_env import (
+    GATEWAY_URL_VARIABLE as GATEWAY_URL_VARIABLE,
+)
+from oloproof_core.execution.isolation._metered_env import metered_environment
 from oloproof_core.execution.isolation._pool import ProcessPool
-from oloproof_core.execution.isolation._relay import SOCKET_VARIABLE
-from oloproof_core.execution.isolation._sandbox import GATEWAY_SOCKET
+from oloproof_core.execution.isolation._process import (
+    AdoptedProcess,
+    process_sys_path,
+    stop_children,
+)
 from oloproof_core.execution.isolation._sandbox_choice import SandboxChoice
+from oloproof_core.execution.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
 from oloproof_core.execution.running import ProgressCallback
 from oloproof_core.execution.systems import System
 
 if TYPE_CHECKING:
     from oloproof_core.execution.gateway import Gateway, GatewayCall
 
-GATEWAY_URL_VARIABLE = "OLOPROOF_GATEWAY_URL"
-"""Set in a system's process: the gateway its model calls go to."""
 CASE_KEY_VARIABLE = "OPENAI_API_KEY"
 """Set in a system's process for each case: the case's own gateway key. Clients made
 during a case (and plain HTTP reading it per call) use it; a client made before the first
@@ -109,12 +116,59 @@ class MeteredPool:
         grow: bool = False,
         sandbox: str = "auto",
         hidden: Iterable[str] = (),
+        first: FirstProcess | None = None,
     ) -> None:
         if per_process != 1:
             raise ValueError(
                 "a metered pool's processes hold one case at a time, since a model call is "
                 "charged to the case its process holds: give it more processes instead"
             )
+        self._keys: dict[int, str] = {}
+        self._tally = MeterTally()
+        adopted = self._adopt(system, first, sandbox, hidden, memory_limit_mb)
+        try:
+            self.pool = ProcessPool(
+                system,
+                processes=processes,
+                timeout=timeout,
+                memory_limit_mb=memory_limit_mb,
+                child_env=self._environment,
+                on_case_start=self._bind,
+                on_case_end=self._unbind,
+                on_ready=self._ready,
+                reported_calls=False,
+                grow=grow,
+                sandbox=self._sandbox,
+                first=adopted,
+            )
+        except BaseException:
+            if adopted is not None:
+                stop_children([adopted[0]])
+            self._sandbox.close()
+            self.gateway.stop()
+            raise
+
+    def _adopt(
+        self,
+        system: System,
+        first: FirstProcess | None,
+        sandbox: str,
+        hidden: Iterable[str],
+        memory_limit_mb: int | None,
+    ) -> AdoptedProcess | None:
+        """Take over `first`'s gateway, sandbox and process when it fits this pool (see
+        `_first_process`); otherwise stop it and make this pool's own."""
+        hidden = list(hidden)
+        limit = memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB
+        if first is not None and first.fits(
+            mode=sandbox, hidden=hidden, memory_limit_mb=limit, sys_path=process_sys_path(system)
+        ):
+            self.gateway, self._sandbox, key, child, cgroups = first.hand_over()
+            self._keys[FIRST_SLOT] = key
+            self._sandbox.say_if_unprotected()
+            return child, cgroups
+        if first is not None:
+            first.close()
         # Imported here: a system's own process imports this package, never the server.
         from oloproof_core.execution.gateway import Gateway
 
@@ -129,25 +183,7 @@ class MeteredPool:
             self.gateway.stop()
             raise
         self.gateway.serve_when_called()
-        self._keys: dict[int, str] = {}
-        self._tally = MeterTally()
-        try:
-            self.pool = ProcessPool(
-                system,
-                processes=processes,
-                timeout=timeout,
-                memory_limit_mb=memory_limit_mb,
-                child_env=self._environment,
-                on_case_start=self._bind,
-                on_case_end=self._unbind,
-                on_ready=self._ready,
-                reported_calls=False,
-                grow=grow,
-                sandbox=self._sandbox,
-            )
-        except BaseException:
-            self.gateway.stop()
-            raise
+        return None
 
     def _key(self, slot: int) -> str:
         if slot not in self._keys:
@@ -155,17 +191,8 @@ class MeteredPool:
         return self._keys[slot]
 
     def _environment(self, slot: int) -> dict[str, str]:
-        key = self._key(slot)
-        url = self.gateway.base_url
-        environment = {
-            **self.gateway.client_env(key),
-            "OLOPROOF_SYSTEM_BASE_URL": url,
-            "OLOPROOF_SYSTEM_API_KEY": key,
-            GATEWAY_URL_VARIABLE: url,
-        }
-        if self._sandbox.sandbox is not None:  # no network inside: the socket, relayed
-            environment[SOCKET_VARIABLE] = GATEWAY_SOCKET
-        return environment
+        sandboxed = self._sandbox.sandbox is not None
+        return metered_environment(self.gateway, self._key(slot), sandboxed=sandboxed)
 
     def _bind(self, slot: int, case_id: str) -> dict[str, str]:
         """The process's key holds the case from now on; the case's own key goes with it."""

@@ -32,7 +32,7 @@ from ._errors import IsolationError
 from ._hooks import CaseHook, CaseStartHook, ReadyHook
 from ._keeper import WARMUP_TIMEOUT_S
 from ._pace import Pace
-from ._process import exit_reason
+from ._process import AdoptedProcess, exit_reason
 from ._protocol import Oversized, ProtocolError, frame
 from ._retries import Retries, failed_alone
 from ._sandbox_choice import SandboxChoice
@@ -57,6 +57,8 @@ class ProcessPool(SandboxedKeeper):
     and as processes become ready. `start` is "auto" (by reference when the system
     has one, else by value), "reference" or "value". `sandbox` (`SandboxChoice`) says
     whether the processes run in a sandbox, and whether they may run without one.
+    `first`: a process started before the pool, which imported the system already and
+    becomes process 0 (`_first_process`).
     """
 
     def __init__(
@@ -75,6 +77,7 @@ class ProcessPool(SandboxedKeeper):
         reported_calls: bool = True,
         grow: bool = False,
         sandbox: SandboxChoice | None = None,
+        first: AdoptedProcess | None = None,
     ) -> None:
         if processes < 1 or per_process < 1:
             raise ValueError("a pool needs at least one process holding at least one case")
@@ -87,6 +90,7 @@ class ProcessPool(SandboxedKeeper):
             start=start,
             grow=grow,
             sandbox=sandbox,
+            first=first,
         )
         self.per_process = per_process
         self._on_start, self._on_end, self._on_ready = on_case_start, on_case_end, on_ready

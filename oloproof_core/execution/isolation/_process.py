@@ -102,6 +102,10 @@ def child_setup(memory_limit_mb: int | None, timeout: float | None) -> dict[str,
     }
 
 
+AdoptedProcess = tuple[ChildProcess, Any]
+"""A system's process started before its pool (`_first_process`), with its cgroups."""
+
+
 def start_child(
     system: System,
     reference: SystemReference | None,
@@ -113,6 +117,33 @@ def start_child(
 ) -> ChildProcess:
     """A process serving `system`, in `sandbox` when given: it imports the system by
     `reference`, or loads it from `by_value` (`_by_value.pickled_system`)."""
+    return spawn_child(system_setup(system, reference, setup, by_value), environment, sandbox)
+
+
+def adopt_child(
+    child: ChildProcess,
+    system: System,
+    reference: SystemReference | None,
+    setup: dict[str, Any],
+    *,
+    by_value: str | None = None,
+) -> None:
+    """Tell `child`, a process that imported the system already and waits (`_first_process`),
+    to serve it as `start_child` would have started one."""
+    data = memoryview(frame(system_setup(system, reference, setup, by_value)))
+    os.set_blocking(child.to_child, True)
+    try:
+        with contextlib.suppress(BrokenPipeError):  # a death is read from its pipe's end
+            while data:
+                data = data[os.write(child.to_child, data) :]
+    finally:
+        os.set_blocking(child.to_child, False)
+
+
+def system_setup(
+    system: System, reference: SystemReference | None, setup: dict[str, Any], by_value: str | None
+) -> dict[str, Any]:
+    """`setup` naming the system its process serves: by reference or by value."""
     if reference is not None:
         setup["reference"] = reference.to_dict()
     elif by_value is not None:
@@ -124,7 +155,7 @@ def start_child(
     # the child binds again.
     setup["components"] = dict(system.components)
     setup["version"] = system.version
-    return spawn_child(setup, environment, sandbox)
+    return setup
 
 
 def spawn_child(
@@ -135,10 +166,7 @@ def spawn_child(
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH", "")]))
     wrap = None
     if sandbox is not None:
-        cwd, sys_path = os.getcwd(), list(setup["sys_path"])
-        reference = setup.get("reference") or {}
-        if reference.get("kind") == "file":  # loaded by path: its folder too
-            sys_path.append(os.path.dirname(reference["target"]))
+        cwd, sys_path = os.getcwd(), _shown(setup["sys_path"], setup.get("reference"))
 
         def wrap(command: list[str]) -> list[str]:
             return sandbox.command(command, cwd=cwd, sys_path=sys_path)
@@ -150,7 +178,23 @@ def spawn_child(
     # died before reading it is reported by its pipe's end of file, as any death.
     with contextlib.suppress(BrokenPipeError):
         os.write(to_child, frame(dict(setup)))
-    return _register(ChildProcess(popen.pid, to_child, from_child, popen, sandbox is not None))
+    return register_child(ChildProcess(popen.pid, to_child, from_child, popen, sandbox is not None))
+
+
+def process_sys_path(system: System) -> list[str]:
+    """The folders a process of `system` started now would be shown in its sandbox."""
+    from oloproof_core.execution.isolation._by_value import how_system_travels
+
+    reference, _ = how_system_travels(system, "auto")
+    setup = child_setup(None, None)
+    return _shown(setup["sys_path"], None if reference is None else reference.to_dict())
+
+
+def _shown(sys_path: list[str], reference: Mapping[str, Any] | None) -> list[str]:
+    shown = list(sys_path)
+    if reference and reference.get("kind") == "file":  # loaded by path: its folder too
+        shown.append(os.path.dirname(reference["target"]))
+    return shown
 
 
 def stop_children(children: list[ChildProcess]) -> None:
@@ -186,7 +230,8 @@ def exit_reason(code: int) -> str:
     return f"exited with status {code}"
 
 
-def _register(child: ChildProcess) -> ChildProcess:
+def register_child(child: ChildProcess) -> ChildProcess:
+    """Hold `child`'s pipe ends as a pool's: not blocking, each closed once."""
     os.set_blocking(child.to_child, False)
     os.set_blocking(child.from_child, False)
     _open_pipe_ends.update((child.to_child, child.from_child))

@@ -144,6 +144,11 @@ class Sandbox:
             args += [prlimit, f"--nproc={nproc}:{nproc}"]
         return _entering(cgroups.procs, self._filter_file()) + args + list(argv)
 
+    @property
+    def hidden(self) -> tuple[str, ...]:
+        """The paths this sandbox hides from every process it starts."""
+        return tuple(self._hidden)
+
     def claim(self) -> SandboxCgroups | None:
         """The cgroups of the process just started from the last `command()`."""
         cgroups, self._latest = self._latest, None

@@ -38,6 +38,11 @@ def keep_from_systems(*paths: str | os.PathLike[str]) -> None:
     _kept_from_systems.update(os.path.abspath(os.fspath(path)) for path in paths)
 
 
+def kept_from_systems() -> tuple[str, ...]:
+    """The paths every sandbox made from now on hides (`keep_from_systems`)."""
+    return tuple(_kept_from_systems)
+
+
 @dataclass(frozen=True)
 class SandboxSupport:
     """Whether this machine can make a sandbox, and with what; `reason` says why not."""
@@ -188,6 +193,8 @@ class SandboxChoice:
         self.sandbox = sandbox
         self.reason = reason
         self.required = required
+        self.unavailable = False
+        """Asked for ("auto") where none can be made: the run is said to be unprotected."""
 
     @classmethod
     def without(cls, reason: str = "not asked for (isolation without a sandbox)") -> SandboxChoice:
@@ -217,13 +224,10 @@ class SandboxChoice:
                     f"sandbox: required, but no sandbox can be made here: {support.reason}. "
                     "Run `oloproof doctor` to see which protections this machine has."
                 )
-            warnings.warn(
-                "the system runs without a sandbox, so its measurements and answers are "
-                f"not protected: {support.reason} (`oloproof doctor` says more)",
-                UnprotectedRunWarning,
-                stacklevel=2,
-            )
-            return cls.without(support.reason)
+            choice = cls.without(support.reason)
+            choice.unavailable = True
+            choice.say_if_unprotected(stacklevel=3)
+            return choice
         keep_memory_private()
         socket_path = gateway_socket() if gateway_socket is not None else None
         hidden = [*hidden, *_kept_from_systems]
@@ -235,6 +239,16 @@ class SandboxChoice:
             user=support.user,
         )
         return cls(sandbox, "", required=mode == "required")
+
+    def say_if_unprotected(self, *, stacklevel: int = 2) -> None:
+        """Warn that the system runs without a sandbox, unless it was switched off."""
+        if self.unavailable:
+            warnings.warn(
+                "the system runs without a sandbox, so its measurements and answers are "
+                f"not protected: {self.reason} (`oloproof doctor` says more)",
+                UnprotectedRunWarning,
+                stacklevel=stacklevel + 1,
+            )
 
     def describe(self) -> dict[str, Any]:
         if self.sandbox is None:

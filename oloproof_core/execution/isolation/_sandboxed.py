@@ -34,9 +34,11 @@ class SandboxedKeeper(ProcessKeeper):
         sandbox = self._sandbox.sandbox
         if sandbox is not None:
             sandbox.release(slot.cgroups)  # the slot's last process has ended
-        super()._occupy(slot)
+        slot.cgroups = None
+        super()._occupy(slot)  # an adopted process comes with its cgroups
         slot.reader = FrameReader(self._reply_cap)
-        slot.cgroups = sandbox.claim() if sandbox is not None else None
+        if sandbox is not None and slot.cgroups is None:
+            slot.cgroups = sandbox.claim()
 
     def _too_large(self, slot: Slot, message: Oversized, now: float) -> InFlight:
         """The case of a reply over the reply cap: missing, its bytes never kept."""

@@ -202,3 +202,22 @@ def test_family_wise_error_across_200_unchanged_cases_stays_at_alpha() -> None:
         uncorrected += any(t[0] <= alpha for t in tests)
     assert with_error <= 138
     assert uncorrected > 1200  # the family is large enough for the correction to matter
+
+
+def test_the_command_says_when_neither_run_repeated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oloproof.cli import main
+
+    make_run({"right": [1.0, 1.0]}, system=("bot", "1")).to_json(str(tmp_path / "a.json"))
+    make_run({"right": [0.0, 1.0]}, system=("bot", "2")).to_json(str(tmp_path / "b.json"))
+    assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    assert "against their own noise" not in capsys.readouterr().out  # not asked, no repeats
+    asked = [str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--cases", "regressed"]
+    assert main(["compare", *asked]) == 0
+    out = capsys.readouterr().out
+    assert "neither run repeated its cases" in out
+    assert "1 changed, 1 stable pass" in out
+    assert "regressed cases: 0" in out
+    assert main(["compare", *asked[:2], str(tmp_path / "b.json"), *asked[2:]]) == 3
+    assert "--cases lists one pair's cases" in capsys.readouterr().err

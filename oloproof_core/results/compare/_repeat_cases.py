@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
@@ -87,16 +88,18 @@ class RepeatCases(Sequence[RepeatCase]):
         ids = list(items[0]._ids) if items else []
         # Without repeats an id is a case, whatever it looks like.
         self.cases_of_ids = [case_of(case_id) for case_id in ids] if self.with_repeats else ids
-        groups = _groups(self.cases_of_ids)
+        groups = _Groups.of(self.cases_of_ids)
         evidence = [_metric_evidence(item, groups, level) for item in items]
         self._cases = [
             RepeatCase(
                 case_id=case_id,
                 status=case_status([column[index] for column in evidence]),
-                repeat_ids=tuple(ids[position] for position in positions),
+                repeat_ids=tuple(ids[position] for position in positions.tolist()),
                 metrics=tuple(column[index] for column in evidence),
             )
-            for index, (case_id, positions) in enumerate(groups.items())
+            for index, (case_id, positions) in enumerate(
+                zip(groups.case_ids, groups.positions, strict=True)
+            )
         ]
         self._by_id = {case.case_id: case for case in self._cases}
 
@@ -167,32 +170,50 @@ def _shown(comparison: ComparisonFigures, metric: str | None) -> list[MetricComp
     return [comparison.metric(metric)]
 
 
-def _groups(cases_of_ids: Sequence[str]) -> dict[str, list[int]]:
-    """Case id -> the positions of its repeats, cases in their first repeat's order."""
-    groups: dict[str, list[int]] = {}
-    for position, case_id in enumerate(cases_of_ids):
-        groups.setdefault(case_id, []).append(position)
-    return groups
+@dataclass(frozen=True, slots=True)
+class _Groups:
+    """The comparison's ids grouped by case: the cases in their first repeat's order,
+    each id's case (`codes`) and each case's ids' positions."""
+
+    case_ids: list[str]
+    codes: np.ndarray[Any, np.dtype[np.intp]]
+    positions: list[np.ndarray[Any, np.dtype[np.intp]]]
+
+    @classmethod
+    def of(cls, cases_of_ids: Sequence[str]) -> _Groups:
+        names = np.asarray(cases_of_ids, dtype=object)
+        if names.size == 0:
+            return cls([], np.zeros(0, np.intp), [])
+        _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
+        rank = np.empty(first.size, np.intp)
+        rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+        codes = rank[inverse.reshape(-1)]
+        bounds = np.cumsum(np.bincount(codes, minlength=first.size))[:-1]
+        positions = np.split(np.argsort(codes, kind="stable"), bounds)
+        return cls([str(names[i]) for i in np.sort(first)], codes, positions)
 
 
-def _metric_evidence(
-    item: MetricComparison, groups: dict[str, list[int]], alpha: float
-) -> list[RepeatEvidence]:
+def _metric_evidence(item: MetricComparison, groups: _Groups, alpha: float) -> list[RepeatEvidence]:
     """Each case's evidence on one metric, its p-value adjusted across the cases."""
-    pass_fail = item.value_type == "pass_fail"
+    if item.value_type == "pass_fail":
+        return _pass_fail_evidence(item, groups, alpha)
     sides = [
         (_observed(item._baseline[positions]), _observed(item._candidate[positions]))
-        for positions in groups.values()
+        for positions in groups.positions
     ]
-    tests = [_tested(before, after, pass_fail) for before, after in sides]
+    tests = [
+        permutation_two_sided(before.tolist(), after.tolist())
+        if before.size and after.size
+        else (1.0, 1.0)
+        for before, after in sides
+    ]
     adjusted = tarone_holm([t[0] for t in tests], [t[1] for t in tests], alpha)
     return [
         RepeatEvidence.of(
             metric=item.metric,
-            pass_fail=pass_fail,
             baseline=before,
             candidate=after,
-            p_value=None if not (before.size and after.size) else test[0],
+            p_value=test[0] if before.size and after.size else None,
             adjusted_p_value=kept,
             alpha=alpha,
         )
@@ -200,18 +221,37 @@ def _metric_evidence(
     ]
 
 
+def _pass_fail_evidence(
+    item: MetricComparison, groups: _Groups, alpha: float
+) -> list[RepeatEvidence]:
+    """Passes and tries per case counted at once, each table's test looked up once."""
+    count = len(groups.case_ids)
+    sides = []
+    for values in (item._baseline, item._candidate):
+        seen = ~np.isnan(values)
+        tries = np.bincount(groups.codes, weights=seen, minlength=count)
+        passes = np.bincount(groups.codes, weights=seen & (values >= 1.0), minlength=count)
+        sides.append(
+            list(zip(passes.astype(int).tolist(), tries.astype(int).tolist(), strict=True))
+        )
+    tests = [
+        fisher_two_sided(a, n, b, m) if n and m else (1.0, 1.0)
+        for (a, n), (b, m) in zip(sides[0], sides[1], strict=True)
+    ]
+    adjusted = tarone_holm([t[0] for t in tests], [t[1] for t in tests], alpha)
+    return [
+        RepeatEvidence.counted(
+            metric=item.metric,
+            baseline=before,
+            candidate=after,
+            p_value=test[0] if before[1] and after[1] else None,
+            adjusted_p_value=kept,
+            alpha=alpha,
+        )
+        for before, after, test, kept in zip(sides[0], sides[1], tests, adjusted, strict=True)
+    ]
+
+
 def _observed(values: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
     found: np.ndarray[Any, np.dtype[np.float64]] = values[~np.isnan(values)]
     return found
-
-
-def _tested(
-    before: np.ndarray[Any, Any], after: np.ndarray[Any, Any], pass_fail: bool
-) -> tuple[float, float]:
-    """(p-value, smallest reachable p-value) of one case; (1, 1) where a side is empty."""
-    if not (before.size and after.size):
-        return 1.0, 1.0
-    if pass_fail:
-        passes_before, passes_after = int((before >= 1.0).sum()), int((after >= 1.0).sum())
-        return fisher_two_sided(passes_before, before.size, passes_after, after.size)
-    return permutation_two_sided(before.tolist(), after.tolist())

@@ -51,27 +51,50 @@ class RepeatEvidence:
         cls,
         *,
         metric: str,
-        pass_fail: bool,
         baseline: np.ndarray[Any, Any],
         candidate: np.ndarray[Any, Any],
         p_value: float | None,
         adjusted_p_value: float | None,
         alpha: float,
     ) -> RepeatEvidence:
-        if pass_fail:
-            before, after = (baseline >= 1.0).astype(float), (candidate >= 1.0).astype(float)
-        else:
-            before, after = baseline, candidate
+        """A score metric's evidence from both sides' repeat values."""
         return cls(
             metric=metric,
-            status=_status(before, after, pass_fail, adjusted_p_value, alpha),
-            pass_fail=pass_fail,
+            status=_score_status(baseline, candidate, adjusted_p_value, alpha),
+            pass_fail=False,
             baseline_repeats=int(baseline.size),
             candidate_repeats=int(candidate.size),
-            baseline_passes=int(before.sum()) if pass_fail else None,
-            candidate_passes=int(after.sum()) if pass_fail else None,
-            baseline_mean=_mean(before),
-            candidate_mean=_mean(after),
+            baseline_passes=None,
+            candidate_passes=None,
+            baseline_mean=_mean(baseline),
+            candidate_mean=_mean(candidate),
+            p_value=p_value,
+            adjusted_p_value=adjusted_p_value,
+        )
+
+    @classmethod
+    def counted(
+        cls,
+        *,
+        metric: str,
+        baseline: tuple[int, int],
+        candidate: tuple[int, int],
+        p_value: float | None,
+        adjusted_p_value: float | None,
+        alpha: float,
+    ) -> RepeatEvidence:
+        """A pass/fail metric's evidence from (passes, repeats with a verdict) per side."""
+        (a, n), (b, m) = baseline, candidate
+        return cls(
+            metric=metric,
+            status=_pass_fail_status(baseline, candidate, adjusted_p_value, alpha),
+            pass_fail=True,
+            baseline_repeats=n,
+            candidate_repeats=m,
+            baseline_passes=a,
+            candidate_passes=b,
+            baseline_mean=a / n if n else None,
+            candidate_mean=b / m if m else None,
             p_value=p_value,
             adjusted_p_value=adjusted_p_value,
         )
@@ -140,25 +163,39 @@ def case_status(evidence: Sequence[RepeatEvidence]) -> str:
     return next((status for status in _CASE_ORDER if status in found), "unchanged")
 
 
-def _status(
-    before: np.ndarray[Any, Any],
-    after: np.ndarray[Any, Any],
-    pass_fail: bool,
-    adjusted: float | None,
-    alpha: float,
+def _beyond_noise(change: float, adjusted: float | None, alpha: float) -> str | None:
+    if adjusted is None or adjusted > alpha or change == 0.0:
+        return None
+    return "regressed" if change < 0 else "improved"
+
+
+def _pass_fail_status(
+    baseline: tuple[int, int], candidate: tuple[int, int], adjusted: float | None, alpha: float
+) -> str:
+    (a, n), (b, m) = baseline, candidate
+    if not (n and m):
+        return "missing"
+    found = _beyond_noise(b / m - a / n, adjusted, alpha)
+    if found is not None:
+        return found
+    if 0 < a < n or 0 < b < m:
+        return "flaky"
+    if (a == n) != (b == m):
+        return "changed"
+    return "stable_pass" if a == n else "stable_fail"
+
+
+def _score_status(
+    before: np.ndarray[Any, Any], after: np.ndarray[Any, Any], adjusted: float | None, alpha: float
 ) -> str:
     if not (before.size and after.size):
         return "missing"
-    change = float(after.mean() - before.mean())
-    if adjusted is not None and adjusted <= alpha and change != 0.0:
-        return "regressed" if change < 0 else "improved"
+    found = _beyond_noise(float(after.mean() - before.mean()), adjusted, alpha)
+    if found is not None:
+        return found
     if np.ptp(before) > 0 or np.ptp(after) > 0:
         return "flaky"
-    if before[0] != after[0]:
-        return "changed"
-    if not pass_fail:
-        return "unchanged"
-    return "stable_pass" if before[0] >= 1.0 else "stable_fail"
+    return "changed" if before[0] != after[0] else "unchanged"
 
 
 def _mean(values: np.ndarray[Any, Any]) -> float | None:

@@ -10,10 +10,14 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from oloproof._results import load
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError
+
+if TYPE_CHECKING:
+    from oloproof_core.results.compare import Comparison
 
 
 class _CompareChoices:
@@ -51,7 +55,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "by side, with the pairs, complete pairs and clusters each figure is over. With one "
         "candidate, --export writes "
         "one row per case (both outputs, each metric's values and change) to a .csv or "
-        ".jsonl file. Exit codes: 0 compared, 3 bad input (runs of different datasets "
+        ".jsonl file. When the runs repeated their cases, each case is also judged against "
+        "its own noise (regressed, improved, flaky, ...), and --cases lists one status. "
+        "Exit codes: 0 compared, 3 bad input (runs of different datasets "
         "included), 4 internal error.",
     )
     parser.add_argument("baseline", help="the baseline run: a result JSON file or a run number")
@@ -88,7 +94,18 @@ def _export_options(parser: argparse.ArgumentParser) -> None:
         default="all",
         help="with --export: which cases, one of %(choices)s (default all)",
     )
-    parser.add_argument("--metric", help="with --export: judge --show and --order on this metric")
+    parser.add_argument(
+        "--cases",
+        choices=_CompareChoices("REPEAT_FILTERS"),
+        metavar="STATUS",
+        help="list only the cases with this status against their own noise, one of "
+        "%(choices)s (with --export, export only their rows): regressed and improved need "
+        "a change beyond the case's repeats' noise (exact test per case, family-wise error "
+        "across cases at most 1 − --confidence)",
+    )
+    parser.add_argument(
+        "--metric", help="judge --show, --order and --cases on this metric (default: all)"
+    )
     parser.add_argument(
         "--order",
         choices=_CompareChoices("CASE_ORDERS"),
@@ -108,6 +125,8 @@ def _checked(args: argparse.Namespace) -> None:
     check_side_by_side(1 + len(args.candidates))
     if args.export and len(args.candidates) > 1:
         raise ConfigError("--export writes one pair's cases: name one candidate with it")
+    if args.cases and len(args.candidates) > 1:
+        raise ConfigError("--cases lists one pair's cases: name one candidate with it")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -135,11 +154,33 @@ def handle(args: argparse.Namespace) -> int:
             show=args.show,
             metric=args.metric,
             order=args.order,
+            repeat_status=args.cases or "all",
         )
         # stderr, so that --json output on stdout stays one JSON document.
         print(f"wrote {written} cases to {args.export}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False))
-    else:
-        print(comparison)
+    _print_pair(comparison, args)
     return _exit_codes.OK
+
+
+def _print_pair(comparison: Comparison, args: argparse.Namespace) -> None:
+    """The comparison, and its cases against their own noise when the runs repeated them
+    or `--cases` asks for them."""
+    from oloproof_core.results.compare import repeat_case_lines
+
+    wanted = args.cases is not None or max(comparison.repeats) > 1
+    cases = comparison.repeat_cases(metric=args.metric) if wanted else None
+    if args.json:
+        found = comparison.to_dict()
+        if cases is not None:
+            found["repeat_cases"] = cases.to_dict()
+            if args.cases is not None:
+                kept = {case.case_id for case in cases.filter(args.cases)}
+                found["repeat_cases"]["cases"] = [
+                    case for case in found["repeat_cases"]["cases"] if case["case_id"] in kept
+                ]
+                found["repeat_cases"]["shown"] = args.cases
+        print(json.dumps(found, indent=2, ensure_ascii=False))
+        return
+    print(comparison)
+    if cases is not None:
+        print("\n".join(repeat_case_lines(cases, args.cases)))

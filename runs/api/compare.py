@@ -33,9 +33,26 @@ class ComparedCasesQuery(Schema):
     metric: str | None = None
     order: Literal["case", "change", "-change"] = "case"
     fdr: bool = True
+    cases: Literal[
+        "all",
+        "regressed",
+        "improved",
+        "flaky",
+        "changed",
+        "stable_pass",
+        "stable_fail",
+        "unchanged",
+        "missing",
+    ] = Field(
+        "all",
+        description="keep the cases with this status against their own noise, when the "
+        "runs repeated their cases: regressed, improved, flaky, ... (all their repeats)",
+    )
 
     def view(self) -> CaseView:
-        return CaseView(show=self.show, metric=self.metric, order=self.order, fdr=self.fdr)
+        return CaseView(
+            show=self.show, metric=self.metric, order=self.order, fdr=self.fdr, cases=self.cases
+        )
 
 
 class ExportQuery(ComparedCasesQuery):

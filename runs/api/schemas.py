@@ -9,6 +9,7 @@ from ninja import Field, Schema
 
 import oloproof_core as engine
 from metrics.schemas import CaseVerdictOut
+from runs.api.repeat_schemas import RepeatCaseOut
 from runs.models import Approval, ApprovalRevocation, CaseResult, Gate, Run
 
 
@@ -280,6 +281,7 @@ class ComparedCaseOut(Schema):
     metrics: dict[str, MetricChangeOut]
     baseline_url: str | None
     candidate_url: str | None
+    repeat_case: RepeatCaseOut | None = None
 
 
 CASE_OUTCOMES = (*CaseResult.Outcome.values, "error")

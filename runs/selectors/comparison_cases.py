@@ -39,12 +39,14 @@ _PATH_SAFE = "/~:@!$&'()*+,;="
 
 @dataclass(frozen=True, slots=True)
 class CaseView:
-    """Which cases to show (`show`), judged on which metric (all when None), in what order."""
+    """Which cases to show (`show`), judged on which metric (all when None), in what order;
+    `cases`: only the cases with this status against their own noise (`REPEAT_FILTERS`)."""
 
     show: str = "all"
     metric: str | None = None
     order: str = "case"
     fdr: bool = True
+    cases: str = "all"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +78,7 @@ def comparison_cases(*, user: Actor, baseline: Run, candidate: Run, view: CaseVi
     error differs, whether or not a metric's value moved."""
     _require_visible(user, baseline, candidate)
     comparison = runs_compare(baseline=baseline, candidate=candidate, fdr=view.fdr)
-    key = (id(comparison), view.show, view.metric, view.order)
+    key = (id(comparison), view.show, view.metric, view.order, view.cases)
     with _recent_lock:
         kept = _recent_views.get(key)
     if kept is not None and kept.comparison is comparison:
@@ -84,7 +86,11 @@ def comparison_cases(*, user: Actor, baseline: Run, candidate: Run, view: CaseVi
     changed = runs_outputs_changed(baseline=baseline, candidate=candidate)
     try:
         changes = comparison.cases(
-            show=view.show, metric=view.metric, order=view.order, output_changed=changed
+            show=view.show,
+            metric=view.metric,
+            order=view.order,
+            output_changed=changed,
+            repeat_status=view.cases,
         )
     except engine.OloproofError as exc:
         raise InvalidRequestError(str(exc)) from None
@@ -102,7 +108,7 @@ every case and a test of each id against the changed outputs: ~1 s for a million
 cases on a loaded 2-core machine, against milliseconds for the page itself. A view
 holds its comparison, so the comparison's identity in the key is never reused while
 the view is kept."""
-_recent_views: OrderedDict[tuple[int, str, str | None, str], CaseChanges] = OrderedDict()
+_recent_views: OrderedDict[tuple[int, str, str | None, str, str], CaseChanges] = OrderedDict()
 _recent_lock = threading.Lock()
 
 

@@ -83,7 +83,11 @@ def _metrics_only(run: Run, rows: Any) -> engine.Result:
     return engine.result_from_dict(
         {
             "run_id": str(run.pk),
-            "provenance": {"system": {"name": system, "version": version}},
+            "provenance": {
+                "system": {"name": system, "version": version},
+                # How many times each case ran: the comparison puts repeats back together.
+                "repeats": (run.provenance or {}).get("repeats"),
+            },
             "metrics": [metric_dict(row) for row in rows],
             "cases": [],
         }

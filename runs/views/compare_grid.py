@@ -24,6 +24,13 @@ GRID_FILTERS = (
     ("missing", "Missing on either side"),
     ("output_changed", "Output differs"),
 )
+REPEAT_GRID_FILTERS = (
+    ("all", "Every case"),
+    ("regressed", "Regressed beyond noise"),
+    ("improved", "Improved beyond noise"),
+    ("flaky", "Flaky"),
+)
+"""The cases by their status against their own noise, when the runs repeated them."""
 GRID_ORDERS = (
     ("case", "the runs' order"),
     ("change", "change: largest drop first"),
@@ -39,6 +46,7 @@ def case_view(request: HttpRequest) -> CaseView:
         metric=request.GET.get("metric") or None,
         order=request.GET.get("order") or "case",
         fdr=request.GET.get("fdr") != "none",
+        cases=request.GET.get("cases") or "all",
     )
 
 
@@ -66,6 +74,9 @@ def grid_context(
         "comparison": comparison,
         "explained": [(item, item.pair_counts().sentences()) for item in comparison.metrics],
         "counts": changes.counts(),
+        "repeat_filters": REPEAT_GRID_FILTERS,
+        "repeat_counts": changes.repeat_counts(),
+        "repeat_cases": changes.repeat_cases,
         "page": page_of(request, pages, per_page=GRID_PAGE_SIZE),
         "query": query_without_page(request),
         "chart": _chart(comparison),

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from oloproof_core.results.compare._figures import MetricComparison, PairCounts
     from oloproof_core.results.compare._outputs import outputs_changed
     from oloproof_core.results.compare._render import counts_text
+    from oloproof_core.results.compare._repeat_cases import REPEAT_FILTERS, RepeatCases, case_of
+    from oloproof_core.results.compare._repeat_evidence import RepeatCase, RepeatEvidence
+    from oloproof_core.results.compare._repeat_render import repeat_case_lines
     from oloproof_core.results.compare._side_by_side import (
         MAX_RUNS,
         SideBySide,
@@ -78,6 +81,12 @@ _EXPORTS: dict[str, str] = {
     "check_side_by_side": "._side_by_side",
     "compare_side_by_side": "._side_by_side",
     "counts_text": "._render",
+    "REPEAT_FILTERS": "._repeat_cases",
+    "RepeatCases": "._repeat_cases",
+    "case_of": "._repeat_cases",
+    "repeat_case_lines": "._repeat_render",
+    "RepeatCase": "._repeat_evidence",
+    "RepeatEvidence": "._repeat_evidence",
     "side_by_side_problem": "._side_by_side",
 }
 
@@ -87,6 +96,7 @@ __all__ = [
     "EXPORT_FORMATS",
     "MAX_RUNS",
     "NO_CLUSTER",
+    "REPEAT_FILTERS",
     "CaseChange",
     "CaseChanges",
     "CaseContent",
@@ -97,8 +107,12 @@ __all__ = [
     "MetricComparison",
     "PairCounts",
     "PairedValues",
+    "RepeatCase",
+    "RepeatCases",
+    "RepeatEvidence",
     "SideBySide",
     "ValueColumns",
+    "case_of",
     "check_side_by_side",
     "column_lists",
     "compare_paired_values",
@@ -109,6 +123,7 @@ __all__ = [
     "export_lines",
     "outputs_changed",
     "paired_columns",
+    "repeat_case_lines",
     "results_content",
     "side_by_side_problem",
     "value_columns",

@@ -19,6 +19,8 @@ from oloproof_core.results.compare._paired import FloatArray
 
 if TYPE_CHECKING:
     from oloproof_core.results.compare._figures import ComparisonFigures
+    from oloproof_core.results.compare._repeat_cases import RepeatCases
+    from oloproof_core.results.compare._repeat_evidence import RepeatCase
 
 CASE_FILTERS = ("all", "changed", "regressed", "improved", "missing", "output_changed")
 """`changed`: a shown metric's value changed; `missing`: a case absent from a run, or
@@ -55,15 +57,21 @@ class CaseChange:
     in_candidate: bool
     status: str
     metrics: tuple[MetricChange, ...]
+    repeat_case: RepeatCase | None = None
+    """The case this row is a repeat of, with its status against its own noise, when
+    either run repeated its cases (`Comparison.repeat_cases`)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        found = {
             "case_id": self.case_id,
             "status": self.status,
             "in_baseline": self.in_baseline,
             "in_candidate": self.in_candidate,
             "metrics": {item.metric: item.to_dict() for item in self.metrics},
         }
+        if self.repeat_case is not None:
+            found["repeat_case"] = self.repeat_case.to_dict()
+        return found
 
 
 def _float(value: float) -> float | None:
@@ -78,6 +86,8 @@ class CaseChanges(Sequence[CaseChange]):
     `output_changed` names the cases whose output or error differs between the
     runs (`outputs_changed`, or the store's own reading); the comparison holds
     values only, so without it the `output_changed` filter is not offered.
+    `repeat_status` keeps the rows whose case has that status in
+    `comparison.repeat_cases(alpha=alpha, metric=metric)` (every row when "all").
     """
 
     def __init__(
@@ -88,6 +98,8 @@ class CaseChanges(Sequence[CaseChange]):
         metric: str | None = None,
         order: str = "case",
         output_changed: Collection[str] | None = None,
+        repeat_status: str = "all",
+        alpha: float | None = None,
     ) -> None:
         _check_choice("show", show, CASE_FILTERS)
         _check_choice("order", order, CASE_ORDERS)
@@ -119,16 +131,31 @@ class CaseChanges(Sequence[CaseChange]):
         self._status = np.where(
             down & up, 3, np.where(down, 1, np.where(up, 2, np.where(missing, 4, 0)))
         ).astype(np.int8)
-        positions = np.flatnonzero(self._masks[show])
+        self.repeat_status = repeat_status
+        self.repeat_cases = _repeat_cases(comparison, repeat_status, alpha, metric)
+        positions = np.flatnonzero(self._chosen(show))
         if order != "case":
             positions = _ordered(positions, change, _spans(comparison, shown), order)
         self._positions = positions
         self._absent_from_baseline = frozenset(comparison.only_in_candidate)
         self._absent_from_candidate = frozenset(comparison.only_in_baseline)
 
+    def _chosen(self, show: str) -> np.ndarray[Any, Any]:
+        """The rows `show` keeps, narrowed to the cases with `repeat_status`."""
+        chosen = np.asarray(self._masks[show], dtype=bool)
+        if self.repeat_status == "all" or self.repeat_cases is None:
+            return chosen
+        narrowed = _sized(self.repeat_cases.matches(self.repeat_status), len(self._ids))
+        both: np.ndarray[Any, Any] = np.logical_and(chosen, narrowed)
+        return both
+
     def counts(self) -> dict[str, int]:
         """How many cases each filter shows (for the filter's labels)."""
         return {name: int(np.count_nonzero(mask)) for name, mask in self._masks.items()}
+
+    def repeat_counts(self) -> dict[str, int]:
+        """How many cases (repeats put together) each repeat filter keeps; {} without."""
+        return {} if self.repeat_cases is None else self.repeat_cases.counts()
 
     def ids(self) -> list[str]:
         return [str(case_id) for case_id in self._ids[self._positions]]
@@ -173,12 +200,35 @@ class CaseChanges(Sequence[CaseChange]):
                     in_candidate=case_id not in self._absent_from_candidate,
                     status=_STATUSES[int(self._status[position])],
                     metrics=metrics,
+                    repeat_case=self._repeat_case(case_id),
                 )
             )
         return rows
 
+    def _repeat_case(self, case_id: str) -> RepeatCase | None:
+        if self.repeat_cases is None or not len(self.repeat_cases):
+            return None
+        return self.repeat_cases.of(case_id)
+
 
 _STATUSES = ("unchanged", "regressed", "improved", "mixed", "missing")
+
+
+def _repeat_cases(
+    comparison: ComparisonFigures, status: str, alpha: float | None, metric: str | None
+) -> RepeatCases | None:
+    """The cases' statuses against their noise: when either run repeated, or when asked."""
+    from oloproof_core.results.compare._repeat_cases import RepeatCases, check_repeat_filter
+
+    check_repeat_filter(status)
+    if status == "all" and max(comparison.repeats) == 1:
+        return None
+    return RepeatCases(comparison, alpha=alpha, metric=metric)
+
+
+def _sized(mask: np.ndarray[Any, Any], size: int) -> np.ndarray[Any, Any]:
+    """A repeat filter's mask, all False when the comparison has no metric to judge by."""
+    return mask if mask.size == size else np.zeros(size, dtype=bool)
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:

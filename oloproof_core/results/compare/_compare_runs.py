@@ -109,7 +109,15 @@ def compare_paired_values(
         metrics_only_in_candidate=tuple(n for n in candidate_metrics if n not in baseline_metrics),
         n_clusters=None if groups is None else groups.count,
         fdr=fdr,
+        repeats=(repeats_of(paired.baseline), repeats_of(paired.candidate)),
     )
+
+
+def repeats_of(result: Result) -> int:
+    """How many times the run ran each case (its `provenance["repeats"]`; 1 without)."""
+    figures = result.provenance.get("repeats")
+    count = figures.get("repeats") if isinstance(figures, dict) else None
+    return count if isinstance(count, int) and count > 1 else 1
 
 
 def _check_has_cases(baseline: Result, candidate: Result) -> None:

@@ -116,11 +116,15 @@ def comparison_export(
     show: str = "all",
     metric: str | None = None,
     order: str = "case",
+    repeat_status: str = "all",
 ) -> int:
     """Write the comparison case by case to `destination`; returns the number of rows."""
     chosen = export_format(destination, format)
     changed = outputs_changed(baseline, candidate) if show == "output_changed" else None
-    changes = CaseChanges(comparison, show=show, metric=metric, order=order, output_changed=changed)
+    changes = CaseChanges(
+        comparison, show=show, metric=metric, order=order, output_changed=changed,
+        repeat_status=repeat_status,
+    )  # fmt: skip
     lines = export_lines(changes, results_content(baseline, candidate), format=chosen)
     with text_written(destination, what="the comparison's cases") as handle:
         handle.writelines(lines)
@@ -168,6 +172,7 @@ def _record(row: CaseChange, item: CaseContent) -> dict[str, Any]:
         "baseline": {"output": item.baseline_output, "error": item.baseline_error},
         "candidate": {"output": item.candidate_output, "error": item.candidate_error},
         "metrics": {change.metric: change.to_dict() for change in row.metrics},
+        **({} if row.repeat_case is None else {"repeat_case": row.repeat_case.to_dict()}),
     }
 
 

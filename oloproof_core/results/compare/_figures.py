@@ -167,6 +167,9 @@ class ComparisonFigures:
     labelled: dict[str, LabelledEstimate] = field(default_factory=dict)
     """Candidate minus baseline from both runs' verdicts and people's labels, per metric
     both runs have labels of on one queue's draws (`oloproof_core.labels`)."""
+    repeats: tuple[int, int] = (1, 1)
+    """How many times the baseline and the candidate ran each case (`Comparison.repeat_cases`
+    puts a case's repeats back together)."""
 
     @property
     def cluster_aware(self) -> bool:
@@ -198,6 +201,7 @@ class ComparisonFigures:
             "fdr": "benjamini-hochberg" if self.fdr else None,
             "metrics": [item.to_dict() for item in self.metrics],
             "labelled": {name: figure.to_dict() for name, figure in self.labelled.items()},
+            "repeats": {"baseline": self.repeats[0], "candidate": self.repeats[1]},
         }
 
 

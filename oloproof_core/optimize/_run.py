@@ -10,6 +10,8 @@ id of an optimization already begun, it resumes from what the ledger kept.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from typing import Any
 
 from oloproof_core._util.canonical import canonical_json, digest_text
@@ -112,6 +114,7 @@ def _search_and_prove(
         },
     )
     if search.meter.reached() is None:
+        prepare_reflection_client()
         engine.search(search)  # the engine evaluates the seed on val first, and records it
     search.raise_if_halted()
     if not search.recorder.recorded():
@@ -119,6 +122,20 @@ def _search_and_prove(
         # outside the budget, since the proof on test needs it.
         search.recorder.record(search.artifact.seed_texts, parents=(), origin="seed", charge=False)
     return _prove(spec, store, ledger, search, prepared, notify, pool)
+
+
+def prepare_reflection_client() -> None:
+    """Import the model client and make the reflection role's, beside the seed's first
+    evaluation (which runs in the system's processes): the first reflection, after it,
+    then finds them ready instead of paying the client's import (about a second)."""
+
+    from oloproof_core.models import prepare as prepare_clients
+
+    def prepare_quietly() -> None:
+        with contextlib.suppress(Exception):  # the first reflection says what is wrong
+            prepare_clients(("reflection",))
+
+    threading.Thread(target=prepare_quietly, name="oloproof-reflection-client", daemon=True).start()
 
 
 def _search_for(

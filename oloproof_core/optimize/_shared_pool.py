@@ -75,6 +75,8 @@ class CandidatePool:
             if not isinstance(opening.pool, MeteredPool):  # it runs in threads
                 return plan
             self._pool, self._judging = opening.pool, opening.judging
+            if self._judging is not None:  # every evaluation asks for verdicts
+                self._judging.launch(plan.evaluators)
         if _shares(self._pool, plan):
             plan.pool = PoolLease(self._pool, plan.release)
             plan.judging = plan.judging or self._judging

@@ -13,6 +13,7 @@ a request naming the system alone), it then waits to become the system's first p
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import sys
 from collections.abc import Mapping
@@ -39,8 +40,13 @@ def main(argv: list[str]) -> int:
     if request.get("then_serve") and "declared" in (reply["system"] or {}):
         # The pool's first process (`isolation._first_process`): serve if adopted; a
         # pipe closed instead means it was not.
-        from oloproof_core.execution.isolation._child import serve_from_setup
+        from oloproof_core.execution.isolation._child import (
+            prepare_model_client,
+            serve_from_setup,
+        )
 
+        with contextlib.suppress(Exception):  # its warm-up does it again, and says why
+            prepare_model_client()  # the model client's import, while the parent plans
         setup = _read_setup(read_fd)
         if setup is not None:
             return serve_from_setup(setup, read_fd, write_fd)

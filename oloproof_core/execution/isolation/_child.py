@@ -132,7 +132,7 @@ def _set_memory_limit(limit_mb: int | None) -> None:
 
 def _warm(system: System) -> bool:
     """Prepare the system for its first case; True when it loaded a model client."""
-    _prepare_model_client()
+    prepare_model_client()
     warmup = getattr(system, "warmup", None)
     if warmup is not None:
         warmup()
@@ -149,7 +149,7 @@ _MODEL_USERS = ("openai", "oloproof.models", "skynet")
 preparing the SDK costs a system process about a second it would never use."""
 
 
-def _prepare_model_client() -> None:
+def prepare_model_client() -> None:
     """Do the model client's one-off work before any timing."""
     if _loads_models():
         from oloproof_core.models import prepare

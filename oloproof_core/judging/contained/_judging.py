@@ -106,6 +106,17 @@ class ContainedJudging:
             reason = f"IsolationError: {exc}"
             return [Verdict.failed_to_judge(reason) for _ in cases]
 
+    def launch(self, evaluators: Sequence[Evaluator]) -> None:
+        """Start the processes of each evaluator that judges here now, without waiting:
+        for work whose first verdicts are certain to be asked for (an optimization's),
+        so that they start beside the system's first cases instead of after them."""
+        for evaluator in evaluators:
+            if self.takes(evaluator):
+                try:
+                    self._pool_for(evaluator).pool.launch()
+                except IsolationError:
+                    self._drop(evaluator.criterion)  # said by `judge`, with its verdicts
+
     def _pool_for(self, evaluator: Evaluator) -> EvaluatorPool:
         pool = self._pools.get(evaluator.criterion)
         if pool is not None and (

@@ -95,7 +95,7 @@ def handle(args: argparse.Namespace) -> int:
             "workers, a policy with `sequential:` runs its first batch and "
             "`oloproof continue RUN` adds batches until the gate decides"
         )
-    args.repeats = _repeats(args.repeats, submit=args.submit)
+    args.repeats = _repeats(args.repeats)
     if args.submit:
         from oloproof.cli._submit import handle_submit
 
@@ -128,12 +128,10 @@ def handle(args: argparse.Namespace) -> int:
     return code
 
 
-def _repeats(text: str | None, *, submit: bool) -> int | None:
+def _repeats(text: str | None) -> int | None:
     """`--repeats K` as a number; the run checks its range (1 to `MAX_REPEATS`)."""
     if text is None:
         return None
-    if submit:
-        raise ConfigError("--repeats runs here: the workers do not repeat cases yet")
     try:
         return int(text)
     except ValueError:

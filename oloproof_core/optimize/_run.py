@@ -150,6 +150,7 @@ def _search_for(
         val_dataset=split_dataset(prepared.data, splits, "val"),
         confidence=spec.confidence,
         on_candidate=on_candidate,
+        repeats=splits.repeats,
     )
     search = Search(
         artifact=artifact,
@@ -269,6 +270,7 @@ def _prove(
         "concurrency": spec.concurrency,
         "timeout": spec.timeout,
         "confidence": spec.confidence,
+        "repeats": search.splits.repeats,
         "pool": pool,
     }
     if winner.index == seed.index:

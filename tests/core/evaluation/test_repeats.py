@@ -253,3 +253,25 @@ def test_a_dataset_with_clusters_keeps_them_as_the_unit() -> None:
     assert {case.cluster for case in result.cases} == {"c0", "c1"}
     assert result.metric("ok").n_clusters == 2
     assert result.provenance["repeats"]["cases"] == 6
+
+
+def test_the_figures_read_from_value_columns_are_the_cases_figures() -> None:
+    """A worker concludes a run from its value columns: the same pass@k, pass^k and flaky
+    cases as from the cases whole, a failed repeat included."""
+    from oloproof_core.evaluation.repeat_figures import repeat_figures
+
+    system, _ = _flaky_system()
+    evaluators = [ExactMatch(criterion="ok", field="label")]
+    cases = list(_run(system, evaluators, repeats=3).cases)
+    cases[0].verdicts["ok"] = engine.Verdict(value=None, error="the evaluator failed")
+    builder = engine.CaseColumnsBuilder(["ok"])
+    for case in cases:
+        verdict = case.verdicts["ok"]
+        builder.add(
+            case.id, cluster=case.cluster, error_type=None, verdicts=[(verdict.value, {})],
+            model_calls=(),
+        )  # fmt: skip
+    columns = builder.build()
+    from_columns = repeat_figures(columns, evaluators, 3, 0.95)
+    assert from_columns == repeat_figures(cases, evaluators, 3, 0.95)
+    assert from_columns["metrics"][0]["incomplete"] == 1  # q0, its first repeat missing

@@ -17,7 +17,7 @@ from tests.support.platform import PYTHON, Platform, platform, redis_flush, redi
 pytestmark = pytest.mark.redis
 
 REDIS_PORT = 6379
-REDIS_DB = 12
+REDIS_DB = 9
 
 BOT = '''
 from oloproof import current_case, system

@@ -17,6 +17,7 @@ from oloproof_core import (
     Result,
     RunConfig,
     SandboxFloorError,
+    check_repeats,
     check_sandbox_support_early,
     config_files_check,
     load_run_config,
@@ -129,15 +130,17 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _repeats(text: str | None) -> int | None:
-    """`--repeats K` as a number; the run checks its range (1 to `MAX_REPEATS`)."""
+    """`--repeats K` as a number from 1 to `MAX_REPEATS`, said of the flag, not the config."""
     if text is None:
         return None
     try:
-        return int(text)
+        return check_repeats(int(text))
     except ValueError:
         raise ConfigError(
             f"--repeats must be a whole number of runs per case, got {text!r}"
         ) from None
+    except ConfigError as exc:
+        raise ConfigError(f"--{exc}") from None
 
 
 def _evaluate(args: argparse.Namespace) -> Result:

@@ -32,6 +32,7 @@ def optimize(
     concurrency: int | None = None,
     timeout: float | None = None,
     confidence: float = 0.95,
+    repeats: int = 1,
     seed: int = 0,
     settings: Mapping[str, Any] | None = None,
     store: Store | None = None,
@@ -41,7 +42,8 @@ def optimize(
     """Rewrite `system`'s components (or a DSPy program's instructions) to raise the metric.
 
     Train and val for the search, test for the seed and the winner, which `policy`
-    gates (the seed itself when nothing beat it); docs/optimization.md. `ConfigError`
+    gates (the seed itself when nothing beat it); docs/optimization.md. `repeats`: how
+    many times each case runs, in the search and on test (docs/repeats.md). `ConfigError`
     comes before any record or model call; `MetricContractError` stops the search.
     """
     limits = budget if isinstance(budget, Budget) else Budget.from_mapping(budget)
@@ -58,13 +60,19 @@ def optimize(
         concurrency=concurrency,
         timeout=timeout,
         confidence=confidence,
+        repeats=repeats,
         seed=seed,
         settings=dict(settings or {}),
-        config={"engine": engine, "budget": limits.to_dict()},
+        config=_recorded_config(engine, limits, repeats),
     )
-    return run_optimization(
-        spec=spec,
-        store=store if store is not None else default_store(),
-        ledger=ledger if ledger is not None else default_ledger(),
-        progress=progress,
-    )
+    store = store if store is not None else default_store()
+    ledger = ledger if ledger is not None else default_ledger()
+    return run_optimization(spec=spec, store=store, ledger=ledger, progress=progress)
+
+
+def _recorded_config(engine: str, limits: Budget, repeats: int) -> dict[str, Any]:
+    """What the optimization's record keeps of how it was asked for."""
+    config: dict[str, Any] = {"engine": engine, "budget": limits.to_dict()}
+    if repeats != 1:
+        config["repeats"] = repeats
+    return config

@@ -84,6 +84,7 @@ def submit(
     wait: Literal[True],
     base_dir: str | None = None,
     concurrency: int | None = None,
+    repeats: int | None = None,
     timeout: float | None = None,
     log: Log | None = None,
 ) -> Result: ...
@@ -94,6 +95,7 @@ def submit(
     wait: Literal[False] = False,
     base_dir: str | None = None,
     concurrency: int | None = None,
+    repeats: int | None = None,
     timeout: float | None = None,
     log: Log | None = None,
 ) -> Submission: ...
@@ -103,19 +105,22 @@ def submit(
     wait: bool = False,
     base_dir: str | None = None,
     concurrency: int | None = None,
+    repeats: int | None = None,
     timeout: float | None = None,
     log: Log | None = None,
 ) -> Submission | Result:
     """Queue a run for the workers (`oloproof worker`, or the one `oloproof serve` starts).
 
     `config` is a run-config file (oloproof.yaml) or a mapping of its keys, whose
-    relative paths resolve from `base_dir` (default: the working directory). Returns
-    a `Submission`; with `wait=True`, follows the run and returns its `Result`
-    (`timeout` seconds at most).
+    relative paths resolve from `base_dir` (default: the working directory);
+    `concurrency` and `repeats` override the config's. Returns a `Submission`; with
+    `wait=True`, follows the run and returns its `Result` (`timeout` seconds at most).
     """
     raw, folder, label, lines = _read(config, base_dir)
     if concurrency and isinstance(raw, Mapping):
         raw = {**raw, "concurrency": concurrency}
+    if repeats is not None and isinstance(raw, Mapping):
+        raw = {**raw, "repeats": repeats}
     run_id, n_cases = outside_event_loop(lambda: _queue(raw, folder, label, lines))
     submission = Submission(run_id=run_id, n_cases=n_cases)
     if log is not None:

@@ -95,6 +95,12 @@ _EXPORTS: dict[str, str] = {
     "RunConfig": "oloproof_core.configs.run_config",
     "RunConfigField": "oloproof_core.configs.fields",
     "RunPlan": "oloproof_core.evaluation.plan",
+    "case_id_of": "oloproof_core.evaluation.repeats",
+    "check_repeats": "oloproof_core.evaluation.repeats",
+    "repeat_id": "oloproof_core.evaluation.repeats",
+    "repeat_of": "oloproof_core.evaluation.repeats",
+    "repeated_dataset": "oloproof_core.evaluation.repeats",
+    "with_repeat_index": "oloproof_core.evaluation.repeats",
     "start_serving_process": "oloproof_core._util.serving_process",
     "reward": "oloproof_core.cases.rewards",
     "System": "oloproof_core.execution.systems",
@@ -175,6 +181,12 @@ if TYPE_CHECKING:
     from oloproof_core.evaluation.plan import DatasetSource as DatasetSource
     from oloproof_core.evaluation.plan import RunPlan as RunPlan
     from oloproof_core.evaluation.plan import plan_run as plan_run
+    from oloproof_core.evaluation.repeats import case_id_of as case_id_of
+    from oloproof_core.evaluation.repeats import check_repeats as check_repeats
+    from oloproof_core.evaluation.repeats import repeat_id as repeat_id
+    from oloproof_core.evaluation.repeats import repeat_of as repeat_of
+    from oloproof_core.evaluation.repeats import repeated_dataset as repeated_dataset
+    from oloproof_core.evaluation.repeats import with_repeat_index as with_repeat_index
     from oloproof_core.evaluation.run import process_rows as process_rows
     from oloproof_core.evaluation.run import run_evaluation as run_evaluation
     from oloproof_core.evaluation.sequential import decide_sequential as decide_sequential
@@ -257,7 +269,9 @@ __all__ = [
     "Verdict",
     "__version__",
     "canonical_json",
+    "case_id_of",
     "check_dataset_file",
+    "check_repeats",
     "check_run_config",
     "check_sandbox_support_early",
     "component",
@@ -288,6 +302,9 @@ __all__ = [
     "process_rows",
     "protections",
     "read_text",
+    "repeat_id",
+    "repeat_of",
+    "repeated_dataset",
     "result_from_dict",
     "reward",
     "run_config_check",
@@ -305,6 +322,7 @@ __all__ = [
     "text_written",
     "value_problem",
     "wait_for_exit",
+    "with_repeat_index",
     "yaml_load",
 ]
 

@@ -17,6 +17,7 @@ from oloproof_core import (
     Result,
     RunConfig,
     SandboxFloorError,
+    check_repeats,
     check_sandbox_support_early,
     config_files_check,
     load_run_config,
@@ -95,7 +96,7 @@ def handle(args: argparse.Namespace) -> int:
             "workers, a policy with `sequential:` runs its first batch and "
             "`oloproof continue RUN` adds batches until the gate decides"
         )
-    args.repeats = _repeats(args.repeats, submit=args.submit)
+    args.repeats = _repeats(args.repeats)
     if args.submit:
         from oloproof.cli._submit import handle_submit
 
@@ -128,18 +129,18 @@ def handle(args: argparse.Namespace) -> int:
     return code
 
 
-def _repeats(text: str | None, *, submit: bool) -> int | None:
-    """`--repeats K` as a number; the run checks its range (1 to `MAX_REPEATS`)."""
+def _repeats(text: str | None) -> int | None:
+    """`--repeats K` as a number from 1 to `MAX_REPEATS`, said of the flag, not the config."""
     if text is None:
         return None
-    if submit:
-        raise ConfigError("--repeats runs here: the workers do not repeat cases yet")
     try:
-        return int(text)
+        return check_repeats(int(text))
     except ValueError:
         raise ConfigError(
             f"--repeats must be a whole number of runs per case, got {text!r}"
         ) from None
+    except ConfigError as exc:
+        raise ConfigError(f"--{exc}") from None
 
 
 def _evaluate(args: argparse.Namespace) -> Result:

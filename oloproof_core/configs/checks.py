@@ -29,6 +29,7 @@ from oloproof_core.configs.run_config import (
 from oloproof_core.datasets.file import DatasetFile, check_dataset_file
 from oloproof_core.errors import ConfigError, DeclarationError, OloproofError, SandboxFloorError
 from oloproof_core.evaluation.plan import plan_run
+from oloproof_core.evaluation.repeats import repeated_dataset_file
 from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.results.reading import load_result
 
@@ -59,7 +60,8 @@ class CheckedRunConfig:
     config: RunConfig
     dataset: DatasetFile
     """The dataset checked row by row without holding its rows (`DatasetFile.rows` reads
-    them again), so a million-case dataset is queued in bounded memory."""
+    them again), so a million-case dataset is queued in bounded memory; each case as many
+    times as the config repeats it (`repeated_dataset_file`)."""
     policy: Any = None
     """The loaded policy (a `Policy`), or None when the config names none."""
 
@@ -106,7 +108,7 @@ def run_config_check(
     loaded = evaluators
     if policy is not None and len(loaded) == len(shaped["evaluators"]):
         attempt("policy", lambda: _never_passing(policy, loaded, where))
-    problems += _not_on_workers(shaped, where)
+    problems += _repeats_and_sequential(shaped, policy, where)
     if not problems:
         _plan(shaped, system, loaded, policy, where, problems)
     if problems or dataset is None:
@@ -115,13 +117,19 @@ def run_config_check(
     return CheckedRunConfig(config=config, dataset=dataset, policy=policy)
 
 
-def _not_on_workers(data: Mapping[str, Any], where: _Locator) -> list[ConfigProblem]:
-    """Refused rather than run once: the workers' chunks do not repeat cases yet."""
-    if (data.get("repeats") or 1) == 1:
+def _repeats_and_sequential(
+    data: Mapping[str, Any], policy: Any, where: _Locator
+) -> list[ConfigProblem]:
+    """A sequential policy adds cases batch by batch until its gate decides: repeats would
+    cut a case's repeats between batches, so the two are refused together, as
+    `evaluate(until_decided=True)` refuses them."""
+    sequential = policy is not None and policy.spec.batch is not None
+    if (data.get("repeats") or 1) == 1 or not sequential:
         return []
     message = (
-        f"{where('repeats')}: runs on the workers do not repeat cases yet; run this config "
-        "here with `oloproof run` (without --submit), or leave out repeats"
+        f"{where('repeats')}: repeats cannot be combined with a sequential policy "
+        f"({data.get('policy')} has `sequential:`), which adds cases, not repeats, until "
+        "its gate decides; leave out repeats or use a policy without `sequential:`"
     )
     return [ConfigProblem("repeats", message)]
 
@@ -146,6 +154,9 @@ def _within(
     problem = None if max_cases is None else run_cases_problem(len(dataset), *max_cases)
     if problem is not None:
         split = f" (split {data['split']!r})" if data.get("split") else ""
+        repeats = data.get("repeats") or 1
+        if repeats > 1:
+            split += f" run {repeats} times per case"
         raise ConfigError(f"{where('dataset')}: dataset {data['dataset']!r}{split} {problem}")
     return dataset
 
@@ -159,7 +170,8 @@ def _dataset(
             f"{where('dataset')}: dataset {data['dataset']!r} not found: looked for {path} "
             f"(relative paths resolve from {base}){files_hint(path, _DATASET_SUFFIXES)}"
         )
-    return _within(check_dataset_file(path, split=data.get("split")), max_cases, data, where)
+    checked = check_dataset_file(path, split=data.get("split"))
+    return _within(repeated_dataset_file(checked, data.get("repeats") or 1), max_cases, data, where)
 
 
 def _policy(data: Mapping[str, Any], base: str, where: _Locator) -> Any:
@@ -216,6 +228,7 @@ def _plan(
             memory_limit_mb=data.get("memory_limit_mb"),
             sandbox=sandbox_setting(data.get("sandbox")),
             evaluator_timeout=data.get("evaluator_timeout"),
+            repeats=data.get("repeats") or 1,
         )
     except PolicyError as exc:
         problems.append(ConfigProblem("policy", f"{where('policy')}: {exc}"))

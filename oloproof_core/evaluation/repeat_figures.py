@@ -18,6 +18,7 @@ from typing import Any
 from oloproof_core.cases.case import CaseResult
 from oloproof_core.evaluation.repeats import case_id_of
 from oloproof_core.judging.evaluators import Evaluator
+from oloproof_core.results.columns.case_columns import CaseColumns
 
 METHOD = (
     "per case: unbiased pass@k (Chen et al. 2021) and pass^k; over cases: betting "
@@ -44,23 +45,57 @@ def repeat_figures(
     confidence: float,
 ) -> dict[str, Any]:
     """The figures `Result.provenance["repeats"]` keeps for a run of `repeats` per case."""
-    grouped: dict[str, list[CaseResult]] = {}
-    for case in cases:
-        grouped.setdefault(case_id_of(case.id), []).append(case)
+    criteria = [e.criterion for e in evaluators if e.value_type == "pass_fail"]
+    if isinstance(cases, CaseColumns):
+        case_ids, outcomes = _column_outcomes(cases, criteria)
+    else:
+        case_ids, outcomes = _case_outcomes(cases, criteria)
     metrics = [
-        _metric_figures(evaluator.criterion, grouped, repeats, confidence)
-        for evaluator in evaluators
-        if evaluator.value_type == "pass_fail"
+        _metric_figures(criterion, outcomes[criterion], repeats, confidence)
+        for criterion in criteria
     ]
-    return {"repeats": repeats, "cases": len(grouped), "method": METHOD, "metrics": metrics}
+    return {"repeats": repeats, "cases": len(case_ids), "method": METHOD, "metrics": metrics}
+
+
+Outcomes = dict[str, list[bool | None]]
+"""A criterion's outcomes by case, one per repeat that has a verdict (None: no value)."""
+
+
+def _case_outcomes(
+    cases: Sequence[CaseResult], criteria: Sequence[str]
+) -> tuple[set[str], dict[str, Outcomes]]:
+    case_ids: set[str] = set()
+    outcomes: dict[str, Outcomes] = {criterion: {} for criterion in criteria}
+    for case in cases:
+        case_id = case_id_of(case.id)
+        case_ids.add(case_id)
+        for criterion in criteria:
+            found = outcomes[criterion].setdefault(case_id, [])
+            if criterion in case.verdicts:
+                value = case.verdicts[criterion].value
+                found.append(None if value is None else bool(value))
+    return case_ids, outcomes
+
+
+def _column_outcomes(
+    columns: CaseColumns, criteria: Sequence[str]
+) -> tuple[set[str], dict[str, Outcomes]]:
+    """As `_case_outcomes`, read from the value columns a worker concludes a run from:
+    making each case whole there took half a minute per 300,000 repeats."""
+    of_case = [case_id_of(repeat_id) for repeat_id in columns.ids]
+    outcomes: dict[str, Outcomes] = {}
+    for criterion in criteria:
+        grouped: Outcomes = {}
+        for case_id, value in zip(of_case, columns.metric_values(criterion).tolist(), strict=True):
+            grouped.setdefault(case_id, []).append(None if value != value else bool(value))
+        outcomes[criterion] = grouped
+    return set(of_case), outcomes
 
 
 def _metric_figures(
-    criterion: str, grouped: dict[str, list[CaseResult]], k: int, confidence: float
+    criterion: str, outcomes: Outcomes, k: int, confidence: float
 ) -> dict[str, Any]:
-    per_case = [
-        _Case(case_id, _outcomes(repeats, criterion)) for case_id, repeats in grouped.items()
-    ]
+    per_case = [_Case(case_id, found) for case_id, found in outcomes.items()]
     complete = [case for case in per_case if len(case.passes) == k]
     flaky = [case for case in per_case if len(set(case.passes)) == 2]
     stable_pass = sum(1 for case in complete if all(case.passes))
@@ -86,11 +121,6 @@ def _metric_figures(
 
 FLAKY_LISTED = 20
 """How many flaky cases the figures name (the first by id); the count covers them all."""
-
-
-def _outcomes(repeats: Sequence[CaseResult], criterion: str) -> list[bool | None]:
-    values = [case.verdicts[criterion].value for case in repeats if criterion in case.verdicts]
-    return [None if value is None else bool(value) for value in values]
 
 
 def _mean_over_cases(

@@ -10,7 +10,11 @@ its own keeps them: a case's repeats lie in its cluster, which stays the unit.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
 from oloproof_core._util.canonical import digest_text
+from oloproof_core.datasets.file import DatasetFile
 from oloproof_core.datasets.rows import Dataset, Row
 from oloproof_core.errors import ConfigError
 
@@ -43,6 +47,31 @@ def case_id_of(repeat_case_id: str) -> str:
     return repeat_case_id.rpartition(REPEAT_MARK)[0] or repeat_case_id
 
 
+def repeat_of(repeat_case_id: str) -> int:
+    """The repeat index a repeat's id ends in (`q17#r2`: 2); 0 for an id without one."""
+    _, mark, index = repeat_case_id.rpartition(REPEAT_MARK)
+    return int(index) if mark and index.isdigit() else 0
+
+
+def repeated_rows(rows: Iterable[Row], repeats: int) -> Iterator[Row]:
+    """Each row `repeats` times in a row, as the repeats `<id>#r1` … `<id>#r<k>`."""
+    for row in rows:
+        for j in range(1, repeats + 1):
+            yield _repeat_row(row, j)
+
+
+def with_repeat_index(rows: Sequence[Row]) -> list[Row]:
+    """Rows read back from a store that keeps a repeat's id but not its index (the workers'
+    dataset rows): each given the index its id ends in, which the verdict cache keys on."""
+    for row in rows:
+        row.repeat = repeat_of(row.id)
+    return list(rows)
+
+
+def repeated_digest(digest: str, repeats: int) -> str:
+    return digest_text(f"{digest}|repeats={repeats}")
+
+
 def repeated_dataset(data: Dataset, repeats: int) -> Dataset:
     """`data` with each row `repeats` times in a row, the dataset itself when once.
 
@@ -51,10 +80,38 @@ def repeated_dataset(data: Dataset, repeats: int) -> Dataset:
     would find them."""
     if repeats == 1:
         return data
-    rows = [_repeat_row(row, j) for row in data.rows for j in range(1, repeats + 1)]
+    rows = list(repeated_rows(data.rows, repeats))
     splits = {name: count * repeats for name, count in data.splits.items()}
-    digest = digest_text(f"{data.digest}|repeats={repeats}")
+    digest = repeated_digest(data.digest, repeats)
     return Dataset(source=data.source, rows=rows, digest=digest, split=data.split, splits=splits)
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedDatasetFile(DatasetFile):
+    """A checked dataset file whose rows are read as their repeats (`repeated_rows`): what
+    a run queued for the workers records, under the digest `repeated_dataset` gives."""
+
+    file: DatasetFile | None = None
+    repeats: int = 1
+
+    def rows(self) -> Iterator[Row]:
+        assert self.file is not None, "made by repeated_dataset_file"
+        return repeated_rows(self.file.rows(), self.repeats)
+
+
+def repeated_dataset_file(data: DatasetFile, repeats: int) -> DatasetFile:
+    """`data` read as `repeated_dataset` reads a loaded dataset; the file itself when once."""
+    if repeats == 1:
+        return data
+    return RepeatedDatasetFile(
+        source=data.source,
+        digest=repeated_digest(data.digest, repeats),
+        n_cases=data.n_cases * repeats,
+        split=data.split,
+        splits={name: count * repeats for name, count in data.splits.items()},
+        file=data,
+        repeats=repeats,
+    )
 
 
 def _repeat_row(row: Row, repeat: int) -> Row:

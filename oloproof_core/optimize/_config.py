@@ -136,6 +136,7 @@ def optimize_spec_from_mapping(
         concurrency=run.concurrency,
         timeout=run.timeout,
         confidence=run.confidence,
+        repeats=run.repeats,
         seed=int(data.get("seed", 0)),
         settings=dict(data.get("settings") or {}),
         name=data.get("name"),

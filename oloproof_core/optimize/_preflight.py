@@ -25,6 +25,7 @@ from oloproof_core.datasets.dataset import load_dataset
 from oloproof_core.datasets.rows import Dataset
 from oloproof_core.errors import ConfigError
 from oloproof_core.evaluation.plan import plan_run
+from oloproof_core.evaluation.repeats import check_repeats, repeated_dataset
 from oloproof_core.optimize._artifact import Artifact, artifact_from
 from oloproof_core.optimize._budget import Budget
 from oloproof_core.optimize._registry import Engine, engine_named
@@ -51,7 +52,8 @@ class Prepared:
 def prepare(spec: OptimizationSpec) -> Prepared:
     """Load and check everything the optimization needs; raise before anything runs."""
     data = load_dataset(spec.dataset)
-    splits = split_rows(data.rows, fractions=spec.splits)
+    # Cases are split first, then repeated: a case's repeats never straddle two splits.
+    splits = split_rows(data.rows, fractions=spec.splits).repeated(check_repeats(spec.repeats))
     artifact = artifact_from(
         spec.system, components=spec.components, name=spec.name, version=spec.version
     )
@@ -62,6 +64,7 @@ def prepare(spec: OptimizationSpec) -> Prepared:
         concurrency=spec.concurrency,
         timeout=spec.timeout,
         confidence=spec.confidence,
+        repeats=spec.repeats,
     )
     criteria = [evaluator.criterion for evaluator in plan.evaluators]
     objective = spec.objective or criteria[0]
@@ -78,7 +81,7 @@ def prepare(spec: OptimizationSpec) -> Prepared:
         artifact=artifact, splits=splits, budget=spec.budget, settings=spec.settings
     )
     return Prepared(
-        data=data,
+        data=repeated_dataset(data, spec.repeats),
         splits=splits,
         artifact=artifact,
         objective=objective,
@@ -111,9 +114,12 @@ def check_policy_metrics(rules: Sequence[Any], criteria: Sequence[str]) -> None:
 
 def check_budget_fits(budget: Budget, splits: Splits) -> None:
     if budget.metric_calls is not None and budget.metric_calls < len(splits.val):
+        cases = f"{len(splits.val)} cases"
+        if splits.repeats > 1:
+            cases = f"{len(splits.val) // splits.repeats} cases × {splits.repeats} repeats"
         raise ConfigError(
             f"budget: {budget.metric_calls} metric calls cannot even evaluate the "
-            f"seed on val ({len(splits.val)} cases); allow at least "
+            f"seed on val ({cases}); allow at least "
             f"{len(splits.val) * 3} to leave room for candidates"
         )
 

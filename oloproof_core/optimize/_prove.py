@@ -44,10 +44,11 @@ def held_out_run(
     concurrency: int | None = None,
     timeout: float | None = None,
     confidence: float = 0.95,
+    repeats: int = 1,
     pool: CandidatePool | None = None,
 ) -> Result:
-    """One candidate on the test split, recorded as its release's run (in `pool`'s
-    processes if given); a `policy` without `baseline`: its own (`gated_against_itself`)."""
+    """One candidate on the test split (each case `repeats` times), recorded as its release's
+    run (in `pool`'s processes if given); a `policy` without `baseline`: its own."""
     own_baseline = policy is not None and baseline is None
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
@@ -57,9 +58,9 @@ def held_out_run(
         concurrency=concurrency,
         timeout=timeout,
         confidence=confidence,
+        repeats=repeats,
     )
-    if pool is not None:
-        plan = pool.lend(plan)
+    plan = plan if pool is None else pool.lend(plan)
     cases = process_rows(plan, test.rows, store)
     result = conclude_run(
         replace(plan, policy=None) if own_baseline else plan,

@@ -167,6 +167,7 @@ def _search_for(
         val_dataset=split_dataset(prepared.data, splits, "val"),
         confidence=spec.confidence,
         on_candidate=on_candidate,
+        repeats=splits.repeats,
     )
     search = Search(
         artifact=artifact,
@@ -286,6 +287,7 @@ def _prove(
         "concurrency": spec.concurrency,
         "timeout": spec.timeout,
         "confidence": spec.confidence,
+        "repeats": search.splits.repeats,
         "pool": pool,
     }
     if winner.index == seed.index:

@@ -65,10 +65,12 @@ class CandidateRecorder:
         val_dataset: Dataset,
         confidence: float,
         on_candidate: Callable[[CandidateRecord], None] | None = None,
+        repeats: int = 1,
     ) -> None:
         self.ledger, self.optimization_id = ledger, optimization_id
         self.evaluations, self.reflector, self.store = evaluations, reflector, store
         self.val_dataset, self.confidence = val_dataset, confidence
+        self.repeats = repeats
         self.on_candidate = on_candidate
         self._kept = {record.digest: record for record in ledger.candidates(optimization_id)}
 
@@ -126,7 +128,10 @@ class CandidateRecorder:
     def _val_result(self, release: System, cases: list[CaseResult], index: int) -> Result:
         """The candidate's val evaluation as a run of its release (aggregated, with intervals)."""
         plan = plan_run(
-            system=release, evaluators=self.evaluations.evaluators, confidence=self.confidence
+            system=release,
+            evaluators=self.evaluations.evaluators,
+            confidence=self.confidence,
+            repeats=self.repeats,
         )
         result = conclude_run(
             plan, cases, self.val_dataset, self.store, started_at=datetime.now(UTC), duration_s=0.0

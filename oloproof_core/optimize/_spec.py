@@ -28,6 +28,8 @@ class OptimizationSpec:
     concurrency: int | None = None
     timeout: float | None = None
     confidence: float = 0.95
+    repeats: int = 1
+    """How many times each case runs, in the search and in the proof on test."""
     seed: int = 0
     settings: Mapping[str, Any] = field(default_factory=dict)
     name: str | None = None

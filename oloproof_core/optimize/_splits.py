@@ -20,6 +20,7 @@ from typing import Any
 
 from oloproof_core.datasets.rows import Row
 from oloproof_core.errors import ConfigError
+from oloproof_core.evaluation.repeats import repeated_rows
 
 SPLITS = ("train", "val", "test")
 DEFAULT_FRACTIONS: Mapping[str, float] = {"train": 0.5, "val": 0.25, "test": 0.25}
@@ -35,18 +36,37 @@ class Splits:
     source: str
     """"dataset" when the rows named their splits, "hashed" or "dealt" when split here."""
     fractions: Mapping[str, float]
+    repeats: int = 1
+    """How many times each case runs: each split holds its cases' repeats (`<id>#r<j>`)."""
 
     def rows(self, split: str) -> tuple[Row, ...]:
         return {"train": self.train, "val": self.val, "test": self.test}[split]
 
+    def repeated(self, repeats: int) -> Splits:
+        """These splits with each case `repeats` times: a case and its repeats stay in one
+        split, as the cases were split before they were repeated."""
+        if repeats == 1:
+            return self
+        return Splits(
+            train=tuple(repeated_rows(self.train, repeats)),
+            val=tuple(repeated_rows(self.val, repeats)),
+            test=tuple(repeated_rows(self.test, repeats)),
+            source=self.source,
+            fractions=self.fractions,
+            repeats=repeats,
+        )
+
     def record(self) -> dict[str, Any]:
         """What is kept with the optimization: the rule, the counts and every case's split."""
-        return {
+        record: dict[str, Any] = {
             "source": self.source,
             "fractions": dict(self.fractions),
             "counts": {name: len(self.rows(name)) for name in SPLITS},
             "ids": {name: [row.id for row in self.rows(name)] for name in SPLITS},
         }
+        if self.repeats > 1:
+            record["repeats"] = self.repeats
+        return record
 
 
 def check_fractions(fractions: Mapping[str, Any] | None) -> dict[str, float]:

@@ -16,6 +16,7 @@ import oloproof_core as engine
 from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import run_metric_estimates
 from runs.models import CaseResult, DatasetCase, Label, Run
+from runs.selectors.case_repeats import run_repeats
 
 _BLOCK = 5000
 """Rows fetched per round trip while streaming a run's tables."""
@@ -97,6 +98,8 @@ def _case_items(run: Run, with_content: bool) -> Iterator[dict[str, Any]]:
         "artifacts",
         "model_calls",
     )
+    # A repeat's index is kept in its id (`q17#r2`), which is all the store records of it.
+    repeated = run_repeats(run=run) > 1
     for case_id, output, error_type, message, trace, latency, artifacts, calls in _streamed(
         rows.values_list(*columns)
     ):
@@ -110,6 +113,7 @@ def _case_items(run: Run, with_content: bool) -> Iterator[dict[str, Any]]:
             "artifacts": artifacts,
             "model_calls": calls,
             "verdicts": {},
+            **({"repeat": engine.repeat_of(case_id)} if repeated else {}),
         }
 
 

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from runs.access import Role, role_allows
 from runs.errors import InvalidRequestError
 from runs.selectors.annotations import annotation_of, case_annotations
+from runs.selectors.case_repeats import case_repeats, run_repeats
 from runs.selectors.case_table import (
     FIXED_COLUMNS,
     case_table_page,
@@ -57,6 +58,7 @@ def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
             "criteria": names,
             "counts": counts,
             "query": query,
+            "repeats": run_repeats(run=run),
         },
     )
 
@@ -97,6 +99,7 @@ def case_page(request: HttpRequest, run_id: int, case_id: str) -> HttpResponse:
         {
             "run": run,
             "detail": detail,
+            "repeats": case_repeats(run=run, case_id=case_id),
             "annotations": annotations,
             "own_annotation": own,
             "annotation_form": AnnotationForm(initial=initial),

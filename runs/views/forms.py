@@ -199,6 +199,25 @@ _FORM_FIELD_KINDS: dict[str, Any] = {
     ),
     "confidence": lambda: forms.FloatField(widget=forms.NumberInput(attrs={"step": "any"})),
 }
+
+
+def _form_field(item: engine.RunConfigField) -> forms.Field:
+    """The form's field for a config key; a whole number with a most (repeats) says its
+    range when a value falls outside it, as the engine's check of a config file does."""
+    if item.kind != "positive_int" or item.most is None:
+        return _FORM_FIELD_KINDS[item.kind]()
+    outside = f"{item.name} must be a whole number from 1 to {item.most}"
+    return forms.IntegerField(
+        min_value=1,
+        max_value=item.most,
+        error_messages={
+            "invalid": f"{outside}, e.g. 3",
+            "min_value": f"{outside}: each case runs at least once",
+            "max_value": f"{outside}: beyond {item.most}, more cases serve a run better",
+        },
+    )
+
+
 _EVALUATOR_HELP = (
     "one per line, as in oloproof.yaml: "
     "`ExactMatch: {criterion: exact_label, field: label}` or `module:evaluator`"
@@ -227,7 +246,7 @@ class RunSubmitForm(forms.Form):
             project.required = False
             self._only_project = projects[0]
         for item in engine.RUN_CONFIG_FIELDS:
-            field = _FORM_FIELD_KINDS[item.kind]()
+            field = _form_field(item)
             field.required = False  # missing keys are reported by the engine's check
             field.help_text = _EVALUATOR_HELP if item.kind == "evaluators" else item.meaning
             if not item.required:

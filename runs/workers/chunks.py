@@ -243,8 +243,14 @@ def _chunk_rows(chunk: RunChunk) -> list[engine.Row]:
             if value is not None:
                 item[key] = value
         items.append(item)
-    # Through the engine's loader, so rows carry the same digests the verdict cache keys on.
-    return engine.load_dataset(items).rows
+    # Through the engine's loader, so rows carry the same digests the verdict cache keys on,
+    # and their repeat index, which the cache keys on too (a repeat's id ends in it).
+    rows = engine.load_dataset(items).rows
+    return engine.with_repeat_index(rows) if _repeated(run) else rows
+
+
+def _repeated(run: Run) -> bool:
+    return int(run.config.get("repeats") or 1) > 1
 
 
 def _chunk_complete(

@@ -161,6 +161,7 @@ def run_plan_load(
             isolation=config.isolation,
             memory_limit_mb=config.memory_limit_mb,
             sandbox=config.sandbox,
+            repeats=config.repeats,
         )
     except engine.SandboxFloorError as exc:
         # Queued where the floor was not set: this worker's operator's floor still holds.
@@ -174,8 +175,10 @@ def run_plan_load(
 
 
 def run_dataset_load(*, run: Run, config: engine.RunConfig) -> engine.Dataset:
+    """The run's dataset, each case as many times as its config repeats it."""
     try:
-        return engine.load_dataset(config.dataset, split=config.split)
+        data = engine.load_dataset(config.dataset, split=config.split)
+        return engine.repeated_dataset(data, config.repeats)
     except Exception as exc:
         raise RunCodeError(
             f"worker {worker_name()} could not load the dataset of run {run.pk}: {exc}"

@@ -65,14 +65,15 @@ def account(folder: Path, name: str, *role: str) -> str:
 
 
 @contextmanager
-def dashboard(folder: Path, *command: str) -> Iterator[str]:
-    """`oloproof serve` (or `command`) in the project's folder; its address."""
+def dashboard(folder: Path, *command: str, **extra_env: str) -> Iterator[str]:
+    """`oloproof serve` (or `command`) in the project's folder, with `extra_env` in its
+    environment (and its worker's); its address."""
     port = free_port()
     args = list(command or ("serve", "--no-worker"))
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "oloproof"), *args, f"--port={port}"],
         cwd=folder,
-        env=user_env(),
+        env=user_env(**extra_env),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -135,16 +135,19 @@ def test_bad_repeats_in_a_config_name_file_line_and_key(
     assert not (folder / "calls").exists()
 
 
+@pytest.mark.parametrize("where", [[], ["--submit"]])
 @pytest.mark.parametrize(("flag", "says"), [("0", "between 1 and 100"), ("x", "whole number")])
 def test_a_bad_repeats_flag_is_refused_before_any_case_runs(
-    folder: Path, flag: str, says: str
+    folder: Path, flag: str, says: str, where: list[str]
 ) -> None:
     (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
     (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
-    ran = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", flag], folder)
+    ran = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", flag, *where], folder)
     assert ran.returncode == 3
     assert says in ran.stderr
+    assert "Traceback" not in ran.stderr
     assert not (folder / "calls").exists()
+    assert "queued" not in ran.stderr
 
 
 def test_a_run_recorded_as_it_goes_reports_the_same_figures(folder: Path) -> None:

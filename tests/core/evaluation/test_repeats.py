@@ -155,20 +155,72 @@ def test_the_library_refuses_repeats_with_a_run_that_stops_when_decided() -> Non
     assert not calls
 
 
-def test_a_submitted_config_with_repeats_is_refused(tmp_path: Any) -> None:
-    (tmp_path / "data.jsonl").write_text('{"id": "a", "input": {}, "expected": {}}\n')
+def _config_folder(tmp_path: Any) -> dict[str, Any]:
+    (tmp_path / "data.jsonl").write_text(
+        '{"id": "a", "input": {"q": 1}, "expected": {}}\n'
+        '{"id": "b", "input": {"q": 2}, "expected": {}, "cluster": "c"}\n'
+    )
     (tmp_path / "bot.py").write_text("def answer(question):\n    return {}\n")
-    config = {
+    return {
         "system": "bot.py:answer",
         "dataset": "data.jsonl",
         "evaluators": [{"ExactMatch": {"criterion": "ok"}}],
         "repeats": 2,
+        "isolation": "thread",
     }
-    with pytest.raises(ConfigError, match="workers do not repeat cases yet") as raised:
+
+
+def test_a_submitted_config_with_repeats_queues_each_case_as_its_repeats(tmp_path: Any) -> None:
+    """What the workers record for a submitted run is what `evaluate` runs in one process:
+    the same repeat ids, clusters and digests, under the same dataset digest."""
+    checked = engine.run_config_check(
+        _config_folder(tmp_path), base_dir=str(tmp_path), label="oloproof.yaml"
+    )
+    loaded = engine.repeated_dataset(engine.load_dataset(str(tmp_path / "data.jsonl")), 2)
+    assert (checked.dataset.digest, len(checked.dataset)) == (loaded.digest, 4)
+    queued = list(checked.dataset.rows())
+    assert [(row.id, row.cluster, row.repeat) for row in queued] == [
+        ("a#r1", "a", 1),
+        ("a#r2", "a", 2),
+        ("b#r1", "c", 1),
+        ("b#r2", "c", 2),
+    ]
+    assert queued == loaded.rows
+    assert checked.config.repeats == 2
+
+
+def test_rows_read_back_by_id_get_their_repeat_index() -> None:
+    rows = engine.load_dataset(
+        [{"id": "q#r1#r2", "input": {}}, {"id": "q#r10", "input": {}}, {"id": "x", "input": {}}]
+    ).rows
+    assert [row.repeat for row in engine.with_repeat_index(rows)] == [2, 10, 0]
+    assert engine.case_id_of("q#r1#r2") == "q#r1"
+    assert engine.repeat_id("q#r1", 2) == "q#r1#r2"
+
+
+def test_repeats_with_a_sequential_policy_are_refused_beside_the_key(tmp_path: Any) -> None:
+    (tmp_path / "release.yaml").write_text(
+        "version: 1\nsequential: {batch: 2}\nrules:\n  - metric: ok\n    min: 0.5\n"
+    )
+    config = {**_config_folder(tmp_path), "policy": "release.yaml"}
+    with pytest.raises(engine.ConfigProblemsError) as raised:
         engine.run_config_check(
             config, base_dir=str(tmp_path), label="oloproof.yaml", lines={"repeats": 5}
         )
-    assert "oloproof.yaml:5" in str(raised.value)
+    assert [problem.key for problem in raised.value.problems] == ["repeats"]
+    assert "oloproof.yaml:5: repeats cannot be combined with a sequential policy" in str(
+        raised.value
+    )
+
+
+def test_a_run_over_the_cases_limit_counts_every_repeat(tmp_path: Any) -> None:
+    with pytest.raises(engine.ConfigProblemsError, match="run 2 times per case has 4 cases"):
+        engine.run_config_check(
+            _config_folder(tmp_path),
+            base_dir=str(tmp_path),
+            label="oloproof.yaml",
+            max_cases=(3, "OLOPROOF_MAX_CASES"),
+        )
 
 
 def test_a_result_file_keeps_the_repeats_and_the_notebook_view_shows_them(tmp_path: Any) -> None:
@@ -201,3 +253,25 @@ def test_a_dataset_with_clusters_keeps_them_as_the_unit() -> None:
     assert {case.cluster for case in result.cases} == {"c0", "c1"}
     assert result.metric("ok").n_clusters == 2
     assert result.provenance["repeats"]["cases"] == 6
+
+
+def test_the_figures_read_from_value_columns_are_the_cases_figures() -> None:
+    """A worker concludes a run from its value columns: the same pass@k, pass^k and flaky
+    cases as from the cases whole, a failed repeat included."""
+    from oloproof_core.evaluation.repeat_figures import repeat_figures
+
+    system, _ = _flaky_system()
+    evaluators = [ExactMatch(criterion="ok", field="label")]
+    cases = list(_run(system, evaluators, repeats=3).cases)
+    cases[0].verdicts["ok"] = engine.Verdict(value=None, error="the evaluator failed")
+    builder = engine.CaseColumnsBuilder(["ok"])
+    for case in cases:
+        verdict = case.verdicts["ok"]
+        builder.add(
+            case.id, cluster=case.cluster, error_type=None, verdicts=[(verdict.value, {})],
+            model_calls=(),
+        )  # fmt: skip
+    columns = builder.build()
+    from_columns = repeat_figures(columns, evaluators, 3, 0.95)
+    assert from_columns == repeat_figures(cases, evaluators, 3, 0.95)
+    assert from_columns["metrics"][0]["incomplete"] == 1  # q0, its first repeat missing

@@ -26,12 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oloproof_core._util.canonical import canonical_json, digest_text
-from oloproof_core.cases.transcript_caps import STEPS_CAP, clipped_data
+from oloproof_core.cases.transcript_caps import STEPS_CAP, TEXT_CAP, clip_text, clipped_data
 from oloproof_core.errors import OloproofError
 
 MEASURED_FIELDS = frozenset({"latency_ms", "input_tokens", "output_tokens", "cost_usd", "at"})
 """A step's figures, left out of the transcript's digest."""
 EMPTY_DIGEST = digest_text("null")
+_MARK_ROOM = 60
+"""Characters a cut mark may add to a text at its cap."""
 
 
 @dataclass(slots=True)
@@ -41,6 +43,8 @@ class Transcript:
     steps: list[dict[str, Any]] = field(default_factory=list)
     cuts: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    left_out: int = field(default=0, compare=False)
+    """System steps not kept past the cap on steps (said in `cuts` too)."""
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -70,20 +74,34 @@ class Transcript:
         """The tools called, in order (a tool called twice is named twice)."""
         return [str(call.get("name")) for call in self.tool_calls()]
 
-    def add_system_step(self, name: str, data: Any) -> None:
-        """A step of the system's own, data cut to the cap when it is larger."""
+    def add_system_step(self, name: str, data: Any, *, cut_before: int = 0) -> None:
+        """A step of the system's own, data cut to the cap when it is larger (`cut_before`:
+        the data is the text of a step cut already, by that many characters)."""
         if len(self.steps) >= STEPS_CAP:
-            said = f"system steps past the first {STEPS_CAP} left out"
-            if said not in self.cuts:
-                self.cuts.append(said)
+            self.leave_out(1)
             return
-        kept, cut = clipped_data(data)
-        step = {"kind": "system_step", "by": "system", "name": name[:200], "data": kept}
+        if cut_before > 0 and isinstance(data, str):
+            kept, cut = clip_text(data, TEXT_CAP + _MARK_ROOM)
+            cut += cut_before
+        else:
+            kept, cut = clipped_data(data)
+        step: dict[str, Any] = {
+            "kind": "system_step",
+            "by": "system",
+            "name": name[:200],
+            "data": kept,
+        }
         step["at"] = time.time()
         if cut:
             step["data_cut"] = cut
             self.cuts.append(f"system step {name[:200]!r}: its data was cut by {cut:,} characters")
         self.steps.append(step)
+
+    def leave_out(self, count: int) -> None:
+        """Count system steps not kept, and say so once in `cuts`."""
+        said = _left_out_note(self.left_out)
+        self.left_out += count
+        self.cuts = [cut for cut in self.cuts if cut != said] + [_left_out_note(self.left_out)]
 
     def digest(self) -> str:
         """Digest of what was said and done (the figures left out)."""
@@ -115,19 +133,35 @@ def transcript_digest(transcript: Transcript | None) -> str:
 
 
 def system_steps_from_child(raw: Any) -> Transcript | None:
-    """The system's own steps as its process sent them, checked as if it lied: only named
-    steps with JSON data and a finite time are kept, and the caps hold again."""
-    if not isinstance(raw, list) or not raw:
+    """The system's own steps as its process sent them (`{"steps": [...], "left_out": n}`),
+    checked as if it lied: only named steps with JSON data and a finite time are kept,
+    and the caps hold again."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("steps"), list):
         return None
     transcript = Transcript()
-    for item in raw[: STEPS_CAP + 1]:
+    left_out = raw.get("left_out")
+    for item in raw["steps"][: STEPS_CAP + 1]:
         if not (isinstance(item, dict) and isinstance(item.get("name"), str)):
             continue
-        at = item.get("at")
-        transcript.add_system_step(item["name"], item.get("data"))
+        at, cut = item.get("at"), item.get("data_cut")
+        cut = cut if isinstance(cut, int) and not isinstance(cut, bool) else 0
+        transcript.add_system_step(item["name"], item.get("data"), cut_before=cut)
         if isinstance(at, (int, float)) and math.isfinite(at) and transcript.steps:
             transcript.steps[-1]["at"] = float(at)
+    if isinstance(left_out, int) and not isinstance(left_out, bool) and left_out > 0:
+        transcript.leave_out(left_out)
     return transcript if transcript.steps else None
+
+
+def system_steps_for_parent(transcript: Transcript | None) -> dict[str, Any] | None:
+    """In a system's process: its own steps as they travel to the parent."""
+    if transcript is None:
+        return None
+    return {"steps": transcript.system_steps, "left_out": transcript.left_out}
+
+
+def _left_out_note(count: int) -> str:
+    return f"{count:,} system steps past the first {STEPS_CAP} left out"
 
 
 def checked_step_name(name: Any) -> str:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from oloproof_core.cases.case import CaseResult, not_json_error
 from oloproof_core.cases.context import enter_case, leave_case
+from oloproof_core.cases.transcript import system_steps_for_parent
 from oloproof_core.execution.isolation._bindings import BoundReleases
 from oloproof_core.execution.isolation._protocol import FrameReader, frame
 from oloproof_core.execution.systems import System
@@ -115,9 +116,9 @@ def _reply(seq: int, record: CaseResult, output: Any) -> bytes:
         return frame([seq, "error", payload, record.artifacts, calls, steps])
 
 
-def _own_steps(record: CaseResult) -> list[Any]:
+def _own_steps(record: CaseResult) -> dict[str, Any] | None:
     """The steps the system added itself (`current_case().step`), for the parent's transcript."""
-    return [] if record.trace is None else record.trace.system_steps
+    return system_steps_for_parent(record.trace)
 
 
 def _error_reply(

@@ -72,7 +72,11 @@ def _streamed(client: openai.OpenAI, messages: list) -> dict:
     message: dict = {"role": "assistant", "content": text}
     if calls:
         message["tool_calls"] = [
-            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": c["arguments"]},
+            }
             for _, c in sorted(calls.items())
         ]
     return message

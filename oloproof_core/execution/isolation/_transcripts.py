@@ -19,8 +19,17 @@ from oloproof_core.cases.transcript_caps import capped_steps
 if TYPE_CHECKING:
     from oloproof_core.execution.gateway import GatewayCall
 
-_FIGURES = ("model", "endpoint", "streamed", "status", "latency_ms", "input_tokens")
-_FIGURES_TOO = ("output_tokens", "cost_usd")
+_CALL_FIELDS = (
+    "model",
+    "endpoint",
+    "streamed",
+    "status",
+    "latency_ms",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+)
+"""What a model call's step takes from the gateway's record of it."""
 
 
 def transcript_of(calls: Sequence[GatewayCall], own: Transcript | None) -> Transcript | None:
@@ -56,7 +65,7 @@ def _call_steps(
         steps.append(_message_step(number, message, names))
     reply = exchange.reply
     step: dict[str, Any] = {"kind": "model_call", "by": "gateway", "call": number}
-    step.update({name: getattr(call, name) for name in (*_FIGURES, *_FIGURES_TOO)})
+    step.update({name: getattr(call, name) for name in _CALL_FIELDS})
     step["role"] = "assistant"
     step.update({key: value for key, value in reply.items() if key != "role"})
     step["tools_offered"] = list(exchange.tools)

@@ -12,7 +12,7 @@ from oloproof_core import InMemoryStore
 from oloproof_core.cases.transcript_caps import TEXT_CAP
 from tests.core.execution.isolation import agent_systems as agents
 from tests.support.agent_replies import agent_reply, is_judge
-from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_openai import FakeOpenAI, Status
 
 ROWS = [
     {"id": "tea", "input": {"question": "where is my tea"},
@@ -131,3 +131,15 @@ def test_the_trajectory_judge_reads_the_transcript_under_the_judge_role(
     assert roles.count("system") == 3
     assert roles.count("judge") == 1
     assert len(tea.trace.model_calls) == 3  # the judge's own call is not the agent's
+
+
+def test_a_failed_call_is_in_the_transcript_with_why(models_on: FakeOpenAI) -> None:
+    models_on.enqueue(Status(500))  # the SDK tries again on its own: two calls, both kept
+    models_on.respond_with(agent_reply)
+    tea = _run(agents.tool_agent, rows=ROWS[:1]).cases[0]
+    assert tea.error is None
+    failed, *answered = tea.trace.model_calls
+    assert (failed["status"], failed["text"], failed["tool_calls"]) == (500, "", [])
+    assert failed["error"].startswith("the provider answered 500")
+    assert [call["status"] for call in answered] == [200, 200, 200]
+    assert len(tea.trace.model_calls) == models_on.request_count == 4

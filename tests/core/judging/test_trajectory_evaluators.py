@@ -3,6 +3,9 @@ counts, the judge's view of the transcript, and the verdict cache keyed on its d
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from oloproof_core.cases.case import CaseResult
@@ -139,3 +142,14 @@ def test_a_config_names_them_with_clear_errors() -> None:
         builtin_evaluator("oloproof.yaml:4: evaluators[0]", "ToolSequence", {"mode": "strict"})
     with pytest.raises(ConfigError, match="ToolUsed needs the parameter 'tool'"):
         builtin_evaluator("oloproof.yaml:4: evaluators[0]", "ToolUsed", {})
+
+
+def test_the_docs_own_evaluator_of_the_transcript_judges_as_written() -> None:
+    text = (Path(__file__).resolve().parents[3] / "docs" / "agents.md").read_text()
+    section = text.split("\n## Evaluators that read the transcript\n", 1)[1]
+    namespace: dict = {}
+    exec(re.findall(r"```python\n(.*?)```", section, flags=re.S)[0], namespace)
+    written = namespace["no_refund_twice"]
+    assert written.reads == ("trace",)
+    assert _judge(written, _case(_trace("find_order", "refund"))).value == 1.0
+    assert _judge(written, _case(_trace("refund", "refund"))).value == 0.0

@@ -19,6 +19,11 @@ if TYPE_CHECKING:
         MetricFile,
         Regex,
         RubricJudge,
+        StepCount,
+        ToolSequence,
+        ToolUsed,
+        TrajectoryJudge,
+        Transcript,
         evaluator,
     )
 
@@ -31,6 +36,11 @@ __all__ = [
     "MetricFile",
     "Regex",
     "RubricJudge",
+    "StepCount",
+    "ToolSequence",
+    "ToolUsed",
+    "TrajectoryJudge",
+    "Transcript",
     "evaluator",
 ]
 

@@ -62,6 +62,7 @@ WRITERS: dict[str, frozenset[str]] = {
         ("CaseAnnotation", "CaseAnnotationChange"), frozenset({"runs.writers.annotations"})
     ),
     "Label": frozenset({"runs.writers.labels"}),
+    "CaseTranscript": frozenset({"runs.writers.transcripts"}),
     "Change": frozenset({"runs.writers.audit"}),
     **dict.fromkeys(("RunKeeping", "RunTag"), frozenset({"runs.writers.run_keeping"})),
     **dict.fromkeys(("Project", "Membership", "CodeRoot"), frozenset({"runs.writers.projects"})),

@@ -7,12 +7,14 @@ from typing import Any
 
 from oloproof_core._util.canonical import canonical_json, digest_text
 from oloproof_core.cases.observations import Measurements
+from oloproof_core.cases.transcript import Transcript, transcript_digest
 from oloproof_core.cases.verdict import Verdict
 from oloproof_core.datasets.rows import Row
 
-CASE_PARTS = ("input", "output", "expected", "artifacts", "measurements")
+CASE_PARTS = ("input", "output", "expected", "artifacts", "measurements", "trace")
 """What an evaluator may read; `measurements` (wall time, the system's model cost) is for
-metrics that trade accuracy against speed and cost."""
+metrics that trade accuracy against speed and cost, `trace` (the transcript) for
+evaluators of what an agent did on the way to its output."""
 
 
 @dataclass(slots=True)
@@ -46,6 +48,8 @@ class CaseResult:
     _digests: dict[str, str] = field(default_factory=dict, repr=False)
     repeat: int = 0
     """Which of its case's repeated runs this is (1, 2, ...); 0 in a run without repeats."""
+    trace: Transcript | None = None
+    """The case's transcript (model calls through the gateway, the system's own steps)."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled as its fields: a run hands batches of cases to its store's process, and
@@ -66,6 +70,7 @@ class CaseResult:
                 self.verdicts,
                 self._digests,
                 self.repeat,
+                self.trace,
             ),
         )
 
@@ -101,6 +106,8 @@ class CaseResult:
                 digest = digest_text(self.output_json or "null")
             elif part == "artifacts":
                 digest = digest_text(canonical_json(self.artifacts))
+            elif part == "trace":
+                return transcript_digest(self.trace)  # final only once the case is filed
             elif part == "measurements":
                 # Not memoised: the figures are only final once the system call returned.
                 return digest_text(canonical_json(self.measurements.observe().to_dict()))
@@ -112,8 +119,8 @@ class CaseResult:
     def without_payload(self) -> CaseResult:
         """The case as a run keeps it once the case is recorded: what the statistics, the
         gate and the report read (its id, split, cluster, error, measurements and verdict
-        values), without its input, expected value, output, artifacts, feedback or
-        tracebacks, which the store holds."""
+        values), without its input, expected value, output, artifacts, transcript,
+        feedback or tracebacks, which the store holds."""
         error = self.error
         return CaseResult(
             id=self.id,
@@ -129,6 +136,7 @@ class CaseResult:
 
     def to_dict(self) -> dict[str, Any]:
         repeat = {"repeat": self.repeat} if self.repeat else {}
+        trace = {"trace": self.trace.to_dict()} if self.trace is not None else {}
         return {
             "id": self.id,
             **repeat,
@@ -143,6 +151,7 @@ class CaseResult:
             "model_calls": [asdict(call) for call in self.measurements.model_calls],
             "artifacts": self.artifacts,
             "verdicts": {name: verdict.to_dict() for name, verdict in self.verdicts.items()},
+            **trace,
         }
 
 

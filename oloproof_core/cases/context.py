@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from oloproof_core._util.canonical import canonical_json
 from oloproof_core.cases.observations import ModelCall, Observation
+from oloproof_core.cases.transcript import Transcript, checked_step_data, checked_step_name
 from oloproof_core.errors import OloproofError
 
 if TYPE_CHECKING:
@@ -75,6 +76,24 @@ class CaseContext:
                 "or numbers (read a file's text and attach that)"
             ) from None
         self._record.artifacts[name] = value
+
+    def step(self, name: str, data: Any = None) -> None:
+        """Add a step of the system's own to the case's transcript: work that is not a
+        model call (a search, a file read, a tool run in-process), with JSON data.
+
+        The gateway records model calls by itself; this is for the rest. Such steps are
+        marked as the system's own: the platform keeps them as the system reported them.
+        """
+        if self._phase != "system":
+            raise OloproofError(
+                "current_case().step() is for a system's own work; an evaluator reads the "
+                "transcript with reads=('trace',)"
+            )
+        name = checked_step_name(name)
+        data = checked_step_data(name, data)
+        if self._record.trace is None:
+            self._record.trace = Transcript()
+        self._record.trace.add_system_step(name, data)
 
     def record_model_call(self, call: ModelCall) -> None:
         """Used by the model client to attribute a call to this case."""

@@ -22,6 +22,10 @@ _EXAMPLES = {
     "Regex": "{criterion: has_order_id, pattern: 'ORD-[0-9]+'}",
     "JsonSchema": "{criterion: valid_reply, schema: reply.schema.json}",
     "RubricJudge": "{criterion: helpful, rubric: 'The answer is polite and correct.'}",
+    "ToolUsed": "{criterion: looked_up, tool: lookup_order}",
+    "ToolSequence": "{criterion: right_tools, field: tools, match: strict}",
+    "StepCount": "{criterion: few_calls, max_model_calls: 5}",
+    "TrajectoryJudge": "{criterion: sensible, rubric: 'Each tool call is needed.'}",
 }
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from oloproof_core._util.text_files import read_text
 from oloproof_core.cases.case import CaseError, CaseResult
 from oloproof_core.cases.observations import Measurements, ModelCall
+from oloproof_core.cases.transcript import Transcript
 from oloproof_core.cases.verdict import Verdict
 from oloproof_core.errors import OloproofError
 from oloproof_core.results.estimate import MetricEstimate
@@ -110,6 +111,7 @@ def _case(item: Mapping[str, Any]) -> CaseResult:
             model_calls=[ModelCall(**call) for call in item.get("model_calls") or []],
         ),
         repeat=int(item.get("repeat") or 0),
+        trace=Transcript.from_dict(item["trace"]) if item.get("trace") else None,
     )
     for name, verdict in (item.get("verdicts") or {}).items():
         case.verdicts[name] = Verdict(

@@ -77,6 +77,10 @@ _CASE = {
         "latency_ms": {"type": ["number", "null"]},
         "model_calls": {"type": ["array", "null"], "items": {"type": "object"}},
         "verdicts": {"type": ["object", "null"], "additionalProperties": _VERDICT},
+        "trace": {
+            "type": ["object", "null"],
+            "properties": {"steps": {"type": "array", "items": {"type": "object"}}},
+        },
     },
 }
 RESULT_SCHEMA: Mapping[str, Any] = {

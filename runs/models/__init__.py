@@ -17,6 +17,7 @@ from runs.models.projects import DEFAULT_PROJECT_SLUG, ROLE_RANK, CodeRoot, Memb
 from runs.models.runs import CaseResult, Run
 from runs.models.systems import Release, System
 from runs.models.tokens import ApiToken
+from runs.models.transcripts import CaseTranscript
 
 __all__ = [
     "DEFAULT_PROJECT_SLUG",
@@ -27,6 +28,7 @@ __all__ = [
     "CaseAnnotation",
     "CaseAnnotationChange",
     "CaseResult",
+    "CaseTranscript",
     "Change",
     "CodeRoot",
     "Dataset",

@@ -24,6 +24,7 @@ from runs.selectors.case_table import (
 )
 from runs.selectors.cases import case_detail, run_criteria, run_outcome_counts
 from runs.selectors.exports import run_cases_export
+from runs.selectors.transcripts import case_transcript
 from runs.views._common import call, cursor_of, domain_errors, get_run_or_404, query_without_cursor
 from runs.views.forms import AnnotationForm, CaseFilterForm
 from runs.writers.annotations import AnnotationValues, case_annotation_save
@@ -100,6 +101,7 @@ def case_page(request: HttpRequest, run_id: int, case_id: str) -> HttpResponse:
             "run": run,
             "detail": detail,
             "repeats": case_repeats(run=run, case_id=case_id),
+            "transcript": case_transcript(run=run, case_id=case_id),
             "annotations": annotations,
             "own_annotation": own,
             "annotation_form": AnnotationForm(initial=initial),

@@ -45,6 +45,7 @@ from runs.writers.dataset_recording import (
 from runs.writers.projects import project_default_ensure
 from runs.writers.run_fields import finished_run_fields, parse_time, policy_fields
 from runs.writers.search_rows import search_rows_add
+from runs.writers.transcripts import case_transcripts_create
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +88,7 @@ def case_results_create(
     )
     if outcomes:  # counted as sent, like `cases_done`: a chunk's rows are written once
         Run.objects.filter(pk=run_id).update(**outcome_increments(outcomes))
+    case_transcripts_create(run_id=run_id, cases=cases, new_rows=new_run or new_rows)
     search_rows_add(
         run_id=run_id,
         case_ids=None if new_run else [case.id for case in cases],

@@ -23,6 +23,7 @@ import aiohttp
 from aiohttp import web
 
 from oloproof_core.execution.gateway._errors import error_body, error_response, unauthorized
+from oloproof_core.execution.gateway._exchange import Exchange, reply_of, request_exchange
 from oloproof_core.execution.gateway._keys import KeyRing, Ticket
 from oloproof_core.execution.gateway._records import GatewayCall, Ledger
 from oloproof_core.execution.gateway._routes import Pricing, Route
@@ -55,7 +56,10 @@ class _Call:
     meter: StreamMeter | None = None
     failure: str | None = None
     started: float = 0.0
+    started_at: float = 0.0
     recorded: bool = False
+    exchange: Exchange | None = None
+    reply: dict[str, Any] | None = None
 
 
 class Forwarder:
@@ -128,7 +132,7 @@ class Forwarder:
             return error_response(400, message, kind="invalid_request_error")
         call = _prepare(ticket, route, endpoint, raw, body)
         ticket.call = call
-        call.started = time.perf_counter()
+        call.started, call.started_at = time.perf_counter(), time.time()
         try:
             return await self._exchange(request, call)
         finally:
@@ -168,6 +172,8 @@ class Forwarder:
         reply = parse_json(body)
         call.answered_model = model_of(reply)
         call.tokens = usage_of(reply, has_output=call.endpoint != "/embeddings")
+        if upstream.status < 400 and call.endpoint != "/embeddings":
+            call.reply = reply_of(reply)
         if upstream.status >= 400:
             body = _error_for_client(upstream.status, body, reply, call.route)
         response = web.Response(status=upstream.status, body=_scrubbed(body, call.route))
@@ -212,6 +218,7 @@ class Forwarder:
         self.keys.close(ticket)
         if call.meter is not None:  # a stream: what its events said so far
             call.answered_model, call.tokens = call.meter.model, call.meter.tokens
+            call.reply = call.meter.reply.reply()
         answered = call.answered_model
         cost, reason = self.pricing.cost(call.route, call.forwarded_model, answered, call.tokens)
         if call.failure is not None:
@@ -236,6 +243,8 @@ class Forwarder:
                 key_label=ticket.label,
                 unattributed_reason=ticket.unattributed_reason,
                 cut_reason=ticket.cut_reason,
+                started_at=call.started_at,
+                exchange=_said(call, reason),
             )
         )
 
@@ -269,7 +278,18 @@ def _prepare(
         forwarded_model=forwarded if isinstance(forwarded, str) else None,
         streamed=streamed,
         client_wants_usage=wants_usage,
+        exchange=request_exchange(endpoint, body),
     )
+
+
+def _said(call: _Call, reason: str | None) -> Exchange | None:
+    """The call's exchange with its reply (or, for a call without one, why not)."""
+    if call.exchange is None:
+        return None
+    reply = call.reply or {"role": "assistant", "text": "", "tool_calls": []}
+    if call.failure is not None or call.status >= 400 or call.ticket.cut_reason is not None:
+        reply = {**reply, "error": call.ticket.cut_reason or reason or f"status {call.status}"}
+    return call.exchange.answered(reply)
 
 
 def _bearer(request: web.Request) -> str | None:

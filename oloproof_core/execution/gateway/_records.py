@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from oloproof_core.cases.observations import ModelCall
+from oloproof_core.execution.gateway._exchange import Conversations, Exchange
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,10 @@ class GatewayCall:
     says why (one of `_keys.UNATTRIBUTED_REASONS`). `cut_reason` says why the gateway
     ended the call before the provider had finished it (`_keys.CUT_REASONS`): it is
     metered with what had passed through by then.
+
+    `started_at` is when the request reached the gateway (seconds since the epoch, for
+    ordering a case's transcript); `exchange` what the call said (`_exchange`), for a
+    call of a case only the messages it added to the case's conversation.
     """
 
     role: str
@@ -43,6 +48,8 @@ class GatewayCall:
     key_label: str
     unattributed_reason: str | None = None
     cut_reason: str | None = None
+    started_at: float = 0.0
+    exchange: Exchange | None = None
 
     @property
     def ok(self) -> bool:
@@ -100,9 +107,14 @@ class Ledger:
         self._sequence = 0
         self._by_case: dict[str | None, list[tuple[int, GatewayCall]]] = defaultdict(list)
         self._totals: dict[str, RoleTotals] = defaultdict(RoleTotals)
+        self._conversations = Conversations()
 
     def add(self, call: GatewayCall) -> None:
         with self._lock:
+            if call.exchange is not None:  # a call of no case is in no transcript
+                case_id, exchange = call.case_id, call.exchange
+                said = None if case_id is None else self._conversations.added(case_id, exchange)
+                call = replace(call, exchange=said)
             self._sequence += 1
             self._by_case[call.case_id].append((self._sequence, call))
             self._totals[call.role] = self._totals[call.role].plus(call)
@@ -118,6 +130,7 @@ class Ledger:
     def take(self, case_id: str | None) -> list[GatewayCall]:
         with self._lock:
             taken = self._by_case.pop(case_id, [])
+            self._conversations.forget(case_id)
         return [call for _, call in taken]
 
     def totals(self) -> dict[str, RoleTotals]:

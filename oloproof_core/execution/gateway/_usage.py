@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from oloproof_core.execution.gateway._exchange import ReplyAssembler
+
 Tokens = tuple[int, int]
 
 
@@ -58,6 +60,7 @@ class StreamMeter:
         self.client_wants_usage = client_wants_usage
         self.tokens: Tokens | None = None
         self.model: str | None = None
+        self.reply = ReplyAssembler()
         self._pending = bytearray()
         self._done = b""
 
@@ -91,6 +94,7 @@ class StreamMeter:
         if not isinstance(chunk, dict):
             return event
         self.model = model_of(chunk) or self.model
+        self.reply.feed(chunk)
         tokens = usage_of(chunk)
         if tokens is None:
             return event

@@ -5,7 +5,8 @@ at a time. The parent binds the process's key to the case it hands the process, 
 gives the case a key of its own besides (`OPENAI_API_KEY` while the case runs); once
 the reply is in, the case ends on the gateway, which cuts any call still open for it,
 and the gateway's record of every call made for the case is filed as the case's model
-calls. Which case a call is charged to is thus the parent's doing: what the system
+calls, and what the calls said as the case's transcript (with the steps the system
+reported itself). Which case a call is charged to is thus the parent's doing: what the system
 reports about its calls, or sends with them, is ignored, so no client library, thread,
 header or cheat can move cost onto another case or out of the run.
 
@@ -37,6 +38,7 @@ from oloproof_core.execution.isolation._process import (
 )
 from oloproof_core.execution.isolation._sandbox_choice import SandboxChoice
 from oloproof_core.execution.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
+from oloproof_core.execution.isolation._transcripts import transcript_of
 from oloproof_core.execution.running import ProgressCallback
 from oloproof_core.execution.systems import System
 
@@ -234,6 +236,7 @@ class MeteredPool:
         for case in cases:
             calls = self.gateway.take_calls(case.id)
             case.measurements.model_calls.extend(metered_call(call) for call in calls)
+            case.trace = transcript_of(calls, case.trace)
             meanwhile.case_cut(case.id, sum(call.cut_reason is not None for call in calls))
         meanwhile.unclaimed(self.gateway.take_unattributed())
         self._tally.add(meanwhile)

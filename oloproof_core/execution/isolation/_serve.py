@@ -2,7 +2,8 @@
 
 The child times nothing: the parent measures each call from sending the case to
 receiving the reply. What travels back is only what the system produced — its
-output, the artifacts it attached and the model calls the model client saw — and
+output, the artifacts it attached, the steps it added to its transcript and the model
+calls the model client saw — and
 the parent checks all of it again. The case record here is a stand-in built from
 the id and input alone, so `expected` is not in this process at all.
 """
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from oloproof_core.cases.case import CaseResult, not_json_error
 from oloproof_core.cases.context import enter_case, leave_case
+from oloproof_core.cases.transcript import system_steps_for_parent
 from oloproof_core.execution.isolation._bindings import BoundReleases
 from oloproof_core.execution.isolation._protocol import FrameReader, frame
 from oloproof_core.execution.systems import System
@@ -105,11 +107,18 @@ async def _serve_async(
 
 def _reply(seq: int, record: CaseResult, output: Any) -> bytes:
     calls = [dataclasses.asdict(call) for call in record.measurements.model_calls]
+    steps = _own_steps(record)
     try:
-        return frame([seq, "ok", output, record.artifacts, calls])
+        return frame([seq, "ok", output, record.artifacts, calls, steps])
     except (TypeError, ValueError, RecursionError) as exc:
         error = not_json_error(output, exc)
-        return frame([seq, "error", [error.type, error.message, ""], record.artifacts, calls])
+        payload = [error.type, error.message, ""]
+        return frame([seq, "error", payload, record.artifacts, calls, steps])
+
+
+def _own_steps(record: CaseResult) -> dict[str, Any] | None:
+    """The steps the system added itself (`current_case().step`), for the parent's transcript."""
+    return system_steps_for_parent(record.trace)
 
 
 def _error_reply(
@@ -124,7 +133,7 @@ def _error_reply(
     payload = [type(exc).__name__, message, "".join(traceback.format_exception(exc))]
     calls = [dataclasses.asdict(call) for call in record.measurements.model_calls]
     try:
-        return frame([seq, "error", payload, record.artifacts, calls])
+        return frame([seq, "error", payload, record.artifacts, calls, _own_steps(record)])
     except (TypeError, ValueError, RecursionError):
         return frame([seq, "error", payload, {}, []])
 

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from oloproof_core.cases.case import CaseError, CaseResult
 from oloproof_core.cases.observations import ModelCall
+from oloproof_core.cases.transcript import system_steps_from_child
 from oloproof_core.errors import OloproofError
 from oloproof_core.execution.isolation._caps import SandboxCgroups
 from oloproof_core.execution.isolation._process import ChildProcess
@@ -152,10 +153,12 @@ def settle(
     With `reported_calls` off, the model calls the process reports are ignored: the
     gateway measured them, and a process could under-report its own.
     """
-    _, status, payload, artifacts, calls = reply
+    _, status, payload, artifacts, calls, *own_steps = reply
     record.measurements.latency_ms = latency_ms
     if isinstance(artifacts, dict):
         record.artifacts.update(artifacts)
+    if own_steps:
+        record.trace = system_steps_from_child(own_steps[0])
     if reported_calls and isinstance(calls, list):
         record.measurements.model_calls.extend(_model_calls(calls))
     if status == "ok":

@@ -3,8 +3,10 @@
 An evaluator that runs code the run did not write (a metric file, an `@evaluator`
 function, a model judge, a custom class, a regular expression given by the user,
 which the system's output can make backtrack for ever) judges in processes of its
-own. Only `ExactMatch`, `Contains` and a `JsonSchema` without patterns, whose code is
-oloproof's and whose cost the output's size bounds, judge in the run's process (a
+own. Only `ExactMatch`, `Contains`, the transcript's counters (`ToolUsed`,
+`ToolSequence`, `StepCount`) and a `JsonSchema` without patterns, whose code is
+oloproof's and whose cost the output's (or the capped transcript's) size bounds, judge
+in the run's process (a
 schema with a `pattern`, or read from each case's `expected`, runs regular
 expressions: that `JsonSchema` judges contained too).
 
@@ -24,9 +26,17 @@ from oloproof_core.cases.verdict import Verdict
 from oloproof_core.execution.isolation import IsolationError, metered_call, pool_shape
 from oloproof_core.execution.running import ProgressCallback
 from oloproof_core.judging.contained._pool import EvaluatorPool
-from oloproof_core.judging.evaluators import Contains, Evaluator, ExactMatch, JsonSchema
+from oloproof_core.judging.evaluators import (
+    Contains,
+    Evaluator,
+    ExactMatch,
+    JsonSchema,
+    StepCount,
+    ToolSequence,
+    ToolUsed,
+)
 
-_IN_THE_RUNS_PROCESS = (ExactMatch, Contains)
+_IN_THE_RUNS_PROCESS = (ExactMatch, Contains, ToolUsed, ToolSequence, StepCount)
 _PATTERN_KEYWORDS = frozenset({"pattern", "patternProperties"})
 
 

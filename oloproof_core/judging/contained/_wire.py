@@ -17,6 +17,7 @@ from typing import Any
 from oloproof_core._util.limits import text_problem
 from oloproof_core.cases.case import CaseResult
 from oloproof_core.cases.observations import Measurements, ModelCall
+from oloproof_core.cases.transcript import Transcript
 from oloproof_core.cases.verdict import PASSED, Verdict
 from oloproof_core.errors import ContractError, UndeclaredReadError
 from oloproof_core.judging.evaluators import Evaluator
@@ -47,6 +48,8 @@ def case_parts(case: CaseResult, reads: tuple[str, ...]) -> dict[str, Any]:
                     if call.role == "system"
                 ],
             }
+        elif part == "trace":
+            parts[part] = None if case.trace is None else case.trace.to_dict()
         else:
             parts[part] = getattr(case, part)
     return parts
@@ -60,6 +63,7 @@ def stand_in(case_id: str, parts: Mapping[str, Any]) -> CaseResult:
         expected=parts.get("expected"),
         output=parts.get("output"),
         artifacts=parts.get("artifacts") or {},
+        trace=Transcript.from_dict(parts["trace"]) if parts.get("trace") else None,
     )
     measured = parts.get("measurements")
     if isinstance(measured, Mapping):

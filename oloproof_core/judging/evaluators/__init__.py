@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from oloproof_core._util.names_on_first_use import names_on_first_use
 
 if TYPE_CHECKING:
+    from oloproof_core.cases.transcript import Transcript
     from oloproof_core.judging.evaluators._base import Evaluator, ValueType
     from oloproof_core.judging.evaluators._builtin import BUILTIN_EVALUATORS
     from oloproof_core.judging.evaluators._case_view import CaseView
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     from oloproof_core.judging.evaluators._metric_file import MetricFile
     from oloproof_core.judging.evaluators._regex import Regex
     from oloproof_core.judging.evaluators._rubric_judge import RubricJudge
+    from oloproof_core.judging.evaluators._tool_sequence import ToolSequence
+    from oloproof_core.judging.evaluators._trajectory import StepCount, ToolUsed
+    from oloproof_core.judging.evaluators._trajectory_judge import TrajectoryJudge
 
 _EXPORTS: dict[str, str] = {
     "BUILTIN_EVALUATORS": "._builtin",
@@ -34,6 +38,11 @@ _EXPORTS: dict[str, str] = {
     "MetricFile": "._metric_file",
     "Regex": "._regex",
     "RubricJudge": "._rubric_judge",
+    "StepCount": "._trajectory",
+    "ToolSequence": "._tool_sequence",
+    "ToolUsed": "._trajectory",
+    "TrajectoryJudge": "._trajectory_judge",
+    "Transcript": "oloproof_core.cases.transcript",
     "ValueType": "._base",
     "evaluator": "._function",
 }
@@ -49,6 +58,11 @@ __all__ = [
     "MetricFile",
     "Regex",
     "RubricJudge",
+    "StepCount",
+    "ToolSequence",
+    "ToolUsed",
+    "TrajectoryJudge",
+    "Transcript",
     "ValueType",
     "evaluator",
 ]

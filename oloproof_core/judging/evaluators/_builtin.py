@@ -15,6 +15,10 @@ _MODULES = {
     "Regex": "_regex",
     "JsonSchema": "_json_schema",
     "RubricJudge": "_rubric_judge",
+    "ToolUsed": "_trajectory",
+    "ToolSequence": "_tool_sequence",
+    "StepCount": "_trajectory",
+    "TrajectoryJudge": "_trajectory_judge",
 }
 """Each name's module in this package, imported when the name is first asked for."""
 _NAMES = tuple(_MODULES)

@@ -8,6 +8,7 @@ from typing import Any
 
 from oloproof_core.cases.case import CASE_PARTS, CaseResult
 from oloproof_core.cases.observations import Observation
+from oloproof_core.cases.transcript import Transcript
 from oloproof_core.errors import UndeclaredReadError
 
 
@@ -67,6 +68,13 @@ class CaseView:
         """The system call's wall time and model cost, as the engine measured them."""
         self._read("measurements")
         return self._record.measurements.observe()
+
+    @property
+    def trace(self) -> Transcript:
+        """The case's transcript (empty when the system made no model call through the
+        gateway and added no step of its own)."""
+        transcript = self._read("trace")
+        return transcript if isinstance(transcript, Transcript) else Transcript()
 
     def __repr__(self) -> str:
         return f"<case {self.id!r} reads={self._reads!r}>"

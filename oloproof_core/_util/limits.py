@@ -98,9 +98,13 @@ def _plainly_storable(item: Any, depth: int, numbers: bool) -> bool:
         return "\x00" not in item and (item.isascii() or text_problem(item) is None)
     if kind is dict:
         for key, child in item.items():
-            if type(key) is not str or not _plainly_storable(key, depth, numbers):
+            # Texts checked here, not by a call each: most of a row is keys and texts.
+            if type(key) is not str or "\x00" in key or not (key.isascii() or _clean(key)):
                 return False
-            if not _plainly_storable(child, depth + 1, numbers):
+            if type(child) is str:
+                if "\x00" in child or not (child.isascii() or _clean(child)):
+                    return False
+            elif not _plainly_storable(child, depth + 1, numbers):
                 return False
         return True
     if kind is list:
@@ -116,6 +120,10 @@ def _plainly_storable(item: Any, depth: int, numbers: bool) -> bool:
     if kind is float:
         return not numbers or math.isfinite(item)
     return False
+
+
+def _clean(text: str) -> bool:
+    return text_problem(text) is None
 
 
 def _named_problem(value: Any, path: str, numbers: bool) -> str | None:

@@ -47,6 +47,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="K",
     )
     parser.add_argument(
+        "--judge-repeats",
+        help="have each model judge judge each output J times, the score their mean "
+        "(overrides config; docs/repeats.md)",
+        metavar="J",
+    )
+    parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -95,7 +101,10 @@ def handle(args: argparse.Namespace) -> int:
             "workers, a policy with `sequential:` runs its first batch and "
             "`oloproof continue RUN` adds batches until the gate decides"
         )
-    args.repeats = _repeats(args.repeats, submit=args.submit)
+    args.repeats = _count(args.repeats, "--repeats", "runs per case", submit=args.submit)
+    args.judge_repeats = _count(
+        args.judge_repeats, "--judge-repeats", "verdicts per output", submit=args.submit
+    )
     if args.submit:
         from oloproof.cli._submit import handle_submit
 
@@ -128,18 +137,16 @@ def handle(args: argparse.Namespace) -> int:
     return code
 
 
-def _repeats(text: str | None, *, submit: bool) -> int | None:
-    """`--repeats K` as a number; the run checks its range (1 to `MAX_REPEATS`)."""
+def _count(text: str | None, flag: str, of_what: str, *, submit: bool) -> int | None:
+    """`--repeats K` or `--judge-repeats J` as a number; the run checks its range."""
     if text is None:
         return None
     if submit:
-        raise ConfigError("--repeats runs here: the workers do not repeat cases yet")
+        raise ConfigError(f"{flag} runs here: the workers do not repeat cases or verdicts yet")
     try:
         return int(text)
     except ValueError:
-        raise ConfigError(
-            f"--repeats must be a whole number of runs per case, got {text!r}"
-        ) from None
+        raise ConfigError(f"{flag} must be a whole number of {of_what}, got {text!r}") from None
 
 
 def _evaluate(args: argparse.Namespace) -> Result:
@@ -166,6 +173,7 @@ def _evaluate_config(args: argparse.Namespace, config: RunConfig) -> Result:
         timeout=config.timeout,
         evaluator_timeout=config.evaluator_timeout,
         repeats=config.repeats if args.repeats is None else args.repeats,
+        judge_repeats=config.judge_repeats if args.judge_repeats is None else args.judge_repeats,
         confidence=config.confidence,
         progress=ProgressBar(enabled=args.progress),
         record=args.record,

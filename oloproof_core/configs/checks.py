@@ -116,14 +116,16 @@ def run_config_check(
 
 
 def _not_on_workers(data: Mapping[str, Any], where: _Locator) -> list[ConfigProblem]:
-    """Refused rather than run once: the workers' chunks do not repeat cases yet."""
-    if (data.get("repeats") or 1) == 1:
-        return []
-    message = (
-        f"{where('repeats')}: runs on the workers do not repeat cases yet; run this config "
-        "here with `oloproof run` (without --submit), or leave out repeats"
-    )
-    return [ConfigProblem("repeats", message)]
+    """Refused rather than run once: the workers' chunks do not repeat cases or verdicts yet."""
+    return [
+        ConfigProblem(
+            key,
+            f"{where(key)}: runs on the workers do not {what} yet; run this config here "
+            f"with `oloproof run` (without --submit), or leave out {key}",
+        )
+        for key, what in (("repeats", "repeat cases"), ("judge_repeats", "judge repeatedly"))
+        if (data.get(key) or 1) != 1
+    ]
 
 
 def _code(

@@ -188,3 +188,18 @@ def test_a_submitted_config_with_judge_repeats_is_refused(tmp_path: Any) -> None
             config, base_dir=str(tmp_path), label="oloproof.yaml", lines={"judge_repeats": 4}
         )
     assert "oloproof.yaml:4" in str(raised.value)
+
+
+def test_a_run_without_a_model_judge_judges_once_and_says_so() -> None:
+    result = engine.run_evaluation(
+        system=_answer,
+        dataset=ROWS,
+        evaluators=[ExactMatch(criterion="right", field="label")],
+        store=InMemoryStore(),
+        isolation="thread",
+        judge_repeats=3,
+    )
+    assert result.provenance["judging"]["right"]["judged"] == 4
+    assert result.metric("right").value_type == "pass_fail"
+    assert result.provenance["judge_repeats"]["metrics"] == []
+    assert "no evaluator of this run is a model judge: nothing was judged again" in str(result)

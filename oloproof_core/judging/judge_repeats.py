@@ -62,7 +62,10 @@ def _ask_repeatedly(
     tally = JudgingTally()
     verdicts: list[list[Verdict]] = [[] for _ in cases]
     for asking in judge.askings:
-        tally.add(judge_cases(cases, [asking], store, **how)[criterion])
+        found = judge_cases(cases, [asking], store, **how)[criterion]
+        if asking.asking > 1:
+            found.skipped = 0  # a case with no output is one case skipped, not one per asking
+        tally.add(found)
         for index, case in enumerate(cases):
             verdicts[index].append(case.verdicts[criterion])
     for case, asked in zip(cases, verdicts, strict=True):

@@ -203,3 +203,35 @@ def test_a_run_without_a_model_judge_judges_once_and_says_so() -> None:
     assert result.metric("right").value_type == "pass_fail"
     assert result.provenance["judge_repeats"]["metrics"] == []
     assert "no evaluator of this run is a model judge: nothing was judged again" in str(result)
+
+
+def test_a_case_the_system_failed_is_skipped_once_and_missing(models_on: FakeOpenAI) -> None:
+    _every_third_fails(models_on)
+
+    def breaks_on_q2(question: dict[str, int]) -> dict[str, str]:
+        if question["q"] == 2:
+            raise RuntimeError("no answer")
+        return _answer(question)
+
+    result = engine.run_evaluation(
+        system=breaks_on_q2,
+        dataset=ROWS,
+        evaluators=[RubricJudge(criterion="polite", rubric="The answer is polite.")],
+        store=InMemoryStore(),
+        isolation="thread",
+        concurrency=1,
+        judge_repeats=3,
+    )
+    assert models_on.request_count == 3 * 3
+    assert result.provenance["judging"]["polite"] == {
+        "judged": 9,
+        "cached": 0,
+        "failed": 0,
+        "skipped": 1,
+    }
+    assert result.cases[2].verdicts["polite"].missing
+    assert result.metric("polite").n_missing == 1
+    assert list(result.provenance["judge_repeats"]["metrics"][0].items())[-2:] == [
+        ("outputs", 3),
+        ("cases", 3),
+    ]

@@ -42,14 +42,16 @@ def evaluate(
     keep_cases: bool = True,
     evaluator_timeout: float | None = None,
     repeats: int = 1,
+    judge_repeats: int = 1,
 ) -> Result:
     """Run `system` over `dataset`, judge every case with `evaluators`, and return the Result.
 
     `system` gets each row's `input`, never its `expected`; a case it raises on is missing,
     not wrong (check `metric.n_missing`). `policy` gates the run (`result.gate`); `baseline`:
     a Result, a result file or a run id; `sandbox`: auto, required or off (docs/isolation.md);
-    `repeats`: how many times each case runs, each an independent call (docs/repeats.md)."""
-    extra = _how_far(until_decided, batch=batch, keep_cases=keep_cases, repeats=repeats)
+    `repeats`: runs per case; `judge_repeats`: a model judge's verdicts per output (repeats.md)"""
+    extra = _how_far(until_decided, batch=batch, keep_cases=keep_cases)
+    extra.update(_repeats(until_decided, repeats=repeats, judge_repeats=judge_repeats))
     extra.update(isolation=isolation, memory_limit_mb=memory_limit_mb, sandbox=sandbox)
     extra.update(timeout=timeout, evaluator_timeout=evaluator_timeout, confidence=confidence)
     chosen = _store_for(store, baseline)
@@ -77,20 +79,24 @@ def _runner(until_decided: bool) -> Any:
     return engine.run_until_decided if until_decided else engine.run_evaluation
 
 
-def _how_far(
-    until_decided: bool, *, batch: int | None, keep_cases: bool, repeats: int
-) -> dict[str, Any]:
+def _how_far(until_decided: bool, *, batch: int | None, keep_cases: bool) -> dict[str, Any]:
     """The options of a run that stops when decided, or of one that runs every case."""
-    if not until_decided:
-        return {"keep_cases": keep_cases, "repeats": repeats}
-    if repeats != 1:
-        from oloproof_core import ConfigError
+    return {"batch": batch} if until_decided else {"keep_cases": keep_cases}
 
-        raise ConfigError(
-            "repeats cannot be combined with until_decided yet: a run that stops when "
-            "decided adds cases, not repeats; run with one or the other"
-        )
-    return {"batch": batch}
+
+def _repeats(until_decided: bool, *, repeats: int, judge_repeats: int) -> dict[str, Any]:
+    """How many times each case runs and each output is judged (a run that runs every case)."""
+    if not until_decided:
+        return {"repeats": repeats, "judge_repeats": judge_repeats}
+    for name, value in (("repeats", repeats), ("judge_repeats", judge_repeats)):
+        if value != 1:
+            from oloproof_core import ConfigError
+
+            raise ConfigError(
+                f"{name} cannot be combined with until_decided yet: a run that stops when "
+                "decided adds cases, not repeats; run with one or the other"
+            )
+    return {}
 
 
 def _baseline(baseline: RunRef | None, store: Store) -> Result | None:

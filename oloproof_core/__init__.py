@@ -96,6 +96,7 @@ _EXPORTS: dict[str, str] = {
     "RunConfigField": "oloproof_core.configs.fields",
     "RunPlan": "oloproof_core.evaluation.plan",
     "case_id_of": "oloproof_core.evaluation.repeats",
+    "check_judge_repeats": "oloproof_core.evaluation.repeats",
     "check_repeats": "oloproof_core.evaluation.repeats",
     "repeat_id": "oloproof_core.evaluation.repeats",
     "repeat_of": "oloproof_core.evaluation.repeats",
@@ -182,6 +183,7 @@ if TYPE_CHECKING:
     from oloproof_core.evaluation.plan import RunPlan as RunPlan
     from oloproof_core.evaluation.plan import plan_run as plan_run
     from oloproof_core.evaluation.repeats import case_id_of as case_id_of
+    from oloproof_core.evaluation.repeats import check_judge_repeats as check_judge_repeats
     from oloproof_core.evaluation.repeats import check_repeats as check_repeats
     from oloproof_core.evaluation.repeats import repeat_id as repeat_id
     from oloproof_core.evaluation.repeats import repeat_of as repeat_of
@@ -271,6 +273,7 @@ __all__ = [
     "canonical_json",
     "case_id_of",
     "check_dataset_file",
+    "check_judge_repeats",
     "check_repeats",
     "check_run_config",
     "check_sandbox_support_early",

@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import json
 import sys
+from collections.abc import Callable
 
 from oloproof._evaluate import evaluate
 from oloproof._store import start_store_early
@@ -17,6 +18,7 @@ from oloproof_core import (
     Result,
     RunConfig,
     SandboxFloorError,
+    check_judge_repeats,
     check_repeats,
     check_sandbox_support_early,
     config_files_check,
@@ -46,6 +48,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--repeats",
         help="run each case K times, each an independent call (overrides config; docs/repeats.md)",
         metavar="K",
+    )
+    parser.add_argument(
+        "--judge-repeats",
+        help="have each model judge judge each output J times, the score their mean "
+        "(overrides config; docs/repeats.md)",
+        metavar="J",
     )
     parser.add_argument(
         "--progress",
@@ -96,7 +104,12 @@ def handle(args: argparse.Namespace) -> int:
             "workers, a policy with `sequential:` runs its first batch and "
             "`oloproof continue RUN` adds batches until the gate decides"
         )
-    args.repeats = _repeats(args.repeats)
+    args.repeats = _count(args.repeats, "--repeats", "runs per case", check_repeats)
+    if args.judge_repeats is not None and args.submit:
+        raise ConfigError("--judge-repeats runs here: the workers do not judge repeatedly yet")
+    args.judge_repeats = _count(
+        args.judge_repeats, "--judge-repeats", "verdicts per output", check_judge_repeats
+    )
     if args.submit:
         from oloproof.cli._submit import handle_submit
 
@@ -129,18 +142,17 @@ def handle(args: argparse.Namespace) -> int:
     return code
 
 
-def _repeats(text: str | None) -> int | None:
-    """`--repeats K` as a number from 1 to `MAX_REPEATS`, said of the flag, not the config."""
+def _count(text: str | None, flag: str, of_what: str, check: Callable[[object], int]) -> int | None:
+    """`--repeats K` or `--judge-repeats J` as a number in its range, said of the flag,
+    not the config."""
     if text is None:
         return None
     try:
-        return check_repeats(int(text))
+        return check(int(text))
     except ValueError:
-        raise ConfigError(
-            f"--repeats must be a whole number of runs per case, got {text!r}"
-        ) from None
-    except ConfigError as exc:
-        raise ConfigError(f"--{exc}") from None
+        raise ConfigError(f"{flag} must be a whole number of {of_what}, got {text!r}") from None
+    except ConfigError as exc:  # "repeats must be ..." said of the flag
+        raise ConfigError(f"{flag} {str(exc).split(' ', 1)[1]}") from None
 
 
 def _evaluate(args: argparse.Namespace) -> Result:
@@ -167,6 +179,7 @@ def _evaluate_config(args: argparse.Namespace, config: RunConfig) -> Result:
         timeout=config.timeout,
         evaluator_timeout=config.evaluator_timeout,
         repeats=config.repeats if args.repeats is None else args.repeats,
+        judge_repeats=config.judge_repeats if args.judge_repeats is None else args.judge_repeats,
         confidence=config.confidence,
         progress=ProgressBar(enabled=args.progress),
         record=args.record,

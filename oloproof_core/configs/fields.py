@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from oloproof_core.evaluation.repeats import MAX_REPEATS
+from oloproof_core.evaluation.repeats import MAX_JUDGE_REPEATS, MAX_REPEATS
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +93,13 @@ RUN_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
         f"(positive integer up to {MAX_REPEATS}, default 1; docs/repeats.md)",
         "positive_int",
         most=MAX_REPEATS,
+    ),
+    RunConfigField(
+        "judge_repeats",
+        "how many times each model judge judges each output, the criterion's score being "
+        f"the mean (positive integer up to {MAX_JUDGE_REPEATS}, default 1; docs/repeats.md)",
+        "positive_int",
+        most=MAX_JUDGE_REPEATS,
     ),
 )
 KEYS: dict[str, str] = {item.name: item.meaning for item in RUN_CONFIG_FIELDS}

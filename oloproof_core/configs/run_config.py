@@ -47,6 +47,7 @@ class RunConfig:
     sandbox: str | None = None
     evaluator_timeout: float | None = None
     repeats: int = 1
+    judge_repeats: int = 1
     raw: dict[str, Any] = field(default_factory=dict)
 
 
@@ -178,6 +179,7 @@ def run_config_resolved(
         sandbox=sandbox_setting(data.get("sandbox")),
         evaluator_timeout=data.get("evaluator_timeout"),
         repeats=data.get("repeats") or 1,
+        judge_repeats=data.get("judge_repeats") or 1,
         raw=dict(data),
     )
 

@@ -67,12 +67,19 @@ def conclude_run(
 
 
 def _note_repeats(plan: RunPlan, cases: Sequence[CaseResult], provenance: dict[str, Any]) -> None:
-    """A repeated run's pass@k, pass^k and flaky cases (`evaluation/repeat_figures.py`)."""
+    """A repeated run's pass@k, pass^k and flaky cases (`evaluation/repeat_figures.py`);
+    with judge repeats, the variance split of each repeated judge (`judge_variance.py`)."""
     if plan.repeats > 1:
         from oloproof_core.evaluation.repeat_figures import repeat_figures
 
         provenance["repeats"] = repeat_figures(
             cases, plan.evaluators, plan.repeats, plan.confidence
+        )
+    if plan.judge_repeats > 1:
+        from oloproof_core.evaluation.judge_variance import judge_repeat_figures
+
+        provenance["judge_repeats"] = judge_repeat_figures(
+            plan.judge_asked, plan.judge_repeats, plan.repeats
         )
 
 

@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Any
 from oloproof_core.datasets.dataset import load_dataset
 from oloproof_core.datasets.rows import Dataset
 from oloproof_core.errors import ConfigError, DeclarationError
-from oloproof_core.evaluation.repeats import check_repeats, repeated_dataset
+from oloproof_core.evaluation.repeats import check_judge_repeats, check_repeats, repeated_dataset
 from oloproof_core.execution.isolation import DEFAULT_MEMORY_LIMIT_MB, ISOLATION_MODES, sandbox_mode
 from oloproof_core.execution.running import DEFAULT_CONCURRENCY
 from oloproof_core.execution.systems import System, as_system
 from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.judging.judge import JudgingTally, SettledVerdicts, VerdictLimit, check_criteria
+from oloproof_core.judging.judge_repeats import AskedValues, with_judge_repeats
 from oloproof_core.stats._validate import check_confidence
 
 if TYPE_CHECKING:
@@ -65,6 +66,10 @@ class RunPlan:
     judging_execution: dict[str, Any] = field(default_factory=dict)
     repeats: int = 1
     """How many times each case runs (`evaluation/repeats.py`)."""
+    judge_repeats: int = 1
+    """How many times a model judge judges each output (`judging/judge_repeats.py`)."""
+    judge_asked: AskedValues = field(default_factory=dict)
+    """Each model judge's values per asking, per case, for the variance split."""
 
     @property
     def verdict_limit(self) -> VerdictLimit:
@@ -89,6 +94,7 @@ def plan_run(
     sandbox: str | None = None,
     evaluator_timeout: float | None = None,
     repeats: int = 1,
+    judge_repeats: int = 1,
 ) -> RunPlan:
     evaluators = list(evaluators)
     if not evaluators:
@@ -98,7 +104,7 @@ def plan_run(
         )
     check_criteria(evaluators)
     check_confidence(confidence)
-    repeats = check_repeats(repeats)
+    repeats, judge_repeats = check_repeats(repeats), check_judge_repeats(judge_repeats)
     # `not timeout > 0` also refuses NaN, which would otherwise switch the timeout off.
     for name, seconds in (("timeout", timeout), ("evaluator_timeout", evaluator_timeout)):
         if seconds is not None and not (seconds > 0 and math.isfinite(seconds)):
@@ -112,7 +118,7 @@ def plan_run(
         loaded.check_declared({e.criterion: tuple(e.score_range) for e in evaluators})
     return RunPlan(
         release=release,
-        evaluators=evaluators,
+        evaluators=with_judge_repeats(evaluators, judge_repeats),
         concurrency=DEFAULT_CONCURRENCY if concurrency is None else int(concurrency),
         timeout=timeout,
         confidence=confidence,
@@ -123,6 +129,7 @@ def plan_run(
         sandbox=sandbox,
         evaluator_timeout=evaluator_timeout,
         repeats=repeats,
+        judge_repeats=judge_repeats,
     )
 
 

@@ -22,6 +22,10 @@ MAX_REPEATS = 100
 """The most repeats a run may ask for: beyond it a run is better served by more cases,
 and a typo (`repeats: 1000`) would otherwise multiply a run's cost unnoticed."""
 
+MAX_JUDGE_REPEATS = 100
+"""The most times a model judge may judge each output: a typo (`judge_repeats: 1000`)
+would otherwise multiply the judge's cost unnoticed."""
+
 REPEAT_MARK = "#r"
 """Joins a case's id and its repeat index into the repeat's id: `q17#r2`."""
 
@@ -34,6 +38,18 @@ def check_repeats(value: object) -> int:
         )
     if not 1 <= value <= MAX_REPEATS:
         raise ConfigError(f"repeats must be between 1 and {MAX_REPEATS}, got {value}")
+    return value
+
+
+def check_judge_repeats(value: object) -> int:
+    """`value` as a number of verdicts per output: a whole number from 1 to the most."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(
+            "judge_repeats must be a whole number of times a model judge judges each output "
+            f"(1 to {MAX_JUDGE_REPEATS}), got {value!r}"
+        )
+    if not 1 <= value <= MAX_JUDGE_REPEATS:
+        raise ConfigError(f"judge_repeats must be between 1 and {MAX_JUDGE_REPEATS}, got {value}")
     return value
 
 

@@ -19,10 +19,8 @@ from oloproof_core.evaluation.processes import (
 from oloproof_core.evaluation.recording_as_it_goes import RecordingAsItGoes, process_in_batches
 from oloproof_core.execution.running import ProgressCallback
 from oloproof_core.judging.evaluators import Evaluator
-from oloproof_core.judging.judge import (
-    JudgingTally,
-    judge_cases,
-)
+from oloproof_core.judging.judge import JudgingTally
+from oloproof_core.judging.judge_repeats import judge_repeatedly
 from oloproof_core.results.result import Result
 from oloproof_core.results.store import Store, records_as_it_goes
 
@@ -37,7 +35,7 @@ def process_rows(
     with fewer_collections(), keep_judging(plan):
         cases = [CaseResult.from_row(row) for row in rows]
         execute(plan, cases, progress)
-        tallies = judge_cases(
+        tallies, asked = judge_repeatedly(
             cases,
             plan.evaluators,
             store,
@@ -49,6 +47,8 @@ def process_rows(
         )
     for name, tally in tallies.items():
         plan.tallies.setdefault(name, JudgingTally()).add(tally)
+    for name, values in asked.items():
+        plan.judge_asked.setdefault(name, {}).update(values)
     return cases
 
 
@@ -112,10 +112,10 @@ def run_evaluation(
     keep_cases: bool = True,
     origin: Mapping[str, Any] | None = None,
     evaluator_timeout: float | None = None,
-    repeats: int = 1,
+    **repeat_counts: int,
 ) -> Result:
     """The whole run from this process: plan, load, process every row, conclude, record;
-    `keep_cases=False`: in slimmed batches recorded as they go (`recording_as_it_goes`)."""
+    `keep_cases=False`: recorded in batches as it goes; `repeats`, `judge_repeats`: see plan."""
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
         system=system,
@@ -128,7 +128,7 @@ def run_evaluation(
         memory_limit_mb=memory_limit_mb,
         sandbox=sandbox,
         evaluator_timeout=evaluator_timeout,
-        repeats=repeats,
+        **repeat_counts,
     )
     return _run_planned(
         plan,

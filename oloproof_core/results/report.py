@@ -6,6 +6,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from oloproof_core.results.judge_repeats_report import judge_repeat_html, judge_repeat_lines
 from oloproof_core.results.repeats_report import repeat_html, repeat_lines
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def render_text(result: ReportedRun) -> str:
         if index == 0:
             lines.append("  ".join("-" * width for width in widths))
     lines.extend(_warning_lines(result))
-    lines.extend(repeat_lines(provenance))
+    lines.extend(repeat_lines(provenance) + judge_repeat_lines(provenance))
     lines.extend(_judge_lines(result))
     failures = result.error_summary()
     if failures:
@@ -254,6 +255,7 @@ def render_html(result: ReportedRun) -> str:
         f"{missing} missing (system failed)</p>",
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>",
         repeat_html(result.provenance),
+        judge_repeat_html(result.provenance),
         _measured_html(result),
         f"<p>missing because:</p><ul>{reasons}</ul>" if reasons else "",
         "".join(

@@ -1,0 +1,107 @@
+"""The statistics of repeats: coverage and width of a repeated run's intervals against
+Inspect AI's epochs reducer, adaptive repeats on the release figure, and what repeats
+cost in wall time.
+
+Run: .venv/bin/python -m bench.repeats [--reps 10000] [--quick] [--only PART ...]
+Prints one table per part and writes bench/results/repeats.json; with `--only` (parts:
+coverage, adaptive, wall_time) it runs those parts and replaces just them in the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.repeats._adaptive import adaptive_rows
+from bench.repeats._coverage import cell
+from bench.repeats._population import POPULATIONS
+from bench.repeats._wall_time import measure
+from bench.stats.coverage import print_table
+
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "repeats.json"
+PARTS = ("coverage", "adaptive", "wall_time")
+
+
+def _flat(row: dict[str, Any]) -> dict[str, Any]:
+    engine, inspect = row["engine"], row["inspect"]
+    return {
+        "cases": row["cases"],
+        "k": row["k"],
+        "figure": row["figure"],
+        "truth": row["truth"],
+        "engine cov": engine["coverage"],
+        "engine width": engine["mean_width"],
+        "inspect cov": inspect["coverage"],
+        "inspect width": inspect["mean_width"],
+        "inspect miss low": inspect["miss_low"],
+        "inspect miss high": inspect["miss_high"],
+        "gap": f"{row['checked_gap']:.0e}",
+    }
+
+
+def _coverage(reps: int, sizes: list[int]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    for p_index, population in enumerate(POPULATIONS):
+        found = []
+        for n in sizes:
+            for k in (1, 3, 5, 10):
+                found += cell(population, n, k, reps, seed=1_000 * p_index + 10 * n + k)
+        seconds = time.perf_counter() - started
+        print_table(f"{population.name}  [{seconds:.0f} s so far]", [_flat(r) for r in found])
+        rows += found
+    return rows
+
+
+def _adaptive(reps: int, sizes: list[int]) -> list[dict[str, Any]]:
+    rows = []
+    for p_index, population in enumerate(POPULATIONS):
+        for n in sizes:
+            rows += adaptive_rows(population, n, reps, seed=2_000 + 1_000 * p_index + n)
+    print_table("Adaptive repeats (2 tries, 8 more when they disagree)", rows)
+    return rows
+
+
+def _wall_time(quick: bool) -> list[dict[str, Any]]:
+    rows = measure([3, 5] if quick else [3, 5, 10], 1 if quick else 3)
+    print_table("Wall time: one run with repeats k against k separate runs", rows)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--reps", type=int, default=10_000, help="releases per cell")
+    parser.add_argument("--quick", action="store_true", help="few releases and sizes")
+    parser.add_argument("--only", nargs="+", choices=PARTS, help="run these parts only")
+    args = parser.parse_args()
+    reps = 300 if args.quick else args.reps
+    sizes = [30, 100] if args.quick else [30, 100, 300, 1000]
+    parts: dict[str, Callable[[], list[dict[str, Any]]]] = {
+        "coverage": lambda: _coverage(reps, sizes),
+        "adaptive": lambda: _adaptive(reps, sizes),
+        "wall_time": lambda: _wall_time(args.quick),
+    }
+    results: dict[str, Any] = {}
+    if args.only and RESULTS.exists():
+        results = json.loads(RESULTS.read_text(encoding="utf-8"))
+    for name in args.only or PARTS:
+        started, load = time.perf_counter(), os.getloadavg()
+        results[name] = parts[name]()
+        results[f"{name}_run"] = {
+            "releases_per_cell": None if name == "wall_time" else reps,
+            "seconds": round(time.perf_counter() - started, 1),
+            "load_before": load,
+            "load_after": os.getloadavg(),
+        }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

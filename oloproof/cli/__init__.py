@@ -43,13 +43,24 @@ class _Parser(argparse.ArgumentParser):
         self.exit(_exit_codes.BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command's parser. Given the arguments, with the one subcommand they name (each
+    subcommand's module, and what it imports, costs start-up time); otherwise, for help
+    or a mistake, with every subcommand."""
     parser = _Parser(prog="oloproof", description=__doc__)
     parser.add_argument("--version", action="version", version=f"oloproof {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMANDS:
+    for name in _modules_for(argv):
         importlib.import_module(f"oloproof.cli.{name}").register(commands)
     return parser
+
+
+def _modules_for(argv: Sequence[str] | None) -> Sequence[str]:
+    first = next((arg for arg in argv or () if not arg.startswith("-")), None)
+    named = f"_{first}"
+    if argv and argv[0] == first and named in COMMANDS:
+        return (named,)
+    return COMMANDS
 
 
 def command() -> NoReturn:
@@ -64,8 +75,9 @@ def command() -> NoReturn:
 
 def main(argv: Sequence[str] | None = None) -> int:
     warnings.formatwarning = _plain_warning
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(arguments)
+    args = parser.parse_args(arguments)
     if not hasattr(args, "handler"):
         parser.print_help()
         return _exit_codes.BAD_INPUT

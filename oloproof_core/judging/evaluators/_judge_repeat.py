@@ -17,6 +17,7 @@ output the same way each time, so it is judged once.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
@@ -24,12 +25,14 @@ from typing import Any
 from oloproof_core._util.canonical import digest_text
 from oloproof_core.judging.evaluators._base import Evaluator
 from oloproof_core.judging.evaluators._case_view import CaseView
-from oloproof_core.judging.evaluators._rubric_judge import RubricJudge
 
 
 def judged_by_model(evaluator: Evaluator) -> bool:
     """Whether `evaluator` asks a model, whose verdicts can differ from one asking to the next."""
-    return isinstance(evaluator, RubricJudge)
+    # Not imported for the question: a run with no model judge never loads the model
+    # client, and no evaluator can be a RubricJudge before its module is loaded.
+    module = sys.modules.get("oloproof_core.judging.evaluators._rubric_judge")
+    return module is not None and isinstance(evaluator, module.RubricJudge)
 
 
 class JudgeRepeat(Evaluator):

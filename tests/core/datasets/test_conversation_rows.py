@@ -48,7 +48,8 @@ def test_scripted_and_simulated_conversations_load_as_plans(tmp_path):
     assert simulated is not None
     assert (simulated.scripted, simulated.scenario) == ((), "Your lamp arrived broken.")
     assert (simulated.max_turns, simulated.expected_turns) == (3, None)
-    assert defaulted is not None and defaulted.max_turns == DEFAULT_MAX_TURNS
+    assert defaulted is not None
+    assert defaulted.max_turns == DEFAULT_MAX_TURNS
     assert single is None
 
 

@@ -77,7 +77,7 @@ def test_turn_verdicts_are_cached_so_a_second_run_judges_nothing():
 
 
 def test_each_turn_is_judged_as_the_system_saw_it_in_its_own_process():
-    result = evaluate(labeller, ROWS[:2], [SAW_HISTORY, WHOLE], store=InMemoryStore(), record=False)
+    result = evaluate(labeller, ROWS[:2], [saw_history, whole], store=InMemoryStore(), record=False)
 
     wrong = by_id(result)["wrong"]
     assert wrong.verdicts["saw_history"].passed, wrong.verdicts["saw_history"]
@@ -90,13 +90,13 @@ def test_each_turn_is_judged_as_the_system_saw_it_in_its_own_process():
 
 
 @evaluator(criterion="saw_history", reads=("input", "output"), per_turn=True)
-def SAW_HISTORY(case):  # noqa: N802  (an evaluator, named as its criterion is shown)
+def saw_history(case):
     messages = case.input["messages"]
     return len(messages) % 2 == 1 and messages[-1]["role"] == "user" and "label" in case.output
 
 
 @evaluator(criterion="whole", reads=("output",), value_type="score", score_range=(0, 10))
-def WHOLE(case):  # noqa: N802
+def whole(case):
     return len(case.output["replies"])
 
 

@@ -64,17 +64,20 @@ def test_a_failing_turn_fails_only_its_own_conversation():
     result = run(systems.counter, rows)
 
     crash, number, fine = result.cases
-    assert crash.error is not None and crash.output is None
+    assert crash.error is not None
+    assert crash.output is None
     assert (crash.error.type, crash.error.message) == ("RuntimeError", "turn 2: asked to crash")
     assert "asked to crash" in crash.error.traceback
     assert len(crash.artifacts["turns"]) == 2  # the third turn never ran
-    assert number.error is not None and number.error.type == "ContractError"
+    assert number.error is not None
+    assert number.error.type == "ContractError"
     assert number.error.message.startswith(
         "turn 1: in a conversation the system returns its reply as a string, or as an object "
         "whose 'content' is the reply's text"
     )
     assert "it returned int 42" in number.error.message
-    assert fine.error is None and len(fine.output["replies"]) == 2
+    assert fine.error is None
+    assert len(fine.output["replies"]) == 2
     assert result.metric("said").n_observed == 1
 
 
@@ -122,7 +125,8 @@ def test_a_simulated_user_talks_until_it_stops_or_runs_out_of_turns(models_on: F
     assert capped.cost_usd == pytest.approx(3 * (10 * 1 + 5 * 2) / 1e6)
     assert calls(capped, "user")[0].cost_usd == pytest.approx((40 + 5) * 100 / 1e6)
     assert result.usage()["user"].calls == 6
-    assert unlucky.error is not None and unlucky.error.type == "SimulatedUserError"
+    assert unlucky.error is not None
+    assert unlucky.error.type == "SimulatedUserError"
     assert unlucky.error.message.startswith(
         "the simulated user (model role 'user') could not write message 1: model call to user-model"
     )

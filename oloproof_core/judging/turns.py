@@ -54,8 +54,13 @@ def judge_turn_by_turn(
     for index, case in enumerate(cases):
         if case.error is not None:
             continue  # its verdict says it was not judged
-        turns = turns_of.get(index, [case])
+        turns = turns_of.get(index)
+        if turns is None:
+            case.verdicts[criterion] = folded(evaluator, [case.verdicts[criterion]])
+            continue
         case.verdicts[criterion] = folded(evaluator, [turn.verdicts[criterion] for turn in turns])
+        for turn in turns:  # a judge's calls for a turn are its conversation's
+            case.measurements.model_calls.extend(turn.measurements.model_calls)
     return tally
 
 

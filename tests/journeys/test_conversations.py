@@ -139,9 +139,8 @@ def _assert_the_verdicts(result: dict, cases: dict) -> None:
         assert metrics[criterion]["estimate"] == pytest.approx(0.8)
     # 2 + 1 + 3 + 4 + 1 turns judged one by one, 5 conversations as a whole.
     judging = result["provenance"]["judging"]
-    assert judging["answers_each_message"]["judged"] + judging["answers_each_message"][
-        "cached"
-    ] == 11
+    per_turn = judging["answers_each_message"]
+    assert per_turn["judged"] + per_turn["cached"] == 11
     assert judging["resolved"]["judged"] == 5
 
 

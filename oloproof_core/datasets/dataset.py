@@ -15,6 +15,7 @@ from typing import Any
 
 from oloproof_core._util.canonical import canonical_json
 from oloproof_core.datasets.checks import check_row_limits
+from oloproof_core.datasets.conversations import conversation_problem
 from oloproof_core.datasets.readers import ROW_KEYS, read_records
 from oloproof_core.datasets.rows import Dataset, Row
 from oloproof_core.errors import DatasetError
@@ -96,6 +97,9 @@ def checked_rows(
     for line, item in records:
         row = _validate(source, line, item)
         check_row_limits(source, line, row)
+        problem = conversation_problem(row.input, row.expected)
+        if problem is not None:
+            raise DatasetError(source, line, f"row {row.id!r}: {problem}")
         seen(row.id, line)
         input_bytes = _canonical_part(source, line, "input", row.input)
         expected_bytes = _canonical_part(source, line, "expected", row.expected)

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from oloproof_core.cases.case import CaseResult
 from oloproof_core.cases.system_errors import explain_row_reads
+from oloproof_core.datasets.conversations import is_conversation
+from oloproof_core.execution.conversations import run_conversations
 from oloproof_core.execution.isolation import MeteredPool, pool_shape
 from oloproof_core.execution.running import ProgressCallback, run_system
 from oloproof_core.judging.judge import judge_concurrency
@@ -119,7 +121,29 @@ def in_processes(plan: RunPlan) -> bool:
 
 
 def execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback | None) -> None:
-    """Run the plan's system over `cases`: fill each one's output (or error) and figures."""
+    """Run the plan's system over `cases`: fill each one's output (or error) and figures.
+
+    A conversation case (`oloproof_core.datasets.conversations`) calls the system once
+    per turn, each turn run as a case of its own by the same path (`run_conversations`)."""
+    single = [case for case in cases if not is_conversation(case.input)]
+    if len(single) == len(cases):
+        _execute_cases(plan, cases, progress)
+        return
+    talks = [case for case in cases if is_conversation(case.input)]
+    with open_pool(plan, cases=len(cases)):
+        if single:
+            _execute_cases(plan, single, progress)
+        run_conversations(
+            talks,
+            lambda turns: _execute_cases(plan, turns, None),
+            concurrency=plan.concurrency,
+            progress=progress,
+        )
+
+
+def _execute_cases(
+    plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback | None
+) -> None:
     if not in_processes(plan):
         warmup = plan.release.warmup
         if warmup is not None and not plan.execution:

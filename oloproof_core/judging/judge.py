@@ -29,6 +29,7 @@ from oloproof_core.errors import ConfigError, DeclarationError, UndeclaredReadEr
 from oloproof_core.execution.running import ProgressCallback
 from oloproof_core.judging.contained._wire import failure_message
 from oloproof_core.judging.evaluators import CaseView, Evaluator
+from oloproof_core.judging.turns import judge_turn_by_turn
 from oloproof_core.judging.verdict_checks import storable_verdict
 from oloproof_core.results.store import CacheEntry, Store, verdict_key
 
@@ -114,7 +115,12 @@ def judge_cases(
     how = _How(concurrency, progress, contained, limit or VerdictLimit(None, ""))
     tallies: dict[str, JudgingTally] = {}
     for evaluator in evaluators:
-        tallies[evaluator.criterion] = _judge_with(evaluator, cases, store, how, settled)
+        if evaluator.per_turn:
+            tallies[evaluator.criterion] = judge_turn_by_turn(
+                evaluator, cases, lambda e, judged: _judge_with(e, judged, store, how, settled)
+            )
+        else:
+            tallies[evaluator.criterion] = _judge_with(evaluator, cases, store, how, settled)
     return tallies
 
 

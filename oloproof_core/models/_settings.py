@@ -5,11 +5,13 @@ Roles:
     reflection  the model an optimizer reflects with
     metric      `llm()` called from a metric; falls back to the reflection model
     judge       `RubricJudge`; falls back to the metric model, then the reflection model
+    user        the simulated user of a scenario conversation, called by the run's own
+                process between the system's turns (its cost is never the system's)
 
 For a role, the first role in its fallback chain that names a model is used; each
 other setting comes from the first role along the chain up to that one that sets it,
 or failing that from the shared `default` settings. Environment variables, per role
-(SYSTEM, REFLECTION, METRIC, JUDGE) and for the shared default (DEFAULT):
+(SYSTEM, REFLECTION, METRIC, JUDGE, USER) and for the shared default (DEFAULT):
 
     OLOPROOF_<ROLE>_MODEL        model name, e.g. gpt-4o-mini
     OLOPROOF_<ROLE>_BASE_URL     OpenAI-compatible endpoint, e.g. http://localhost:11434/v1
@@ -35,12 +37,16 @@ from typing import Any
 from oloproof_core.errors import OloproofError
 
 ROLES = ("system", "reflection", "metric", "judge")
+"""The roles code under test may call: systems, metrics and judges (and their processes)."""
+SIMULATED_USER = "user"
+"""The role that plays the user of a scenario conversation; only the run's process calls it."""
 DEFAULT = "default"
 FALLBACKS: Mapping[str, tuple[str, ...]] = {
     "system": ("system",),
     "reflection": ("reflection",),
     "metric": ("metric", "reflection"),
     "judge": ("judge", "metric", "reflection"),
+    SIMULATED_USER: (SIMULATED_USER,),
 }
 FIELDS: Mapping[str, str] = {
     "model": "MODEL",
@@ -216,6 +222,6 @@ def _checked(key: str, value: Any, where: str) -> Any:
 
 
 def _check_role(role: str, *, allow_default: bool) -> None:
-    allowed = (*ROLES, DEFAULT) if allow_default else ROLES
+    allowed = (*FALLBACKS, DEFAULT) if allow_default else tuple(FALLBACKS)
     if role not in allowed:
         raise ModelError(f"unknown model role {role!r}; roles are {', '.join(allowed)}")

@@ -97,6 +97,7 @@ class DeclaredEvaluator(Evaluator):
                 reads=tuple(described["reads"]),
                 value_type=described["value_type"],
                 score_range=tuple(described["score_range"]),
+                per_turn=described.get("per_turn") is True,
             )
             owner = f"evaluator {self.criterion!r}"
             self._sub_score_range = check_score_range(declared["sub_score_range"], owner)

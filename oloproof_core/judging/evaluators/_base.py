@@ -19,6 +19,7 @@ from oloproof_core.judging.evaluators._source import source_digest, source_locat
 
 ValueType = Literal["pass_fail", "score"]
 _CRITERION = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")
+_WHOLE_CONVERSATION_PARTS = ("measurements", "trace")
 
 
 class Evaluator(ABC):
@@ -33,6 +34,9 @@ class Evaluator(ABC):
     """True for evaluators that wait on a model or network; the engine judges them concurrently."""
     is_async: bool = False
     """True when `judge` returns an awaitable: the engine awaits the cases on one event loop."""
+    per_turn: bool = False
+    """True to judge a conversation turn by turn (`oloproof_core.judging.turns`), its verdict
+    folded from its turns'; a single case is its one turn."""
 
     def __init__(
         self,
@@ -41,6 +45,7 @@ class Evaluator(ABC):
         reads: tuple[str, ...],
         value_type: ValueType = "pass_fail",
         score_range: tuple[float, float] = (0.0, 1.0),
+        per_turn: bool = False,
     ) -> None:
         owner = f"{type(self).__name__}(criterion={criterion!r})"
         if not isinstance(criterion, str) or not _CRITERION.match(criterion):
@@ -60,6 +65,7 @@ class Evaluator(ABC):
         self.reads = check_reads(reads, owner)
         self.value_type: ValueType = value_type
         self.score_range = check_score_range(score_range, owner)
+        self.per_turn = check_per_turn(per_turn, self.reads, owner)
 
     @property
     def kind(self) -> str:
@@ -92,7 +98,7 @@ class Evaluator(ABC):
     @cached_property
     def version(self) -> str:
         """Changes whenever the defining file, the parameters or the declaration change."""
-        declaration = {
+        declaration: dict[str, Any] = {
             "kind": self.kind,
             "criterion": self.criterion,
             "reads": list(self.reads),
@@ -101,6 +107,8 @@ class Evaluator(ABC):
             "parameters": self.parameters(),
             "source": self.code_digest(),
         }
+        if self.per_turn:  # named only when on, so the versions of others stay as they were
+            declaration["per_turn"] = True
         return digest_text(canonical_json(declaration))[:32]
 
     @abstractmethod
@@ -150,7 +158,7 @@ class Evaluator(ABC):
 
     def describe(self) -> dict[str, Any]:
         """Provenance record of this evaluator."""
-        return {
+        described: dict[str, Any] = {
             "criterion": self.criterion,
             "kind": self.kind,
             "version": self.version,
@@ -160,6 +168,9 @@ class Evaluator(ABC):
             "parameters": dict(self.parameters()),
             "source": self.source,
         }
+        if self.per_turn:
+            described["per_turn"] = True
+        return described
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.criterion!r} version={self.version[:12]}>"
@@ -177,6 +188,19 @@ def check_score_range(score_range: Any, owner: str) -> tuple[float, float]:
             f"{owner}: score_range must satisfy lo < hi with finite numbers, got {score_range!r}"
         )
     return low, high
+
+
+def check_per_turn(per_turn: Any, reads: tuple[str, ...], owner: str) -> bool:
+    if not isinstance(per_turn, bool):
+        raise DeclarationError(f"{owner}: per_turn must be True or False, got {per_turn!r}")
+    whole_only = [part for part in reads if part in _WHOLE_CONVERSATION_PARTS]
+    if per_turn and whole_only:
+        raise DeclarationError(
+            f"{owner}: per_turn=True judges each turn's input, output, expected value and "
+            f"artifacts; {whole_only[0]!r} is measured for the whole conversation: judge it "
+            "per conversation (per_turn=False)"
+        )
+    return per_turn
 
 
 def _shown(value: Any) -> str:

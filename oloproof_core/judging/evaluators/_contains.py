@@ -26,6 +26,7 @@ class Contains(Evaluator):
         field: str | None = None,
         expected_field: str | None = None,
         ignore_case: bool = True,
+        per_turn: bool = False,
     ) -> None:
         if value is None and expected_field is None:
             raise DeclarationError(
@@ -33,7 +34,7 @@ class Contains(Evaluator):
                 "expected_field='name' to know what to look for"
             )
         reads = ("output",) if value is not None else ("output", "expected")
-        super().__init__(criterion=criterion, reads=reads)
+        super().__init__(criterion=criterion, reads=reads, per_turn=per_turn)
         self.value = value
         self.field = field
         self.expected_field = expected_field

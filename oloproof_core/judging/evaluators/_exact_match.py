@@ -25,8 +25,9 @@ class ExactMatch(Evaluator):
         expected_field: str | None = None,
         ignore_case: bool = False,
         strip: bool = False,
+        per_turn: bool = False,
     ) -> None:
-        super().__init__(criterion=criterion, reads=("output", "expected"))
+        super().__init__(criterion=criterion, reads=("output", "expected"), per_turn=per_turn)
         self.field = field
         self.expected_field = expected_field if expected_field is not None else field
         self.ignore_case = ignore_case

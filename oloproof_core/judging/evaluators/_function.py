@@ -32,9 +32,14 @@ class FunctionEvaluator(Evaluator):
         value_type: ValueType,
         score_range: tuple[float, float],
         io_bound: bool,
+        per_turn: bool = False,
     ) -> None:
         super().__init__(
-            criterion=criterion, reads=reads, value_type=value_type, score_range=score_range
+            criterion=criterion,
+            reads=reads,
+            value_type=value_type,
+            score_range=score_range,
+            per_turn=per_turn,
         )
         self.fn = fn
         # An async function waits by definition: its cases share one event loop.
@@ -70,6 +75,7 @@ def evaluator(
     value_type: ValueType = ...,
     score_range: tuple[float, float] = ...,
     io_bound: bool = ...,
+    per_turn: bool = ...,
 ) -> Callable[[Callable[[CaseView], Any]], FunctionEvaluator]: ...
 
 
@@ -82,11 +88,13 @@ def evaluator(
     value_type: ValueType = "pass_fail",
     score_range: tuple[float, float] = (0.0, 1.0),
     io_bound: bool = False,
+    per_turn: bool = False,
 ) -> Any:
     """Declare a function of one argument, the case, as an evaluator.
 
     It returns True/False, or with value_type="score" a number within score_range.
     `reads` names the case parts it reads; the verdict cache keys on exactly those.
+    `per_turn=True` judges a conversation turn by turn (`oloproof_core.judging.turns`).
     """
 
     def declare(function: Callable[[CaseView], Any]) -> FunctionEvaluator:
@@ -98,6 +106,7 @@ def evaluator(
             value_type=value_type,
             score_range=score_range,
             io_bound=io_bound,
+            per_turn=per_turn,
         )
 
     if fn is not None:

@@ -28,6 +28,7 @@ class JsonSchema(Evaluator):
         schema: Mapping[str, Any] | str | None = None,
         field: str | None = None,
         expected_field: str | None = None,
+        per_turn: bool = False,
     ) -> None:
         if (schema is None) == (expected_field is None):
             raise DeclarationError(
@@ -35,7 +36,7 @@ class JsonSchema(Evaluator):
                 "of schema=... or expected_field='name'"
             )
         reads = ("output",) if schema is not None else ("output", "expected")
-        super().__init__(criterion=criterion, reads=reads)
+        super().__init__(criterion=criterion, reads=reads, per_turn=per_turn)
         self.schema = _load_schema(schema, criterion) if schema is not None else None
         self.field = field
         self.expected_field = expected_field

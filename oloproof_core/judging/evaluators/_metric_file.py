@@ -54,17 +54,23 @@ class MetricFile(Evaluator):
     _declare_again: Callable[[bytes], Mapping[str, Any]] | None = None
     """Set on a file read in its sandbox: declares changed bytes there (`refresh`)."""
 
-    def __init__(self, path: str | os.PathLike[str], *, criterion: str | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, criterion: str | None = None, per_turn: bool = False
+    ) -> None:
         path = os.path.abspath(os.fspath(path))
-        self._adopt(path, load(path, read_metric_file(path)), criterion or default_criterion(path))
+        criterion = criterion or default_criterion(path)
+        self._adopt(path, load(path, read_metric_file(path)), criterion, per_turn)
 
-    def _adopt(self, path: str, loaded: LoadedMetric, criterion: str) -> None:
+    def _adopt(
+        self, path: str, loaded: LoadedMetric, criterion: str, per_turn: bool = False
+    ) -> None:
         self.path = path
         super().__init__(
             criterion=criterion,
             reads=_reads_of(loaded),
             value_type="score",
             score_range=loaded.score_range,
+            per_turn=per_turn,
         )
         self._loaded = loaded
         self._models = _identities(loaded.model_roles)

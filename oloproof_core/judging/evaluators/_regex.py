@@ -23,8 +23,9 @@ class Regex(Evaluator):
         field: str | None = None,
         full_match: bool = False,
         ignore_case: bool = False,
+        per_turn: bool = False,
     ) -> None:
-        super().__init__(criterion=criterion, reads=("output",))
+        super().__init__(criterion=criterion, reads=("output",), per_turn=per_turn)
         try:
             self._compiled = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
         except re.error as exc:

@@ -68,10 +68,15 @@ class RubricJudge(Evaluator):
         with_expected: bool = False,
         role: str = "judge",
         temperature: float = 0.0,
+        per_turn: bool = False,
     ) -> None:
         reads = ("input", "output", "expected") if with_expected else ("input", "output")
         super().__init__(
-            criterion=criterion, reads=reads, value_type=value_type, score_range=score_range
+            criterion=criterion,
+            reads=reads,
+            value_type=value_type,
+            score_range=score_range,
+            per_turn=per_turn,
         )
         if not isinstance(rubric, str) or not rubric.strip():
             raise ContractError(

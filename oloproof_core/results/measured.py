@@ -196,8 +196,15 @@ def measured_figure(
     return _cost_per_success(figures, confidence, cap)
 
 
-def _split(column: Sequence[float] | FloatArray) -> tuple[list[float], int]:
-    observed = [value for value in column if not math.isnan(value)]
+def _split(column: Sequence[float] | FloatArray) -> tuple[Sequence[float] | FloatArray, int]:
+    """The observed values (a column's stay an array) and how many are missing."""
+    if isinstance(column, list):
+        observed: Sequence[float] | FloatArray = [v for v in column if not math.isnan(v)]
+    else:
+        import numpy as np
+
+        array = np.asarray(column, dtype=np.float64)
+        observed = array[~np.isnan(array)]
     return observed, len(column) - len(observed)
 
 
@@ -223,7 +230,7 @@ def _mean_cost(figures: CaseFigures, confidence: float, cap: float | None) -> Me
     observed, missing = _split(figures.cost)
     cost = np.array(figures.cost, dtype=np.float64)
     interval = nonnegative_mean_interval(cost, confidence, cap=cap, keys=figures.keys)
-    estimate = math.fsum(observed) / len(observed) if observed else None
+    estimate = math.fsum(observed) / len(observed) if len(observed) else None
     method = _cost_method(cap)
     return MeasuredFigure(
         "cost_per_case_usd", estimate, interval, len(observed), missing, method, confidence

@@ -209,9 +209,8 @@ def _never_passing(policy: Any, evaluators: list[Evaluator], where: _Locator) ->
     from oloproof_core.gates import PolicyError
 
     try:
-        # A worker concludes a run from its value columns, which keep no latency or cost.
         ranges = {item.criterion: tuple(item.score_range) for item in evaluators}
-        policy.check_declared(ranges, measured=False)
+        policy.check_declared(ranges)
     except PolicyError as exc:
         raise ConfigError(f"{where('policy')}: {exc}") from None
 

@@ -65,22 +65,16 @@ class MeasuredRule(Rule):
     def label(self) -> str:
         return f"{self.metric} ≤ {self.threshold:g}"
 
-    def refused_before_run(self, *, sequential: bool, measured: bool) -> str | None:
+    def refused_before_run(self, *, sequential: bool) -> str | None:
         if sequential:
             return (
                 f"{self.where}: {self.metric} is decided on a fixed number of cases; a "
                 "sequential gate (sequential:, --until-decided) cannot read it"
             )
-        if not measured:
-            return (
-                f"{self.where}: {self.metric} reads each case's latency and cost, which a "
-                "run on the workers does not keep for its conclusion; run it here with "
-                "`oloproof run` (no --submit), or drop the rule"
-            )
         return None
 
     def validate(self, context: DecisionContext) -> None:
-        refused = self.refused_before_run(sequential=context.sequential, measured=True)
+        refused = self.refused_before_run(sequential=context.sequential)
         if refused is not None:
             raise PolicyError(refused)
         self._figure(context, context.confidence)
@@ -193,8 +187,9 @@ def _more_text(more: MoreCases, *, short: bool = False) -> str:
 def _repeated(figures: CaseFigures, k: int) -> CaseFigures:
     """The run's cases `k` times over, each copy a new case (for the projection)."""
     ids = [f"{case_id}\0{copy}" for copy in range(k) for case_id in figures.ids]
-    success = None if figures.success is None else figures.success * k
-    return CaseFigures(ids, figures.latency * k, figures.cost * k, success)
+    # As lists: a run's columns come as arrays, which `* k` would multiply value by value.
+    success = None if figures.success is None else list(figures.success) * k
+    return CaseFigures(ids, list(figures.latency) * k, list(figures.cost) * k, success)
 
 
 def measured_rule(

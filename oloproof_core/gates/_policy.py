@@ -54,17 +54,14 @@ class Policy:
         copy.check_declared({})
         return copy
 
-    def check_declared(
-        self, ranges: Mapping[str, tuple[float, float]], *, measured: bool = True
-    ) -> None:
+    def check_declared(self, ranges: Mapping[str, tuple[float, float]]) -> None:
         """Refuse, before anything runs, rules that could never pass on these metrics.
 
         `ranges` maps the run's declared metric names to their score ranges (from
         the evaluators); rules on other names are checked when the run is decided.
-        `measured`: whether the run's conclusion reads each case's latency and cost.
         """
         for rule in self.spec.rules:
-            refused = rule.refused_before_run(sequential=self.sequential, measured=measured)
+            refused = rule.refused_before_run(sequential=self.sequential)
             if refused is not None:
                 raise PolicyError(refused)
             metric = getattr(rule, "metric", None)

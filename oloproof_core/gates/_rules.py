@@ -59,9 +59,8 @@ class Rule(ABC):
         """Why the rule could never pass on a metric with range [low, high], or None."""
         return None
 
-    def refused_before_run(self, *, sequential: bool, measured: bool) -> str | None:
-        """Why the rule cannot decide a run that is sequential, or whose conclusion does not
-        read each case's measurements (`measured`), or None."""
+    def refused_before_run(self, *, sequential: bool) -> str | None:
+        """Why the rule cannot decide a run that is sequential, or None."""
         return None
 
     def _outcome(

@@ -16,6 +16,10 @@ What each figure counts, and why:
 - **success**: a case succeeds when every pass/fail criterion of the run passes
   (or the one criterion a rule names); a missing verdict leaves it unknown, and
   a failing one decides it.
+
+A run concluded from its columns (on the workers) reads the same measurements from
+the columns its store kept of each case (`CaseColumns.measured_columns`), in the same
+reading order, so both give the same figures for the same cases.
 """
 
 from __future__ import annotations
@@ -32,7 +36,10 @@ from oloproof_core.stats._quantile import quantile_estimate, quantile_interval
 
 if TYPE_CHECKING:
     from oloproof_core.cases.case import CaseResult
+    from oloproof_core.results.columns.case_columns import FloatArray
     from oloproof_core.results.estimate import MetricEstimate
+    from oloproof_core.stats import ReadOrder
+    from oloproof_core.stats._order import Keys
 
 
 class MeasuredRun(Protocol):
@@ -63,13 +70,21 @@ class NotMeasuredError(ValueError):
 class CaseFigures:
     """Per case: latency (ms), cost (US dollars) and success (1, 0), NaN where unknown.
 
-    Plain lists: the latency figures need no NumPy, which only the cost figures load."""
+    Plain lists from cases, so the latency figures need no NumPy, which only the cost
+    figures load; arrays from a run's columns, which hold 8 bytes a case."""
 
-    ids: list[str]
-    latency: list[float]
-    cost: list[float]
-    success: list[float] | None
+    ids: Sequence[str]
+    latency: Sequence[float] | FloatArray
+    cost: Sequence[float] | FloatArray
+    success: Sequence[float] | FloatArray | None
     """None when the run has no pass/fail criterion to say which cases succeeded."""
+    order: ReadOrder | None = None
+    """The reading order of `ids` where the columns know it, so the ids need not be read."""
+
+    @property
+    def keys(self) -> Keys:
+        """What fixes the cost figures' reading order, as for every betting interval."""
+        return self.ids if self.order is None else self.order
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,23 +118,51 @@ class MeasuredFigure:
 def case_figures(result: MeasuredRun, success: str | None = None) -> CaseFigures:
     """The run's per-case latency, cost and success; NotMeasuredError if it has none."""
     cases = result.cases
-    if isinstance(cases, CaseColumns) or not cases:
+    if not cases or (isinstance(cases, CaseColumns) and not cases.keeps_measurements()):
         raise NotMeasuredError(
             "this result carries no case measurements (it was saved without its cases, or "
-            "concluded from value columns), so it has no latencies or costs to read"
+            "read from value columns that keep none), so it has no latencies or costs to read"
         )
+    criteria = [success] if success is not None else pass_fail_criteria(result)
+    if isinstance(cases, CaseColumns):
+        return _column_figures(cases, criteria)
     latency = [
         math.nan if c.error is not None or c.latency_ms is None else c.latency_ms for c in cases
     ]
     if all(case.latency_ms is None for case in cases):
         raise NotMeasuredError(f"none of the run's {len(cases)} cases has a measured latency")
     cost = [math.nan if c.cost_usd is None else c.cost_usd for c in cases]
-    criteria = [success] if success is not None else pass_fail_criteria(result)
     return CaseFigures(
         ids=[case.id for case in cases],
         latency=latency,
         cost=cost,
         success=_success(result, criteria) if criteria else None,
+    )
+
+
+def _column_figures(cases: CaseColumns, criteria: list[str]) -> CaseFigures:
+    """`case_figures` from a run's columns: the same figures, one array per column."""
+    import numpy as np
+
+    measured = cases.measured_columns()
+    if measured is None:
+        raise NotMeasuredError(f"none of the run's {len(cases)} cases has a measured latency")
+    success = None
+    if criteria:
+        failed = np.zeros(len(cases), dtype=bool)
+        unknown = np.zeros(len(cases), dtype=bool)
+        for criterion in criteria:
+            values = cases.metric_values(criterion)
+            failed |= values < 1.0  # NaN compares false: a missing verdict decides nothing
+            unknown |= np.isnan(values)
+        success = np.where(failed, 0.0, np.where(unknown, np.nan, 1.0)).astype(np.float64)
+    keys = cases.order_keys()
+    return CaseFigures(
+        ids=cases.ids,
+        latency=np.where(measured.failed, np.nan, measured.latency).astype(np.float64),
+        cost=measured.cost,
+        success=success,
+        order=None if isinstance(keys, Sequence) else keys,
     )
 
 
@@ -153,8 +196,15 @@ def measured_figure(
     return _cost_per_success(figures, confidence, cap)
 
 
-def _split(column: list[float]) -> tuple[list[float], int]:
-    observed = [value for value in column if not math.isnan(value)]
+def _split(column: Sequence[float] | FloatArray) -> tuple[Sequence[float] | FloatArray, int]:
+    """The observed values (a column's stay an array) and how many are missing."""
+    if isinstance(column, list):
+        observed: Sequence[float] | FloatArray = [v for v in column if not math.isnan(v)]
+    else:
+        import numpy as np
+
+        array = np.asarray(column, dtype=np.float64)
+        observed = array[~np.isnan(array)]
     return observed, len(column) - len(observed)
 
 
@@ -179,8 +229,8 @@ def _mean_cost(figures: CaseFigures, confidence: float, cap: float | None) -> Me
 
     observed, missing = _split(figures.cost)
     cost = np.array(figures.cost, dtype=np.float64)
-    interval = nonnegative_mean_interval(cost, confidence, cap=cap, keys=figures.ids)
-    estimate = math.fsum(observed) / len(observed) if observed else None
+    interval = nonnegative_mean_interval(cost, confidence, cap=cap, keys=figures.keys)
+    estimate = math.fsum(observed) / len(observed) if len(observed) else None
     method = _cost_method(cap)
     return MeasuredFigure(
         "cost_per_case_usd", estimate, interval, len(observed), missing, method, confidence
@@ -199,25 +249,24 @@ def _cost_per_success(figures: CaseFigures, confidence: float, cap: float | None
 
     level = split_level(confidence)
     costs = np.array(figures.cost, dtype=np.float64)
-    cost = nonnegative_mean_interval(costs, level, cap=cap, keys=figures.ids)
+    cost = nonnegative_mean_interval(costs, level, cap=cap, keys=figures.keys)
     succeeded, unknown = _split(figures.success)
     wins = int(sum(succeeded))
     rate = proportion_interval(wins, len(succeeded), unknown, level)
-    pairs = [
-        (spent, won)
-        for spent, won in zip(figures.cost, figures.success, strict=True)
-        if not (math.isnan(spent) or math.isnan(won))
-    ]
-    spent_total, won_total = math.fsum(p[0] for p in pairs), math.fsum(p[1] for p in pairs)
+    wins_each = np.array(figures.success, dtype=np.float64)
+    known = ~(np.isnan(costs) | np.isnan(wins_each))
+    # Summed exactly (fsum), so the figure is the same whatever held the column.
+    spent_total = math.fsum(costs[known].tolist())
+    won_total = math.fsum(wins_each[known].tolist())
     estimate = spent_total / won_total if won_total else None
     method = f"{_cost_method(cap)}; {RATIO_METHOD.format(level=100 * level)}"
-    missing = len(figures.cost) - len(pairs)
+    paired = int(known.sum())
     return MeasuredFigure(
         "cost_per_success_usd",
         estimate,
         ratio_interval(cost, rate),
-        len(pairs),
-        missing,
+        paired,
+        len(figures.cost) - paired,
         method,
         confidence,
     )

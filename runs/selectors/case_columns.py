@@ -1,10 +1,11 @@
 """A recorded run's cases as the narrow columns its conclusion reads (`engine.CaseColumns`).
 
 Finalising a run on the workers reads, per case, its id, whether the system failed,
-its cluster, each criterion's value and sub-scores and its model calls (summed by
-role as they stream by), in one streamed query over the three tables joined in the
-database: a million-case run's conclusion holds its ids and a few bytes per case and
-metric, never its inputs, outputs or feedback (`run_result` reads those).
+its cluster, each criterion's value and sub-scores, its model calls (summed by role as
+they stream by) and its measured latency and cost, in one streamed query over the three
+tables joined in the database: a million-case run's conclusion holds its ids and a few
+bytes per case and metric, never its inputs, outputs or feedback (`run_result` reads
+those).
 
 Nor does it hold the rows' values: they go to temporary files as they stream by
 (`engine.SpilledColumns`), and the score metrics are streamed once more, sorted by the
@@ -44,13 +45,15 @@ def run_case_columns(
     builder = engine.CaseColumnsBuilder(criteria, spill=True)
     width = len(criteria)
     for row in _streamed(*_rows_sql(run, criteria)):
-        case_id, error_type, calls, cluster = row[:4]
+        case_id, error_type, calls, cluster, latency_ms, cost_usd = row[:6]
         builder.add(
             case_id,
             cluster=cluster,
             error_type=error_type,
-            verdicts=[(row[4 + 2 * i], _json(row[5 + 2 * i], "{}")) for i in range(width)],
+            verdicts=[(row[6 + 2 * i], _json(row[7 + 2 * i], "{}")) for i in range(width)],
             model_calls=_json(calls, "[]") or (),
+            latency_ms=latency_ms,
+            cost_usd=cost_usd,
         )
     sub_scores = builder.sub_scores()
     read = [c for c in criteria if c in scored or sub_scores.get(c)]
@@ -101,8 +104,8 @@ def case_ids_json_sql(run_id: int) -> tuple[str, list[Any]]:
 
 
 def _rows_sql(run: Run, criteria: Sequence[str]) -> tuple[str, list[Any]]:
-    """Each case in the run's order: id, error, model calls, cluster, then each
-    criterion's value and sub-scores."""
+    """Each case in the run's order: id, error, model calls, cluster, latency, cost, then
+    each criterion's value and sub-scores."""
     quote = connection.ops.quote_name
     cases = quote(CaseResult._meta.db_table)
     selected = ["r.case_id", "r.error_type", "r.model_calls"]
@@ -117,6 +120,7 @@ def _rows_sql(run: Run, criteria: Sequence[str]) -> tuple[str, list[Any]]:
             "ON d.dataset_id = %s AND d.case_id = r.case_id"
         )
         params.append(run.dataset_id)
+    selected += ["r.latency_ms", "r.cost_usd"]
     verdicts, verdict_params = _verdict_joins("r", criteria)
     sql = (
         f"SELECT {', '.join([*selected, *verdicts[0]])} FROM {cases} r "

@@ -80,6 +80,8 @@ def as_columns(cases: list[CaseResult], *, spill: bool = False) -> engine.CaseCo
             error_type=None if case.error is None else case.error.type,
             verdicts=_verdicts(case),
             model_calls=[asdict(call) for call in case.measurements.model_calls],
+            latency_ms=case.latency_ms,
+            cost_usd=case.cost_usd,
         )
     if not spill:
         return builder.build()

@@ -53,6 +53,8 @@ class CaseColumnsBuilder:
         self._errors = self._column("i")
         self._error_types: dict[str, int] = {}
         self._usage: dict[str, RoleUsage] = {}
+        self._latency = self._column("d")
+        self._cost = self._column("d")
 
     def _column(self, code: str, missing: int = 0) -> Column:
         """An empty column, or one missing on the `missing` cases before."""
@@ -70,12 +72,17 @@ class CaseColumnsBuilder:
         error_type: str | None,
         verdicts: Verdicts,
         model_calls: Sequence[Mapping[str, Any]] = (),
+        latency_ms: float | None = None,
+        cost_usd: float | None = None,
     ) -> None:
-        """One case: its verdicts' (value, scores) in the order of the criteria given."""
+        """One case: its verdicts' (value, scores) in the order of the criteria given, and
+        what the platform measured of its system call (None where nothing was)."""
         position = self._count
         self._count += 1
         if not self._spill:
             self._ids.append(case_id)
+        self._latency.append(_NAN if latency_ms is None else float(latency_ms))
+        self._cost.append(_NAN if cost_usd is None else float(cost_usd))
         labels, types = self._cluster_labels, self._error_types
         self._clusters.append(NONE if cluster is None else labels.setdefault(cluster, len(labels)))
         self._errors.append(types.setdefault(error_type, len(types)) if error_type else NONE)
@@ -127,6 +134,8 @@ class CaseColumnsBuilder:
             error_types=list(self._error_types),
             model_usage=self._usage,
             read_order=None if reading is None else reading.order(),
+            latency=float_column(self._latency),
+            cost=float_column(self._cost),
         )
 
     def _spilled(self, ids: Sequence[str], reading: ReadingColumns | None) -> CaseColumns:
@@ -135,11 +144,15 @@ class CaseColumnsBuilder:
 
         assert isinstance(self._clusters, Spill)
         assert isinstance(self._errors, Spill)
+        assert isinstance(self._latency, Spill)
+        assert isinstance(self._cost, Spill)
         files = SpilledFiles(
             values=spills(self._values),
             scores={criterion: spills(subs) for criterion, subs in self._scores.items()},
             clusters=self._clusters if self._cluster_labels else None,
             errors=self._errors,
+            latency=self._latency,
+            cost=self._cost,
         )
         return SpilledColumns(
             ids, files, reading, cluster_labels=list(self._cluster_labels),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
 from oloproof_core.cases.case import CaseError, CaseResult
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # NumPy loads when columns are built: `Result` checks for the
 
     FloatArray = npt.NDArray[np.float64]
     CodeArray = npt.NDArray[np.int32]
+    BoolArray = npt.NDArray[np.bool_]
 
 NONE = -1
 """The code of a case without a cluster, or without an error."""
@@ -77,20 +79,35 @@ class DeferredIds(Sequence[str]):
         return iter(self._loaded())
 
 
+@dataclass(frozen=True, slots=True)
+class MeasuredColumns:
+    """What the latency and cost figures read of each case: the wall time of its system
+    call (ms) and its system's model cost (US dollars), each NaN where not measured, and
+    whether its system failed (a failed case has no reply, so no reply time)."""
+
+    latency: FloatArray
+    cost: FloatArray
+    failed: BoolArray
+
+
 class CaseColumns(Sequence[CaseResult]):
     """A run's cases in order, column by column (see the module's docstring).
 
     `values[criterion]` and `scores[criterion][name]` hold one float per case, NaN
     where missing (a sub-score is missing wherever its verdict is); `cluster_codes`
     index `cluster_labels` and `error_codes` index `error_types`, `NONE` for none.
+    `latency` and `cost` are the platform's measurements, None when the columns were
+    made without them (a result file's value columns keep none).
     """
 
     __slots__ = (
         "cluster_codes",
         "cluster_labels",
+        "cost",
         "error_codes",
         "error_types",
         "ids",
+        "latency",
         "model_usage",
         "read_order",
         "scores",
@@ -109,8 +126,12 @@ class CaseColumns(Sequence[CaseResult]):
         error_types: Sequence[str] = (),
         model_usage: dict[str, RoleUsage] | None = None,
         read_order: ReadOrder | None = None,
+        latency: FloatArray | None = None,
+        cost: FloatArray | None = None,
     ) -> None:
         self.ids = ids
+        self.latency = latency
+        self.cost = cost
         self.read_order = read_order
         self.values = values
         self.scores = scores
@@ -185,6 +206,21 @@ class CaseColumns(Sequence[CaseResult]):
         were built, or the ids themselves."""
         return self.ids if self.read_order is None else self.read_order
 
+    def keeps_measurements(self) -> bool:
+        """Whether the columns hold each case's latency and cost."""
+        return self.latency is not None and self.cost is not None
+
+    def measured_columns(self) -> MeasuredColumns | None:
+        """Each case's latency, cost and failure; None when no case has a latency."""
+        import numpy as np
+
+        if self.latency is None or self.cost is None or np.isnan(self.latency).all():
+            return None
+        failed = np.zeros(len(self), dtype=bool)
+        if self.error_codes is not None:
+            failed = self.error_codes != NONE
+        return MeasuredColumns(self.latency, self.cost, failed)
+
     def sub_score_names(self, criterion: str) -> list[str]:
         """A criterion's sub-scores, in the order they were first seen."""
         return list(self.scores.get(criterion, {}))
@@ -221,6 +257,7 @@ class CaseColumns(Sequence[CaseResult]):
         arrays: list[Any] = [*self.values.values()]
         arrays += [column for subs in self.scores.values() for column in subs.values()]
         arrays += [a for a in (self.cluster_codes, self.error_codes) if a is not None]
+        arrays += [a for a in (self.latency, self.cost) if a is not None]
         if self.read_order is not None:
             arrays.append(self.read_order.indices)
         ids = 0

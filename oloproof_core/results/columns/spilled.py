@@ -27,24 +27,29 @@ from typing import TYPE_CHECKING, Any
 
 from oloproof_core.cases.usage import RoleUsage
 from oloproof_core.results.columns import spill
-from oloproof_core.results.columns.case_columns import NONE, CaseColumns
+from oloproof_core.results.columns.case_columns import NONE, CaseColumns, MeasuredColumns
 from oloproof_core.results.columns.spill import ExactSum, Spill
 
 if TYPE_CHECKING:
     from oloproof_core.results.columns.case_columns import CodeArray, FloatArray
     from oloproof_core.stats import ReadOrder
 
-_LOADED_ON_DEMAND = frozenset({"values", "scores", "cluster_codes", "error_codes", "read_order"})
+_LOADED_ON_DEMAND = frozenset(
+    {"values", "scores", "cluster_codes", "error_codes", "read_order", "latency", "cost"}
+)
 
 
 @dataclass(frozen=True, slots=True)
 class SpilledFiles:
-    """The run's columns in its order: values, sub-scores, cluster and error codes."""
+    """The run's columns in its order: values, sub-scores, cluster and error codes, and
+    the measured latency and cost (None where the store kept none)."""
 
     values: dict[str, Spill]
     scores: dict[str, dict[str, Spill]]
     clusters: Spill | None
     errors: Spill
+    latency: Spill | None = None
+    cost: Spill | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,8 @@ class SpilledColumns(CaseColumns):
         self.cluster_codes = None if files.clusters is None else code_column(files.clusters)
         self.error_codes = code_column(files.errors)
         self.read_order = None if self._reading is None else self._reading.order()
+        self.latency = None if files.latency is None else float_column(files.latency)
+        self.cost = None if files.cost is None else float_column(files.cost)
         self._loaded = True
 
     @property
@@ -132,6 +139,31 @@ class SpilledColumns(CaseColumns):
 
     def sub_score_names(self, criterion: str) -> list[str]:
         return list(self._files.scores.get(criterion, {}))
+
+    def metric_values(self, criterion: str, sub_score: str | None = None) -> FloatArray:
+        # One column from its file: the others stay there.
+        if self._loaded:
+            return super().metric_values(criterion, sub_score)
+        column = self.column_file(criterion if sub_score is None else f"{criterion}.{sub_score}")
+        return self._nothing() if column is None else float_column(column)
+
+    def order_keys(self) -> Sequence[str] | ReadOrder:
+        return self.ids if self._reading is None else self._reading.order()
+
+    def keeps_measurements(self) -> bool:
+        return self._files.latency is not None and self._files.cost is not None
+
+    def measured_columns(self) -> MeasuredColumns | None:
+        import numpy as np
+
+        files = self._files
+        if files.latency is None or files.cost is None:
+            return None
+        # Looked at a block at a time first: a run without latencies loads nothing.
+        if all(np.isnan(block).all() for block in files.latency.blocks()):
+            return None
+        failed = np.asarray(files.errors.whole(), dtype=np.intc) != NONE
+        return MeasuredColumns(float_column(files.latency), float_column(files.cost), failed)
 
     def reading_file(self, metric: str) -> Spill | None:
         """A score metric's column in reading order, None if the store did not read it so."""

@@ -135,13 +135,11 @@ def test_a_run_without_measurements_is_refused_clearly(tmp_path: Path) -> None:
         gate_of(rules, unmeasured)
 
 
-def test_refused_before_a_run_on_the_workers_or_in_a_sequential_gate(tmp_path: Path) -> None:
+def test_refused_before_a_sequential_run_only(tmp_path: Path) -> None:
     path = write_policy(tmp_path, "  - {metric: latency_p50_ms, max: 2000}\n")
     policy = load_policy(path)
-    policy.check_declared({"exact_label": (0.0, 1.0)})  # a run here reads its cases
-    with pytest.raises(PolicyError, match=f"{path}:5: rules\\[1\\]: latency_p50_ms reads"):
-        policy.check_declared({"exact_label": (0.0, 1.0)}, measured=False)
-    with pytest.raises(PolicyError, match="sequential gate"):
+    policy.check_declared({"exact_label": (0.0, 1.0)})  # in one process and on the workers
+    with pytest.raises(PolicyError, match=f"{path}:5: rules\\[1\\]: latency_p50_ms is decided"):
         policy.as_sequential(50).check_declared({"exact_label": (0.0, 1.0)})
 
 
@@ -176,7 +174,7 @@ def test_the_plan_says_it_leaves_these_rules_out() -> None:
     assert any("latency and cost rules are left out" in note for note in planned.notes)
 
 
-def test_a_run_for_the_workers_is_refused_before_it_is_queued(tmp_path: Path) -> None:
+def test_a_run_for_the_workers_checks_these_rules_as_a_run_here_does(tmp_path: Path) -> None:
     from oloproof_core import ConfigProblemsError, run_config_check
 
     (tmp_path / "bot.py").write_text(
@@ -193,7 +191,7 @@ def test_a_run_for_the_workers_is_refused_before_it_is_queued(tmp_path: Path) ->
         "evaluators": [{"ExactMatch": {"criterion": "exact_label", "field": "label"}}],
         "policy": "release.yaml",
     }
-    with pytest.raises(ConfigProblemsError, match="rules\\[1\\]: latency_p95_ms reads each case"):
+    run_config_check(config, base_dir=str(tmp_path), label="oloproof.yaml")  # accepted
+    write_policy(tmp_path, "  - {metric: cost_per_success_usd, max: 0.01}\n")
+    with pytest.raises(ConfigProblemsError, match="rules\\[1\\]: cost_per_success_usd needs cap"):
         run_config_check(config, base_dir=str(tmp_path), label="oloproof.yaml")
-    write_policy(tmp_path, "")
-    run_config_check(config, base_dir=str(tmp_path), label="oloproof.yaml")  # the rest is fine

@@ -18,16 +18,14 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-import warnings
 import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from oloproof_core.execution.isolation._metered_env import metered_environment
+from oloproof_core.execution.isolation._metered_env import gateway_and_sandbox, metered_environment
 from oloproof_core.execution.isolation._process import ChildProcess, stop_children
 from oloproof_core.execution.isolation._sandbox_choice import (
     SandboxChoice,
-    UnprotectedRunWarning,
     kept_from_systems,
 )
 from oloproof_core.execution.isolation._sandbox_paths import plan_binds, within
@@ -43,21 +41,8 @@ class FirstProcess:
     """The gateway, sandbox and process 0 of a pool that does not exist yet."""
 
     def __init__(self, *, mode: str, hidden: Iterable[str], memory_limit_mb: int) -> None:
-        # Imported here: a system's own process imports this package, never the server.
-        from oloproof_core.execution.gateway import Gateway
-
         self.mode, self.memory_limit_mb = mode, memory_limit_mb
-        self.gateway: Gateway = Gateway().listen()
-        try:
-            with warnings.catch_warnings():  # said by the pool that adopts it, or its own
-                warnings.simplefilter("ignore", UnprotectedRunWarning)
-                self.choice = SandboxChoice.choose(
-                    mode, hidden=hidden, gateway_socket=self.gateway.listen_unix
-                )
-        except BaseException:
-            self.gateway.stop()
-            raise
-        self.gateway.serve_when_called()
+        self.gateway, self.choice = gateway_and_sandbox(mode, hidden, say_unprotected=False)
         if self.choice.sandbox is not None:
             self.choice.sandbox.memory_limit_mb = memory_limit_mb
         self.key = self.gateway.issue_key("system", f"process-{FIRST_SLOT}")

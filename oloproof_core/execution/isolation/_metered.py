@@ -29,14 +29,16 @@ from oloproof_core.execution.isolation._first_process import FIRST_SLOT, FirstPr
 from oloproof_core.execution.isolation._metered_env import (
     GATEWAY_URL_VARIABLE as GATEWAY_URL_VARIABLE,
 )
-from oloproof_core.execution.isolation._metered_env import metered_environment
+from oloproof_core.execution.isolation._metered_env import (
+    gateway_and_sandbox,
+    metered_environment,
+)
 from oloproof_core.execution.isolation._pool import ProcessPool
 from oloproof_core.execution.isolation._process import (
     AdoptedProcess,
     process_sys_path,
     stop_children,
 )
-from oloproof_core.execution.isolation._sandbox_choice import SandboxChoice
 from oloproof_core.execution.isolation._sizing import DEFAULT_MEMORY_LIMIT_MB
 from oloproof_core.execution.isolation._transcripts import transcript_of
 from oloproof_core.execution.running import ProgressCallback
@@ -171,20 +173,7 @@ class MeteredPool:
             return child, cgroups
         if first is not None:
             first.close()
-        # Imported here: a system's own process imports this package, never the server.
-        from oloproof_core.execution.gateway import Gateway
-
-        # The port now, so that every process is told where its models are; the server
-        # only for processes that load a model client (`_ready`), or on a first call.
-        self.gateway = Gateway().listen()
-        try:
-            self._sandbox = SandboxChoice.choose(
-                sandbox, hidden=hidden, gateway_socket=self.gateway.listen_unix
-            )
-        except BaseException:
-            self.gateway.stop()
-            raise
-        self.gateway.serve_when_called()
+        self.gateway, self._sandbox = gateway_and_sandbox(sandbox, hidden)
         return None
 
     def _key(self, slot: int) -> str:

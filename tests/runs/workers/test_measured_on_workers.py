@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.fake_openai import FakeOpenAI, Reply, Request
+from tests.support.fake_openai import FakeOpenAI
 from tests.support.platform import (
     Api,
     Platform,
@@ -30,59 +30,18 @@ from tests.support.platform import (
     server_ready,
     wait_until,
 )
+from tests.support.priced_project import (
+    N_CASES,
+    labelled,
+    priced_model_env,
+    write_priced_project,
+)
 
 pytestmark = pytest.mark.redis
 
 REDIS_PORT = 6379
 REDIS_DB = 6
-N_CASES = 120  # a p95 has a finite upper end from 72 cases on
 OLOPROOF = str(Path(sys.executable).parent / "oloproof")
-
-SYSTEM = """\
-from oloproof import system
-from oloproof.models import complete
-
-
-@system(name="labeller", version="1")
-def answer(case):
-    return {"label": complete(case["question"]).strip()}
-"""
-CONFIG = """\
-system: labeller:answer
-dataset: data/cases.jsonl
-evaluators:
-  - ExactMatch: {criterion: exact_label, field: label}
-policy: release.yaml
-"""
-POLICIES = {
-    "release.yaml": """\
-version: 1
-rules:
-  - metric: latency_p95_ms
-    max: 60000
-  - metric: cost_per_success_usd
-    max: 0.02
-    cap_usd: 0.05
-""",
-    "tight.yaml": """\
-version: 1
-rules:
-  - metric: latency_p50_ms
-    max: 0.01
-  - metric: cost_per_case_usd
-    max: 0.005
-    cap_usd: 0.05
-""",
-    "close.yaml": """\
-version: 1
-rules:
-  - metric: latency_p95_ms
-    max: 60000
-  - metric: cost_per_success_usd
-    max: 0.0115
-    cap_usd: 0.05
-""",
-}
 PAGE = """
 from django.contrib.auth.models import User
 from django.test import Client
@@ -93,37 +52,6 @@ print(client.get("/runs/{run_id}/").content.decode())
 """
 
 
-def labelled(request: Request) -> Reply:
-    """The label the question asks for, except on every tenth case: 90 % right."""
-    number, label = re.findall(r"question (\d+): say (\w+)", request.user_text)[0]
-    return Reply("other" if int(number) % 10 == 0 else label, prompt_tokens=10)
-
-
-def write_folder(folder: Path) -> Path:
-    (folder / "data").mkdir(parents=True)
-    rows = [
-        {"id": f"q{i:03d}", "input": {"question": f"question {i}: say {label}"},
-         "expected": {"label": label}}
-        for i, label in ((i, "refund" if i % 2 else "shipping") for i in range(N_CASES))
-    ]  # fmt: skip
-    (folder / "data" / "cases.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    (folder / "labeller.py").write_text(SYSTEM)
-    (folder / "oloproof.yaml").write_text(CONFIG)
-    for name, text in POLICIES.items():
-        (folder / name).write_text(text)
-    return folder
-
-
-def model_env(server: FakeOpenAI) -> dict[str, str]:
-    return {
-        "OLOPROOF_SYSTEM_MODEL": "stand-in",
-        "OLOPROOF_SYSTEM_BASE_URL": server.base_url,
-        "OLOPROOF_SYSTEM_PRICE_IN": "1000",
-        "OLOPROOF_SYSTEM_PRICE_OUT": "0",
-        "OLOPROOF_DEFAULT_BACKOFF": "0.01",
-    }
-
-
 def command(
     running: Platform, folder: Path, server: FakeOpenAI, *args: str, timeout: float = 300
 ) -> tuple[int, str, str]:
@@ -131,7 +59,7 @@ def command(
     done = subprocess.run(
         [OLOPROOF, *args],
         cwd=folder,
-        env={**running.env, **model_env(server), "OLOPROOF_RECORD": "1"},
+        env={**running.env, **priced_model_env(server), "OLOPROOF_RECORD": "1"},
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -153,7 +81,7 @@ def shape(item: dict[str, Any]) -> tuple[Any, ...]:
 @pytest.fixture
 def folder(tmp_path: Path, fake_openai: FakeOpenAI) -> Path:
     fake_openai.respond_with(labelled)
-    return write_folder(tmp_path / "latency-cost")
+    return write_priced_project(tmp_path / "latency-cost")
 
 
 def start_site(running: Platform, folder: Path, server: FakeOpenAI) -> Api:
@@ -181,7 +109,7 @@ def test_a_run_on_the_workers_has_the_figures_and_the_gate_of_a_run_here(
         running.start(
             ["worker", "--concurrency=2", "--loglevel=WARNING"],
             name="worker",
-            extra_env=model_env(fake_openai),
+            extra_env=priced_model_env(fake_openai),
         )
         code, said, log = command(
             running, folder, fake_openai,

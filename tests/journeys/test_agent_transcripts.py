@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -166,15 +165,3 @@ def test_the_transcript_is_kept_judged_cached_by_its_digest_and_shown(
         page.goto(base + "/runs/1/cases/garbled-a1")
         assert "not JSON" in page.locator("#transcript-flags").inner_text()
         assert page.locator("details.tool-call .badge").inner_text() == "arguments not JSON"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()

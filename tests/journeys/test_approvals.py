@@ -89,18 +89,6 @@ def dashboard(folder: Path, *command: str, **extra_env: str) -> Iterator[str]:
             server.wait()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 @contextmanager
 def signed_in(browser: Any, base: str, username: str, password: str) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1360, "height": 900})

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -111,18 +110,6 @@ def test_a_status_that_does_not_exist_is_refused(two_releases: Path) -> None:
     assert refused.returncode == 3
     assert "invalid choice: 'worse'" in refused.stderr
     assert "Traceback" not in refused.stderr
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def grid_cases(page: Any) -> list[str]:

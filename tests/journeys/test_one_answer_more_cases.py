@@ -11,7 +11,6 @@ the same question: how many cases in all give the rule an 80 % chance of passing
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +26,6 @@ SAID = re.compile(
     rf"{RULE} inconclusive \(interval [^;]+; "
     r"about ([\d,]+) cases in all for an 80 % chance of passing\)"
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def figure(pattern: re.Pattern[str], text: str) -> int:

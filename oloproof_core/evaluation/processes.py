@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from oloproof_core.cases.case import CaseResult
+from oloproof_core.cases.case import CaseError, CaseResult
 from oloproof_core.cases.system_errors import explain_row_reads
+from oloproof_core.datasets.workspace_files import has_workspace
 from oloproof_core.execution.isolation import MeteredPool, pool_shape
 from oloproof_core.execution.running import ProgressCallback, run_system
 from oloproof_core.judging.judge import judge_concurrency
@@ -119,8 +120,13 @@ def in_processes(plan: RunPlan) -> bool:
 
 
 def execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback | None) -> None:
-    """Run the plan's system over `cases`: fill each one's output (or error) and figures."""
+    """Run the plan's system over `cases`: fill each one's output (or error) and figures.
+
+    A case missing before it runs (a row whose workspace files were refused) is not sent."""
+    everyone, cases = cases, [case for case in cases if case.error is None]
     if not in_processes(plan):
+        refuse_workspaces_in_thread(cases)
+        cases = [case for case in cases if case.error is None]
         warmup = plan.release.warmup
         if warmup is not None and not plan.execution:
             warmup()
@@ -142,4 +148,17 @@ def execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback |
         plan.execution = plan.pool.describe()
     explain_row_reads(cases)
     if progress is not None:
-        progress("system", len(cases), len(cases))
+        progress("system", len(everyone), len(everyone))
+
+
+def refuse_workspaces_in_thread(cases: list[CaseResult]) -> None:
+    """A task with a workspace runs in processes of its own: oloproof's own process has
+    one working directory for every thread, and no sandbox to hold the agent's commands."""
+    for case in cases:
+        if has_workspace(case.input):
+            case.error = CaseError(
+                "WorkspaceError",
+                "this case has workspace files (input.files), and a workspace is made only "
+                "in the system's own processes: remove `isolation: thread` (the default, "
+                "isolation: process, makes one)",
+            )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -155,3 +156,58 @@ def test_an_async_system_gets_its_workspace_as_its_working_directory_too():
     (case,) = result.cases
     assert case.output is True
     assert case.verdicts["tests"].value == 1.0
+
+
+COMMANDS = """\
+import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()
+    print("reached")
+except OSError:
+    print("no network")
+try:
+    with open("big.bin", "wb") as handle:
+        handle.write(b"x" * (16 * 2**20))
+        handle.flush()
+    print("wrote 16 MiB")
+except OSError as exc:
+    print("full", exc.errno)
+"""
+
+
+@system(name="commander", version="1")
+def commander(case):
+    """Runs a command in its workspace: a network call, then a write past the /tmp cap."""
+    done = subprocess.run(
+        [sys.executable, "probe.py", str(case["port"])],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.split("\n")[:2]
+
+
+def test_commands_the_agent_runs_are_held_by_its_sandbox(monkeypatch):
+    monkeypatch.setenv("OLOPROOF_SANDBOX_TMP_MB", "8")
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        port = listening.getsockname()[1]
+        rows = [{"id": "probe", "input": {"port": port, "files": {"probe.py": COMMANDS}}}]
+        result = evaluate(commander, rows, evaluators=[TESTS_ANYWAY], sandbox="required")
+    (case,) = result.cases
+    # This machine listens on the port; inside the sandbox nothing but the gateway does.
+    assert case.output == ["no network", "full 28"]
+    # A command given as one string is split as a shell would, and ran in the copy.
+    assert case.verdicts["probe_runs"].value == 1.0
+
+
+TESTS_ANYWAY = WorkspaceCommand(criterion="probe_runs", command="python probe.py 1")
+
+
+def test_with_isolation_thread_a_case_with_files_is_missing_saying_why():
+    result = evaluate(
+        fixer, [task("fixed", True)], evaluators=[TESTS], isolation="thread", sandbox="off"
+    )
+    (case,) = result.cases
+    assert case.error is not None
+    assert case.error.type == "WorkspaceError"
+    assert "isolation: thread" in case.error.message

@@ -53,6 +53,9 @@ class CaseWorkspace:
         try:
             for path, text in checked.items():
                 workspace.seed(path, text)
+        except OSError as exc:  # a file that is also another's folder, a /tmp that is full
+            _remove(workspace.path)
+            raise WorkspaceError(f"input.files: the workspace could not be seeded: {exc}") from None
         except BaseException:
             shutil.rmtree(workspace.path, ignore_errors=True)
             raise

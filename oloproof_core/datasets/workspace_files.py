@@ -92,8 +92,16 @@ def _check_files(files: Any) -> None:
         return  # not a workspace: `files` of another shape is the system's own input
     if len(files) > MAX_FILES:
         raise WorkspacePathError(f"{len(files):,} files, over the {MAX_FILES:,} a workspace takes")
+    kept = {inside_path(path) for path in files}
+    for path in kept:
+        folder = path.rpartition("/")[0]
+        while folder:
+            if folder in kept:
+                raise WorkspacePathError(
+                    f"{folder!r} is a file and the folder of {path!r}; rename one of them"
+                )
+            folder = folder.rpartition("/")[0]
     for path, text in files.items():
-        inside_path(path)
         if not isinstance(text, str):
             raise WorkspacePathError(
                 f"the file {path!r} holds {type(text).__name__}; a file's content is its "

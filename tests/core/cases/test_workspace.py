@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,15 @@ def test_each_workspace_is_a_fresh_folder_and_a_closed_folder_is_removed_too() -
 def test_a_path_leaving_the_workspace_is_never_written(path: str) -> None:
     with pytest.raises(WorkspaceError, match=r"input\.files: the path"):
         CaseWorkspace.open({"files": {"fine.py": "", path: "x"}})
+
+
+def test_a_file_that_is_also_a_folder_is_a_clear_error_and_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(WorkspaceError, match="could not be seeded"):
+        CaseWorkspace.open({"files": {"src": "x", "src/app.py": "y"}})
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_files_past_the_cap_are_left_out_and_said(tmp_path: Path) -> None:

@@ -144,10 +144,13 @@ def test_a_file_that_is_not_text_is_refused_and_files_of_another_shape_are_input
         [
             {"id": "number", "input": {"files": {"a.py": 3}}},
             {"id": "names", "input": {"files": ["a.pdf", "b.pdf"]}},
+            {"id": "both", "input": {"files": {"src": "x", "src/app.py": "y"}}},
         ],
     )
     rows = {row.id: row for row in load_dataset(source).rows}
     assert rows["number"].refused is not None
     assert "holds int" in rows["number"].refused
     assert rows["names"].refused is None
+    assert rows["both"].refused is not None
+    assert "'src' is a file and the folder of 'src/app.py'" in rows["both"].refused
     assert not has_workspace(rows["names"].input)

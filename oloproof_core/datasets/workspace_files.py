@@ -130,7 +130,7 @@ def _folder_files(source: str, folder: Any) -> dict[str, str]:
                 continue  # links are not followed: a workspace holds the folder's own files
             shown = os.path.relpath(path, root).replace(os.sep, "/")
             text = _text_of(path, shown)
-            total += len(text)
+            total += len(text.encode("utf-8"))
             if len(files) >= MAX_FILES or total > MAX_FOLDER_BYTES:
                 raise _FolderError(
                     f"the folder {relative!r} holds more than {MAX_FILES:,} files or "

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         ToolUsed,
         TrajectoryJudge,
         Transcript,
+        WorkspaceCommand,
         evaluator,
     )
 
@@ -41,6 +42,7 @@ __all__ = [
     "ToolUsed",
     "TrajectoryJudge",
     "Transcript",
+    "WorkspaceCommand",
     "evaluator",
 ]
 

@@ -11,10 +11,11 @@ from oloproof_core.cases.transcript import Transcript, transcript_digest
 from oloproof_core.cases.verdict import Verdict
 from oloproof_core.datasets.rows import Row
 
-CASE_PARTS = ("input", "output", "expected", "artifacts", "measurements", "trace")
+CASE_PARTS = ("input", "output", "expected", "artifacts", "measurements", "trace", "workspace")
 """What an evaluator may read; `measurements` (wall time, the system's model cost) is for
 metrics that trade accuracy against speed and cost, `trace` (the transcript) for
-evaluators of what an agent did on the way to its output."""
+evaluators of what an agent did on the way to its output, `workspace` for the files a
+task's agent left in its workspace."""
 
 
 @dataclass(slots=True)
@@ -50,6 +51,9 @@ class CaseResult:
     """Which of its case's repeated runs this is (1, 2, ...); 0 in a run without repeats."""
     trace: Transcript | None = None
     """The case's transcript (model calls through the gateway, the system's own steps)."""
+    workspace: dict[str, Any] | None = None
+    """The files the system left in the case's workspace, packed by its process
+    (`cases.workspace_pack`); None for a case without a workspace. Judged, never stored."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled as its fields: a run hands batches of cases to its store's process, and
@@ -71,6 +75,7 @@ class CaseResult:
                 self._digests,
                 self.repeat,
                 self.trace,
+                # Not the workspace: it is judged before the case is recorded, never stored.
             ),
         )
 
@@ -84,6 +89,7 @@ class CaseResult:
             cluster=row.cluster,
             _digests={"input": row.input_digest, "expected": row.expected_digest},
             repeat=row.repeat,
+            error=None if row.refused is None else CaseError("WorkspaceError", row.refused),
         )
 
     @property
@@ -108,6 +114,8 @@ class CaseResult:
                 digest = digest_text(canonical_json(self.artifacts))
             elif part == "trace":
                 return transcript_digest(self.trace)  # final only once the case is filed
+            elif part == "workspace":
+                return digest_text(canonical_json(self.workspace))  # set once the case ran
             elif part == "measurements":
                 # Not memoised: the figures are only final once the system call returned.
                 return digest_text(canonical_json(self.measurements.observe().to_dict()))

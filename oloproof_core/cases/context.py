@@ -28,11 +28,12 @@ Phase = Literal["system", "evaluator"]
 class CaseContext:
     """The case in progress, as seen from user code."""
 
-    __slots__ = ("_phase", "_record")
+    __slots__ = ("_phase", "_record", "_workspace")
 
-    def __init__(self, record: CaseResult, phase: Phase) -> None:
+    def __init__(self, record: CaseResult, phase: Phase, workspace: str | None = None) -> None:
         self._record = record
         self._phase = phase
+        self._workspace = workspace
 
     @property
     def id(self) -> str:
@@ -54,6 +55,13 @@ class CaseContext:
     @property
     def artifacts(self) -> Mapping[str, Any]:
         return MappingProxyType(self._record.artifacts)
+
+    @property
+    def workspace(self) -> str | None:
+        """The case's own writable folder, seeded with its row's files (`input.files`), and
+        the working directory while the system runs; None for a case without files. An
+        evaluator reads the folder as the system left it with reads=('workspace',)."""
+        return self._workspace
 
     @property
     def phase(self) -> Phase:
@@ -121,9 +129,9 @@ def current_case_or_none() -> CaseContext | None:
     return _CURRENT.get()
 
 
-def enter_case(record: CaseResult, phase: Phase) -> Any:
+def enter_case(record: CaseResult, phase: Phase, workspace: str | None = None) -> Any:
     """Make `record` the current case; returns a token for `leave_case`."""
-    return _CURRENT.set(CaseContext(record, phase))
+    return _CURRENT.set(CaseContext(record, phase, workspace))
 
 
 def leave_case(token: Any) -> None:

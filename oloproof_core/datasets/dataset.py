@@ -18,6 +18,7 @@ from oloproof_core.datasets.checks import check_row_limits
 from oloproof_core.datasets.conversations import conversation_problem
 from oloproof_core.datasets.readers import ROW_KEYS, read_records
 from oloproof_core.datasets.rows import Dataset, Row
+from oloproof_core.datasets.workspace_files import FILES_KEY, FOLDER_KEY, workspace_input
 from oloproof_core.errors import DatasetError
 
 _ROW_KEYS_TEXT = ", ".join(sorted(ROW_KEYS))
@@ -96,6 +97,8 @@ def checked_rows(
     dataset's digest); `seen(id, line)` is told each id in turn, and may refuse it."""
     for line, item in records:
         row = _validate(source, line, item)
+        if FILES_KEY in row.input or FOLDER_KEY in row.input:
+            row.input, row.refused = workspace_input(source, line, row.id, row.input)
         check_row_limits(source, line, row)
         problem = conversation_problem(row.input, row.expected)
         if problem is not None:

@@ -22,6 +22,9 @@ class Row:
     expected_digest: str = ""
     repeat: int = 0
     """Which of a case's repeated runs this row is (1, 2, ...); 0 in a run without repeats."""
+    refused: str | None = None
+    """Why this row's case is missing without being run (its workspace files leave the
+    workspace, say), naming the file and line; None for a row that runs."""
 
 
 @dataclass(slots=True)

@@ -14,9 +14,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from oloproof_core.cases.case import CaseResult
+from oloproof_core.cases.case import CaseError, CaseResult
 from oloproof_core.cases.system_errors import explain_row_reads
 from oloproof_core.datasets.conversations import is_conversation
+from oloproof_core.datasets.workspace_files import has_workspace
 from oloproof_core.execution.conversations import run_conversations
 from oloproof_core.execution.isolation import MeteredPool, pool_shape
 from oloproof_core.execution.running import ProgressCallback, run_system
@@ -124,27 +125,33 @@ def execute(plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback |
     """Run the plan's system over `cases`: fill each one's output (or error) and figures.
 
     A conversation case (`oloproof_core.datasets.conversations`) calls the system once
-    per turn, each turn run as a case of its own by the same path (`run_conversations`)."""
+    per turn, each turn run as a case of its own by the same path (`run_conversations`).
+    A case missing before it runs (a row whose workspace files were refused) is not sent."""
+    everyone, cases = cases, [case for case in cases if case.error is None]
     single = [case for case in cases if not is_conversation(case.input)]
     if len(single) == len(cases):
         _execute_cases(plan, cases, progress)
-        return
-    talks = [case for case in cases if is_conversation(case.input)]
-    with open_pool(plan, cases=len(cases)):
-        if single:
-            _execute_cases(plan, single, progress)
-        run_conversations(
-            talks,
-            lambda turns: _execute_cases(plan, turns, None),
-            concurrency=plan.concurrency,
-            progress=progress,
-        )
+    else:
+        talks = [case for case in cases if is_conversation(case.input)]
+        with open_pool(plan, cases=len(cases)):
+            if single:
+                _execute_cases(plan, single, progress)
+            run_conversations(
+                talks,
+                lambda turns: _execute_cases(plan, turns, None),
+                concurrency=plan.concurrency,
+                progress=progress,
+            )
+    if progress is not None and len(everyone) != len(cases):
+        progress("system", len(everyone), len(everyone))
 
 
 def _execute_cases(
     plan: RunPlan, cases: list[CaseResult], progress: ProgressCallback | None
 ) -> None:
     if not in_processes(plan):
+        refuse_workspaces_in_thread(cases)
+        cases = [case for case in cases if case.error is None]
         warmup = plan.release.warmup
         if warmup is not None and not plan.execution:
             warmup()
@@ -167,3 +174,16 @@ def _execute_cases(
     explain_row_reads(cases)
     if progress is not None:
         progress("system", len(cases), len(cases))
+
+
+def refuse_workspaces_in_thread(cases: list[CaseResult]) -> None:
+    """A task with a workspace runs in processes of its own: oloproof's own process has
+    one working directory for every thread, and no sandbox to hold the agent's commands."""
+    for case in cases:
+        if has_workspace(case.input):
+            case.error = CaseError(
+                "WorkspaceError",
+                "this case has workspace files (input.files), and a workspace is made only "
+                "in the system's own processes: remove `isolation: thread` (the default, "
+                "isolation: process, makes one)",
+            )

@@ -140,4 +140,5 @@ def _repeat_row(row: Row, repeat: int) -> Row:
         input_digest=row.input_digest,
         expected_digest=row.expected_digest,
         repeat=repeat,
+        refused=row.refused,
     )

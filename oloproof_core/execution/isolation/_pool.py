@@ -242,7 +242,7 @@ class ProcessPool(SandboxedKeeper):
             self._fill(slot)
             self._ended(slot, flight)
             return
-        if not isinstance(message, list) or len(message) not in (5, 6):
+        if not isinstance(message, list) or len(message) not in (5, 6, 7):
             raise ProtocolError(f"unexpected message {str(message)[:200]!r}")
         flight = slot.take(message[0])
         failed = message[1] != "ok"

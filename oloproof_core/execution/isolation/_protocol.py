@@ -10,10 +10,11 @@ Messages, parent to child: the setup mapping, then one `[seq, case_id, input]` l
 per case (with a fourth element, a release's key, after a `{"bind": ...}` message:
 see `_bindings`); closing the pipe asks the child to stop. Child to parent:
 `{"ready": ...}` or `{"failed": traceback}` once warm, `{"bound": key}` after a bind,
-then one `[seq, status, payload, artifacts, model_calls, own_steps]` list per case,
-`status` being "ok" (payload: the output) or "error" (payload: `[type, message,
+then one `[seq, status, payload, artifacts, model_calls, own_steps, workspace]` list per
+case, `status` being "ok" (payload: the output) or "error" (payload: `[type, message,
 traceback]`), `own_steps` the steps the system added to its transcript itself
-(`{"steps": [...], "left_out": n}`, or null).
+(`{"steps": [...], "left_out": n}`, or null), `workspace` the case's workspace as the
+system left it (`cases.workspace_pack`), or null (absent from an error's reply).
 
 The parent reads a system's frames with a cap (`FrameReader(limit=...)`, the sandbox's
 reply cap): a larger frame that starts as a case's reply (`[seq,`) comes out as

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from oloproof_core.cases.case import CaseError, CaseResult
 from oloproof_core.cases.observations import ModelCall
 from oloproof_core.cases.transcript import system_steps_from_child
+from oloproof_core.cases.workspace_pack import checked_workspace
 from oloproof_core.errors import OloproofError
 from oloproof_core.execution.isolation._caps import SandboxCgroups
 from oloproof_core.execution.isolation._process import ChildProcess
@@ -159,6 +160,8 @@ def settle(
         record.artifacts.update(artifacts)
     if own_steps:
         record.trace = system_steps_from_child(own_steps[0])
+    if len(own_steps) > 1:
+        record.workspace = checked_workspace(own_steps[1])
     if reported_calls and isinstance(calls, list):
         record.measurements.model_calls.extend(_model_calls(calls))
     if status == "ok":

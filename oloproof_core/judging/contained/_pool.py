@@ -89,7 +89,9 @@ class EvaluatorPool:
             version=evaluator.version,
             warmup=functools.partial(warm, packed),
         )
-        waits = evaluator.io_bound or evaluator.is_async
+        # A workspace's files are megabytes and a command in it takes seconds: such
+        # verdicts travel one to a message, as those that wait on a model do.
+        waits = evaluator.io_bound or evaluator.is_async or "workspace" in evaluator.reads
         self.batch_limit = 1 if waits else MAX_BATCH
         self._keys: dict[int, dict[str, str]] = {}
         self._batches: dict[str, list[str]] = {}

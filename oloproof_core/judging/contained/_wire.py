@@ -64,6 +64,7 @@ def stand_in(case_id: str, parts: Mapping[str, Any]) -> CaseResult:
         output=parts.get("output"),
         artifacts=parts.get("artifacts") or {},
         trace=Transcript.from_dict(parts["trace"]) if parts.get("trace") else None,
+        workspace=parts.get("workspace"),
     )
     measured = parts.get("measurements")
     if isinstance(measured, Mapping):

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from oloproof_core.judging.evaluators._tool_sequence import ToolSequence
     from oloproof_core.judging.evaluators._trajectory import StepCount, ToolUsed
     from oloproof_core.judging.evaluators._trajectory_judge import TrajectoryJudge
+    from oloproof_core.judging.evaluators._workspace_command import WorkspaceCommand
 
 _EXPORTS: dict[str, str] = {
     "BUILTIN_EVALUATORS": "._builtin",
@@ -44,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "TrajectoryJudge": "._trajectory_judge",
     "Transcript": "oloproof_core.cases.transcript",
     "ValueType": "._base",
+    "WorkspaceCommand": "._workspace_command",
     "evaluator": "._function",
 }
 
@@ -64,6 +66,7 @@ __all__ = [
     "TrajectoryJudge",
     "Transcript",
     "ValueType",
+    "WorkspaceCommand",
     "evaluator",
 ]
 

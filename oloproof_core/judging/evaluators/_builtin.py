@@ -19,6 +19,7 @@ _MODULES = {
     "ToolSequence": "_tool_sequence",
     "StepCount": "_trajectory",
     "TrajectoryJudge": "_trajectory_judge",
+    "WorkspaceCommand": "_workspace_command",
 }
 """Each name's module in this package, imported when the name is first asked for."""
 _NAMES = tuple(_MODULES)

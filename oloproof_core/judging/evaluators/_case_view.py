@@ -9,6 +9,7 @@ from typing import Any
 from oloproof_core.cases.case import CASE_PARTS, CaseResult
 from oloproof_core.cases.observations import Observation
 from oloproof_core.cases.transcript import Transcript
+from oloproof_core.cases.workspace_pack import WorkspaceCopy
 from oloproof_core.errors import UndeclaredReadError
 
 
@@ -19,7 +20,7 @@ class CaseView:
     any other part would let a stale verdict through; it is refused instead.
     """
 
-    __slots__ = ("_copies", "_criterion", "_reads", "_record")
+    __slots__ = ("_copies", "_criterion", "_reads", "_record", "_workspace")
 
     def __init__(
         self, record: CaseResult, reads: tuple[str, ...], criterion: str, *, copies: bool = True
@@ -30,6 +31,7 @@ class CaseView:
         self._reads = reads
         self._criterion = criterion
         self._copies = copies
+        self._workspace: WorkspaceCopy | None = None
 
     @property
     def id(self) -> str:
@@ -75,6 +77,22 @@ class CaseView:
         gateway and added no step of its own)."""
         transcript = self._read("trace")
         return transcript if isinstance(transcript, Transcript) else Transcript()
+
+    @property
+    def workspace(self) -> WorkspaceCopy | None:
+        """The case's workspace as the system left it, unpacked into a temporary folder of
+        this evaluator's own (removed with this view); None for a case without files."""
+        if self._workspace is None:
+            self._read_declared("workspace")
+            packed = self._record.workspace
+            if packed is None:
+                return None
+            self._workspace = WorkspaceCopy(packed)
+        return self._workspace
+
+    def _read_declared(self, part: str) -> None:
+        if part not in self._reads:
+            self._read(part)  # raises, naming what to declare
 
     def __repr__(self) -> str:
         return f"<case {self.id!r} reads={self._reads!r}>"

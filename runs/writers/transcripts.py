@@ -35,13 +35,19 @@ def _transcripts(run_id: int, cases: Sequence[engine.CaseResult]) -> Iterator[Ca
         if trace is None or not trace.steps or case.id in seen:
             continue
         seen.add(case.id)
-        text = engine.canonical_json(trace.to_dict())
+        compressed, digest = packed(trace)
         yield CaseTranscript(
             run_id=run_id,
             case_id=case.id,
-            compressed=zlib.compress(text.encode("utf-8"), 6),
-            digest=trace.digest(),
+            compressed=compressed,
+            digest=digest,
             steps=len(trace.steps),
             model_calls=len(trace.model_calls),
             cut=bool(trace.cuts),
         )
+
+
+def packed(trace: engine.Transcript) -> tuple[bytes, str]:
+    """The transcript as stored (compressed JSON) and its digest."""
+    text = engine.canonical_json(trace.to_dict())
+    return zlib.compress(text.encode("utf-8"), 6), trace.digest()

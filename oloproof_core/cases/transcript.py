@@ -42,10 +42,13 @@ ZLIB_LEVEL = 6
 @dataclass(frozen=True, slots=True)
 class PackedTranscript:
     """A finished transcript as the store keeps it: zlib-compressed canonical JSON of
-    `Transcript.to_dict()`, and the digest the verdict cache keys on."""
+    `Transcript.to_dict()`, the digest the verdict cache keys on, and its counts."""
 
     compressed: bytes
     digest: str
+    steps: int
+    model_calls: int
+    cut: bool
 
 
 @dataclass(slots=True)
@@ -132,7 +135,10 @@ class Transcript:
         if self._packed is None:
             text = canonical_json(self.to_dict())
             compressed = zlib.compress(text.encode("utf-8"), ZLIB_LEVEL)
-            self._packed = PackedTranscript(compressed, self._content_digest())
+            calls = sum(step.get("kind") == "model_call" for step in self.steps)
+            self._packed = PackedTranscript(
+                compressed, self._content_digest(), len(self.steps), calls, bool(self.cuts)
+            )
         return self._packed
 
     def _content_digest(self) -> str:

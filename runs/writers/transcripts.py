@@ -42,13 +42,12 @@ def _transcripts(run_id: int, cases: Sequence[engine.CaseResult]) -> Iterator[tu
             continue
         seen.add(case.id)
         packed = trace.packed()
-        calls = sum(step.get("kind") == "model_call" for step in trace.steps)
         yield (
             run_id,
             case.id,
             packed.compressed,
             packed.digest,
-            len(trace.steps),
-            calls,
-            bool(trace.cuts),
+            packed.steps,
+            packed.model_calls,
+            packed.cut,
         )

@@ -45,6 +45,7 @@ def test_adding_a_step_makes_it_again_and_a_pickle_carries_it() -> None:
     assert transcript.packed().digest != after.digest
     travelled = pickle.loads(pickle.dumps(transcript))
     assert travelled.packed() == transcript.packed()
+    assert (travelled.packed().steps, travelled.packed().model_calls) == (3, 1)
     assert travelled == transcript
 
 

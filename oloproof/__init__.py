@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from oloproof._results import gate, load
     from oloproof._side_by_side import compare_side_by_side
     from oloproof._submit import Submission, continue_run, submit
+    from oloproof._transcripts import transcript_difference
     from oloproof_core import (
         ConfigError,
         ContractError,
@@ -69,6 +70,7 @@ _LAZY = {
     "compare": ("oloproof_core.results.compare", "compare_runs"),
     "compare_side_by_side": ("oloproof._side_by_side", "compare_side_by_side"),
     "protections": ("oloproof_core.execution.doctor", "protections"),
+    "transcript_difference": ("oloproof._transcripts", "transcript_difference"),
 }
 
 __all__ = [
@@ -105,6 +107,7 @@ __all__ = [
     "protections",
     "submit",
     "system",
+    "transcript_difference",
     "winner_texts",
 ]
 

@@ -119,6 +119,7 @@ _EXPORTS: dict[str, str] = {
     "Store": "oloproof_core.results.store",
     "UndeclaredReadError": "oloproof_core.errors",
     "value_problem": "oloproof_core._util.limits",
+    "Transcript": "oloproof_core.cases.transcript",
     "Verdict": "oloproof_core.cases.verdict",
     "yaml_load": "oloproof_core._util.safe_yaml",
 }
@@ -148,6 +149,7 @@ if TYPE_CHECKING:
     from oloproof_core.cases.measurement import service_cost as service_cost
     from oloproof_core.cases.observations import Measurements as Measurements
     from oloproof_core.cases.rewards import reward as reward
+    from oloproof_core.cases.transcript import Transcript as Transcript
     from oloproof_core.cases.verdict import Verdict as Verdict
     from oloproof_core.configs.checks import CheckedRunConfig as CheckedRunConfig
     from oloproof_core.configs.checks import ConfigProblem as ConfigProblem
@@ -266,6 +268,7 @@ __all__ = [
     "SpilledColumns",
     "Store",
     "System",
+    "Transcript",
     "UndeclaredReadError",
     "UnprotectedRunWarning",
     "Verdict",

@@ -13,11 +13,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from oloproof._results import load
+from oloproof._transcripts import transcript_difference
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError
 
 if TYPE_CHECKING:
-    from oloproof_core.results.compare import Comparison
+    from oloproof_core.results.compare import Comparison, StepDifference
+
+    StepsFound = tuple[str, StepDifference | None]
 
 
 class _CompareChoices:
@@ -82,6 +85,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="FILE",
         help="also write the cases, one row each, to FILE (.csv or .jsonl)",
     )
+    parser.add_argument(
+        "--steps",
+        metavar="CASE_ID",
+        help="also show where the two runs' transcripts of this case first differ, with "
+        "both steps (latency, tokens and cost left out of the comparison)",
+    )
     _export_options(parser)
     parser.set_defaults(handler=handle)
 
@@ -127,6 +136,8 @@ def _checked(args: argparse.Namespace) -> None:
         raise ConfigError("--export writes one pair's cases: name one candidate with it")
     if args.cases and len(args.candidates) > 1:
         raise ConfigError("--cases lists one pair's cases: name one candidate with it")
+    if args.steps and len(args.candidates) > 1:
+        raise ConfigError("--steps compares one pair's transcripts: name one candidate with it")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -158,14 +169,19 @@ def handle(args: argparse.Namespace) -> int:
         )
         # stderr, so that --json output on stdout stays one JSON document.
         print(f"wrote {written} cases to {args.export}", file=sys.stderr)
-    _print_pair(comparison, args)
+    steps = None
+    if args.steps:
+        steps = (args.steps, transcript_difference(baseline, candidate, args.steps))
+    _print_pair(comparison, args, steps)
     return _exit_codes.OK
 
 
-def _print_pair(comparison: Comparison, args: argparse.Namespace) -> None:
-    """The comparison, and its cases against their own noise when the runs repeated them
-    or `--cases` asks for them."""
-    from oloproof_core.results.compare import repeat_case_lines
+def _print_pair(
+    comparison: Comparison, args: argparse.Namespace, steps: StepsFound | None = None
+) -> None:
+    """The comparison, its cases against their own noise when the runs repeated them or
+    `--cases` asks for them, and where one case's transcripts part (`--steps`)."""
+    from oloproof_core.results.compare import difference_lines, repeat_case_lines
 
     wanted = args.cases is not None or max(comparison.repeats) > 1
     cases = comparison.repeat_cases(metric=args.metric) if wanted else None
@@ -179,8 +195,16 @@ def _print_pair(comparison: Comparison, args: argparse.Namespace) -> None:
                     case for case in found["repeat_cases"]["cases"] if case["case_id"] in kept
                 ]
                 found["repeat_cases"]["shown"] = args.cases
+        if steps is not None:
+            case_id, difference = steps
+            found["transcript_difference"] = {
+                "case_id": case_id,
+                "difference": None if difference is None else difference.to_dict(),
+            }
         print(json.dumps(found, indent=2, ensure_ascii=False))
         return
     print(comparison)
     if cases is not None:
         print("\n".join(repeat_case_lines(cases, args.cases)))
+    if steps is not None:
+        print("\n".join(difference_lines(*steps)))

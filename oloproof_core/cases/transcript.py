@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,20 @@ MEASURED_FIELDS = frozenset({"latency_ms", "input_tokens", "output_tokens", "cos
 EMPTY_DIGEST = digest_text("null")
 _MARK_ROOM = 60
 """Characters a cut mark may add to a text at its cap."""
+ZLIB_LEVEL = 6
+"""On transcripts the level barely moves the time (bench.agents) and level 6 keeps less."""
+
+
+@dataclass(frozen=True, slots=True)
+class PackedTranscript:
+    """A finished transcript as the store keeps it: zlib-compressed canonical JSON of
+    `Transcript.to_dict()`, the digest the verdict cache keys on, and its counts."""
+
+    compressed: bytes
+    digest: str
+    steps: int
+    model_calls: int
+    cut: bool
 
 
 @dataclass(slots=True)
@@ -45,6 +60,7 @@ class Transcript:
     flags: list[str] = field(default_factory=list)
     left_out: int = field(default=0, compare=False)
     """System steps not kept past the cap on steps (said in `cuts` too)."""
+    _packed: PackedTranscript | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -77,6 +93,7 @@ class Transcript:
     def add_system_step(self, name: str, data: Any, *, cut_before: int = 0) -> None:
         """A step of the system's own, data cut to the cap when it is larger (`cut_before`:
         the data is the text of a step cut already, by that many characters)."""
+        self._packed = None
         if len(self.steps) >= STEPS_CAP:
             self.leave_out(1)
             return
@@ -99,12 +116,32 @@ class Transcript:
 
     def leave_out(self, count: int) -> None:
         """Count system steps not kept, and say so once in `cuts`."""
+        self._packed = None
         said = _left_out_note(self.left_out)
         self.left_out += count
         self.cuts = [cut for cut in self.cuts if cut != said] + [_left_out_note(self.left_out)]
 
     def digest(self) -> str:
         """Digest of what was said and done (the figures left out)."""
+        if self._packed is not None:
+            return self._packed.digest
+        return self._content_digest()
+
+    def packed(self) -> PackedTranscript:
+        """The transcript as the store keeps it, made once: called when the case is filed
+        (in the run's process, beside the next cases' work), so the store only writes it
+        and the verdict cache's key reuses its digest. Steps changed in place after it
+        was made are not seen by it; the methods that add steps start it again."""
+        if self._packed is None:
+            text = canonical_json(self.to_dict())
+            compressed = zlib.compress(text.encode("utf-8"), ZLIB_LEVEL)
+            calls = sum(step.get("kind") == "model_call" for step in self.steps)
+            self._packed = PackedTranscript(
+                compressed, self._content_digest(), len(self.steps), calls, bool(self.cuts)
+            )
+        return self._packed
+
+    def _content_digest(self) -> str:
         content = [
             {key: value for key, value in step.items() if key not in MEASURED_FIELDS}
             for step in self.steps

@@ -1,4 +1,5 @@
-"""The case API: annotations (read, write) and a run's cases exported as CSV or JSONL.
+"""The case API: annotations (read, write), a case's transcript, and a run's cases exported
+as CSV or JSONL.
 
 Thin: routes read through selectors and write through runs.writers.annotations, which checks
 the runner role; domain errors become clear 4xx responses (`evalsite.api`).
@@ -14,11 +15,13 @@ from ninja.pagination import paginate
 from ninja.responses import Status
 
 from runs.api.paging import Paging
-from runs.api.schemas import AnnotationChangeOut, AnnotationIn, AnnotationOut
+from runs.api.schemas import AnnotationChangeOut, AnnotationIn, AnnotationOut, TranscriptOut
+from runs.errors import NotFoundError
 from runs.selectors.annotations import case_annotations, run_annotations
 from runs.selectors.cases import CaseFilters
 from runs.selectors.exports import run_cases_export
 from runs.selectors.runs import run_get
+from runs.selectors.transcripts import case_transcript_data
 from runs.writers.annotations import AnnotationValues, case_annotation_save
 
 router = Router(tags=["cases"])
@@ -103,3 +106,20 @@ def export_cases(
     response = StreamingHttpResponse(export.lines, content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response
+
+
+@router.get(
+    "/runs/{run_id}/transcript",
+    response=TranscriptOut,
+    url_name="case_transcript",
+    summary="One case's transcript: every model call and step of the system, in order",
+)
+def get_transcript(request: HttpRequest, run_id: int, case_id: str) -> dict[str, Any]:
+    run = run_get(user=request.user, run_id=run_id)
+    transcript = case_transcript_data(run=run, case_id=case_id)
+    if transcript is None:
+        raise NotFoundError(
+            f"case {case_id!r} of run {run_id} has no transcript: its system made no model "
+            "call through the gateway and reported no step of its own"
+        )
+    return {"case_id": case_id, **transcript}

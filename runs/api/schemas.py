@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any, Literal
+from urllib.parse import urlencode
 
+from django.urls import reverse
 from ninja import Field, Schema
 
 import oloproof_core as engine
@@ -193,6 +195,29 @@ class CaseOut(Schema):
     model_calls: list[dict[str, Any]]
     outcome: str
     verdicts: list[CaseVerdictOut]
+    transcript_url: str | None = Field(
+        None,
+        description="where the case's transcript is read (every model call and step of the "
+        "system, docs/agents.md); null when the case has none",
+    )
+
+    @staticmethod
+    def resolve_transcript_url(case: dict[str, Any]) -> str | None:
+        if not case.get("has_transcript"):
+            return None
+        query = urlencode({"case_id": case["case_id"]})
+        return reverse("api:case_transcript", kwargs={"run_id": case["run_id"]}) + "?" + query
+
+
+class TranscriptOut(Schema):
+    """A case's transcript as kept: its steps in order, what the caps cut, what was flagged."""
+
+    case_id: str
+    digest: str = Field(description="what the verdict cache keys on (the figures left out)")
+    model_calls: int
+    steps: list[dict[str, Any]]
+    cuts: list[str]
+    flags: list[str]
 
 
 class ApprovalIn(Schema):

@@ -19,6 +19,7 @@ from runs.models.case_rows import OUTCOMES_COUNTED
 from runs.selectors.annotations import ANNOTATION_FILTERS, by_annotation
 from runs.selectors.case_hints import case_not_found
 from runs.selectors.case_search import SEARCH_FIELDS, case_search_filter
+from runs.selectors.transcripts import case_ids_with_transcripts
 
 CASE_OUTCOMES = ("passed", "failed", "missing")
 
@@ -56,13 +57,19 @@ def cases_whole(*, run: Run, case_ids: list[int]) -> list[dict[str, Any]]:
     ids = [case.case_id for case in page]
     rows = dataset_cases_by_id(run=run, case_ids=ids)
     verdicts = case_verdicts_by_case(run_id=run.pk, case_ids=ids)
-    return [_whole_case(case, rows.get(case.case_id), verdicts) for case in page]
+    traced = case_ids_with_transcripts(run_id=run.pk, case_ids=ids)
+    return [_whole_case(case, rows.get(case.case_id), verdicts, traced) for case in page]
 
 
 def _whole_case(
-    case: CaseResult, row: DatasetCase | None, verdicts: dict[str, list[CaseVerdict]]
+    case: CaseResult,
+    row: DatasetCase | None,
+    verdicts: dict[str, list[CaseVerdict]],
+    traced: set[str],
 ) -> dict[str, Any]:
     return {
+        "run_id": case.run_id,
+        "has_transcript": case.case_id in traced,
         "case_id": case.case_id,
         "position": case.position,
         "input": None if row is None else row.input,

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from django.urls import reverse
 
@@ -29,7 +29,7 @@ from oloproof_core.results.compare import (
 )
 from runs.access import Actor, runs_visible
 from runs.errors import InvalidRequestError, NotFoundError
-from runs.models import CaseResult, DatasetCase, Run
+from runs.models import CaseResult, CaseTranscript, DatasetCase, Run
 from runs.selectors.comparison import runs_compare
 from runs.selectors.comparison_outputs import runs_outputs_changed
 
@@ -57,6 +57,8 @@ class ComparedCase:
     content: CaseContent
     baseline_url: str | None
     candidate_url: str | None
+    steps_url: str | None = None
+    """Where the two transcripts of the case are compared (None: neither run kept one)."""
 
     def to_dict(self) -> dict[str, Any]:
         content = self.content
@@ -126,6 +128,7 @@ class ComparedCasePages:
         self.baseline, self.candidate = baseline, candidate
         self._before = reverse("runs:cases", args=[baseline.pk])
         self._after = reverse("runs:cases", args=[candidate.pk])
+        self._pair = urlencode({"baseline": baseline.pk, "candidate": candidate.pk})
 
     def all(self) -> ComparedCasePages:
         return self
@@ -138,8 +141,14 @@ class ComparedCasePages:
 
     def __getitem__(self, window: slice) -> list[Any]:
         rows = self.changes[window]
+        ids = [r.case_id for r in rows]
         content = comparison_case_content(
-            baseline=self.baseline, candidate=self.candidate, case_ids=[r.case_id for r in rows]
+            baseline=self.baseline, candidate=self.candidate, case_ids=ids
+        )
+        traced = set(
+            CaseTranscript.objects.filter(
+                run_id__in=(self.baseline.pk, self.candidate.pk), case_id__in=ids
+            ).values_list("case_id", flat=True)
         )
         cases = [
             ComparedCase(
@@ -147,6 +156,7 @@ class ComparedCasePages:
                 content=content.get(row.case_id) or CaseContent(),
                 baseline_url=self._link(self._before, row.case_id) if row.in_baseline else None,
                 candidate_url=self._link(self._after, row.case_id) if row.in_candidate else None,
+                steps_url=self._steps_link(row.case_id) if row.case_id in traced else None,
             )
             for row in rows
         ]
@@ -155,6 +165,9 @@ class ComparedCasePages:
     @staticmethod
     def _link(prefix: str, case_id: str) -> str:
         return prefix + quote(case_id, safe=_PATH_SAFE)
+
+    def _steps_link(self, case_id: str) -> str:
+        return reverse("runs:compare_case", args=[case_id]) + "?" + self._pair
 
 
 def comparison_case_content(

@@ -1,5 +1,6 @@
 """A run's cases as CSV or JSON Lines, streamed: input, expected, output, error, each
-criterion's value and feedback, and people's annotations.
+criterion's value and feedback, and people's annotations; JSON Lines also carry each
+case's transcript (docs/agents.md), which no spreadsheet cell would hold.
 
 The cases are those the case table shows under the same filters, in the same order.
 They are read in batches (a batch of cases, its dataset rows, verdicts and
@@ -21,6 +22,7 @@ from runs.errors import InvalidRequestError
 from runs.models import CaseAnnotation, CaseResult, Run
 from runs.selectors.case_table import CaseRow, case_table_rows, criterion_tops
 from runs.selectors.cases import CaseFilters, run_case_table, run_criteria
+from runs.selectors.transcripts import transcripts_by_case
 
 EXPORT_FORMATS = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson"}
 EXPORT_BATCH = 1000
@@ -50,8 +52,10 @@ def run_cases_export(
     tops = criterion_tops(criteria)
     names = [item.metric for item in criteria]
     ids = list(run_case_table(run=run, filters=filters).values_list("pk", flat=True))
-    rows = _rows(run, ids, tops)
-    lines = _csv_lines(rows, names) if export_format == "csv" else _jsonl_lines(rows, names)
+    if export_format == "csv":
+        lines = _csv_lines((row for row, _ in _rows(run, ids, tops)), names)
+    else:
+        lines = _jsonl_lines(_rows(run, ids, tops, with_transcripts=True), names)
     return CaseExport(
         filename=f"run-{run.pk}-cases.{export_format}",
         content_type=EXPORT_FORMATS[export_format],
@@ -59,11 +63,19 @@ def run_cases_export(
     )
 
 
-def _rows(run: Run, ids: list[int], tops: dict[str, float]) -> Iterator[CaseRow]:
+def _rows(
+    run: Run, ids: list[int], tops: dict[str, float], *, with_transcripts: bool = False
+) -> Iterator[tuple[CaseRow, dict[str, Any] | None]]:
     for batch in batches(ids, EXPORT_BATCH):
         found = CaseResult.objects.in_bulk(batch)
         cases = [found[pk] for pk in batch if pk in found]
-        yield from case_table_rows(run=run, cases=cases, tops=tops)
+        transcripts = (
+            transcripts_by_case(run_id=run.pk, case_ids=[case.case_id for case in cases])
+            if with_transcripts
+            else {}
+        )
+        for row in case_table_rows(run=run, cases=cases, tops=tops):
+            yield row, transcripts.get(row.case.case_id)
 
 
 def _annotation(item: CaseAnnotation) -> dict[str, Any]:
@@ -104,9 +116,12 @@ def case_record(row: CaseRow, criteria: list[str]) -> dict[str, Any]:
     }
 
 
-def _jsonl_lines(rows: Iterator[CaseRow], criteria: list[str]) -> Iterator[str]:
-    for row in rows:
-        yield json.dumps(case_record(row, criteria), ensure_ascii=False, default=str) + "\n"
+def _jsonl_lines(
+    rows: Iterator[tuple[CaseRow, dict[str, Any] | None]], criteria: list[str]
+) -> Iterator[str]:
+    for row, transcript in rows:
+        record = {**case_record(row, criteria), "transcript": transcript}
+        yield json.dumps(record, ensure_ascii=False, default=str) + "\n"
 
 
 class _Line:

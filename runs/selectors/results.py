@@ -17,20 +17,29 @@ from metrics.models import CaseVerdict, MetricEstimate
 from metrics.selectors import run_metric_estimates
 from runs.models import CaseResult, DatasetCase, Label, Run
 from runs.selectors.case_repeats import run_repeats
+from runs.selectors.transcripts import run_transcripts
 
 _BLOCK = 5000
 """Rows fetched per round trip while streaming a run's tables."""
 
 
-def run_result(*, run: Run, with_content: bool = True) -> engine.Result:
+def run_result(
+    *, run: Run, with_content: bool = True, with_transcripts: bool = False
+) -> engine.Result:
     """The run's metrics, cases with verdicts, gate and provenance, as the engine's Result.
 
     Three streamed reads (cases, dataset rows, verdicts) whatever the run's size, and
     with content, where the project has labels, the metrics' labels (`Result.labels`).
+    `with_transcripts` (with content) adds each case's transcript (`CaseResult.trace`), a
+    fourth read: a run read back whole (`oloproof.load`) is the run that was recorded.
     """
     cases = {item["id"]: item for item in _case_items(run, with_content)}
     _add_dataset_rows(run, cases, with_content)
     _add_verdicts(run, cases, with_content)
+    if with_content and with_transcripts:
+        for case_id, transcript in run_transcripts(run_id=run.pk):
+            if case_id in cases:
+                cases[case_id]["trace"] = transcript
     data: dict[str, Any] = {
         "run_id": str(run.pk),
         "provenance": _provenance(run) if with_content else _release_only(run),

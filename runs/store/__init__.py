@@ -191,7 +191,7 @@ class DjangoStore:
                 raise OloproofError(
                     f"run #{run_id} is {run.status}: only a finished run can be read back"
                 )
-            return run_result(run=run)
+            return run_result(run=run, with_transcripts=True)
 
         return outside_event_loop(load)
 

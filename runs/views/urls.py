@@ -6,6 +6,7 @@ from runs.views import (
     accounts,
     cases,
     compare,
+    compare_case,
     gates,
     history,
     keeping,
@@ -51,6 +52,7 @@ urlpatterns = [
     path("systems/<int:system_id>/", releases.system_page, name="system"),
     path("compare/", compare.compare_page, name="compare"),
     path("compare/export", compare.compare_export, name="compare_export"),
+    path("compare/case/<path:case_id>", compare_case.compare_case_page, name="compare_case"),
     path("gates/", gates.gates_page, name="gates"),
     path("optimizations/", optimizations.optimizations_page, name="optimizations"),
     path(

@@ -2,46 +2,52 @@
 
 Called by the recording of a run's cases (`runs.writers.recording.case_results_create`)
 on every path a run is recorded by, in the same transaction as the cases it belongs to.
+A transcript arrives packed (`Transcript.packed()`: compressed JSON and digest, made when
+its case was filed); one that was not is packed here. The rows go through the bulk path
+the other per-case tables take (`metrics.bulk_rows`), not one ORM instance each.
 """
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import oloproof_core as engine
-from metrics.batching import batches
+from metrics.bulk_rows import rows_insert
 from runs.models import CaseTranscript
 
 BATCH = 200
 """Transcripts per INSERT: each can be a megabyte before compression."""
+COLUMNS = ("run_id", "case_id", "compressed", "digest", "steps", "model_calls", "cut")
 
 
 def case_transcripts_create(
     *, run_id: int, cases: Sequence[engine.CaseResult], new_rows: bool = False
 ) -> int:
     """Keep the transcript of each case that has one; a case's kept one is not replaced."""
-    written = 0
-    for batch in batches(_transcripts(run_id, cases), BATCH):
-        CaseTranscript.objects.bulk_create(batch, ignore_conflicts=not new_rows)
-        written += len(batch)
-    return written
+    return rows_insert(
+        model=CaseTranscript,
+        columns=COLUMNS,
+        rows=_transcripts(run_id, cases),
+        ignore_conflicts=not new_rows,
+        batch_size=BATCH,
+    )
 
 
-def _transcripts(run_id: int, cases: Sequence[engine.CaseResult]) -> Iterator[CaseTranscript]:
+def _transcripts(run_id: int, cases: Sequence[engine.CaseResult]) -> Iterator[tuple[Any, ...]]:
     seen: set[str] = set()
     for case in cases:
         trace = case.trace
         if trace is None or not trace.steps or case.id in seen:
             continue
         seen.add(case.id)
-        text = engine.canonical_json(trace.to_dict())
-        yield CaseTranscript(
-            run_id=run_id,
-            case_id=case.id,
-            compressed=zlib.compress(text.encode("utf-8"), 6),
-            digest=trace.digest(),
-            steps=len(trace.steps),
-            model_calls=len(trace.model_calls),
-            cut=bool(trace.cuts),
+        packed = trace.packed()
+        yield (
+            run_id,
+            case.id,
+            packed.compressed,
+            packed.digest,
+            packed.steps,
+            packed.model_calls,
+            packed.cut,
         )

@@ -226,6 +226,8 @@ class MeteredPool:
             calls = self.gateway.take_calls(case.id)
             case.measurements.model_calls.extend(metered_call(call) for call in calls)
             case.trace = transcript_of(calls, case.trace)
+            if case.trace is not None:
+                case.trace.packed()  # here, not in the store, which writes as cases run
             meanwhile.case_cut(case.id, sum(call.cut_reason is not None for call in calls))
         meanwhile.unclaimed(self.gateway.take_unattributed())
         self._tally.add(meanwhile)

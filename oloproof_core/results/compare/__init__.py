@@ -49,6 +49,12 @@ if TYPE_CHECKING:
         compare_side_by_side,
         side_by_side_problem,
     )
+    from oloproof_core.results.compare._transcript_steps import (
+        StepDifference,
+        difference_lines,
+        first_difference,
+        step_line,
+    )
 
 _EXPORTS: dict[str, str] = {
     "CASE_FILTERS": "._cases",
@@ -88,6 +94,10 @@ _EXPORTS: dict[str, str] = {
     "RepeatCase": "._repeat_evidence",
     "RepeatEvidence": "._repeat_evidence",
     "side_by_side_problem": "._side_by_side",
+    "StepDifference": "._transcript_steps",
+    "difference_lines": "._transcript_steps",
+    "first_difference": "._transcript_steps",
+    "step_line": "._transcript_steps",
 }
 
 __all__ = [
@@ -111,6 +121,7 @@ __all__ = [
     "RepeatCases",
     "RepeatEvidence",
     "SideBySide",
+    "StepDifference",
     "ValueColumns",
     "case_of",
     "check_side_by_side",
@@ -119,13 +130,16 @@ __all__ = [
     "compare_runs",
     "compare_side_by_side",
     "counts_text",
+    "difference_lines",
     "export_format",
     "export_lines",
+    "first_difference",
     "outputs_changed",
     "paired_columns",
     "repeat_case_lines",
     "results_content",
     "side_by_side_problem",
+    "step_line",
     "value_columns",
     "values_placed",
 ]

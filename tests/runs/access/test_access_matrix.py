@@ -20,7 +20,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from evalsite.api import api
-from oloproof import evaluate, system
+from oloproof import current_case, evaluate, system
 from oloproof.evaluators import ExactMatch
 from oloproof_core.optimize import CandidateRecord
 from runs.access import LOCAL
@@ -79,6 +79,7 @@ CALLERS = ("anonymous", "outsider", "viewer", "runner", "approver", "admin")
 
 @system(name=f"{SECRET}-bot", version="1")
 def secret_bot(case: dict[str, Any]) -> dict[str, str]:
+    current_case().step("looked up", {"q": case["q"]})  # a transcript, read through access too
     return {"label": case["q"]}
 
 
@@ -172,13 +173,16 @@ def _fill(path: str, world: dict[str, Any]) -> str:
         .replace("<int:account_id>", str(world["alpha_admin"].pk))
         .replace("<int:token_id>", str(world["alpha_token"].pk))
     )
-    if filled.rstrip("/").endswith(("compare", "compare/cases", "compare/export")):
+    pair = filled.rstrip("/").endswith(("compare", "compare/cases", "compare/export"))
+    if pair or "/compare/case/" in filled:
         filled += f"?baseline={first.pk}&candidate={second.pk}"
     elif filled.endswith("compare/runs"):
         filled += f"?runs={first.pk}&runs={second.pk}"
     elif filled.endswith("/verdicts"):
         filled += f"?criterion={SECRET}_metric"
-    elif filled.endswith(("/annotations", "/annotations/changes")) and "/api/" in filled:
+    elif filled.endswith(("/annotations", "/annotations/changes", "/transcript")) and (
+        "/api/" in filled
+    ):
         filled += f"?case_id={SECRET}-0"
     elif filled.endswith("/labels") and "/api/" in filled:
         filled += f"?metric={SECRET}_metric"

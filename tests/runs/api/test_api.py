@@ -64,7 +64,8 @@ def test_the_schema_lists_every_route_we_guard() -> None:
     assert ("PATCH", "/api/runs/1") in routes
     assert ("DELETE", "/api/runs/1") in routes
     assert ("GET", "/api/compare/runs?runs=1&runs=2") in routes
-    assert len(routes) == 29
+    assert ("GET", "/api/runs/1/transcript") in routes
+    assert len(routes) == 30
 
 
 @pytest.mark.parametrize("kind", ["anonymous", "bad token", "revoked token", "inactive user"])

@@ -66,7 +66,8 @@ def _modules_for(argv: Sequence[str] | None) -> Sequence[str]:
 def command() -> NoReturn:
     """The `oloproof` command: `main` on the process's arguments, then a quick exit."""
     arguments = sys.argv[1:]
-    if arguments[:1] == ["run"] and "--submit" not in arguments:
+    asks_help = not {"-h", "--help"}.isdisjoint(arguments)
+    if arguments[:1] == ["run"] and "--submit" not in arguments and not asks_help:
         # Opening the store takes longest: its process starts before the command line
         # is read and the subcommands are loaded (one never used is stopped at exit).
         start_store_early()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,3 +41,24 @@ def test_the_command_without_a_command_prints_its_help_as_a_mistake() -> None:
     assert done.returncode == _exit_codes.BAD_INPUT
     assert "Traceback" not in done.stderr
     assert "commands:" in done.stdout
+
+
+def test_asking_how_to_run_makes_no_store_where_it_is_asked(tmp_path: Path) -> None:
+    """`oloproof run --help` in any folder prints the help and leaves the folder as it
+    was: no data folder, no migrations (a store is made for a run, not for its help)."""
+    from tests.journeys.conftest import run_user
+
+    done = run_user(["oloproof", "run", "--help"], tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    assert "--repeats" in done.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_help_of_the_one_command_asked_for_is_its_own() -> None:
+    """The command builds only the subcommand it is asked for; its help is unchanged."""
+    whole = next(p for p in _every_parser(build_parser()) if p.prog == "oloproof run")
+    alone = next(
+        p for p in _every_parser(build_parser(["run", "--help"])) if p.prog == "oloproof run"
+    )
+    assert alone.format_help() == whole.format_help()

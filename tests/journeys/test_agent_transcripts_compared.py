@@ -23,7 +23,6 @@ from tests.support.fake_openai import FakeOpenAI
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 agent_folder = agent_journey.agent_folder
-browser = agent_journey.browser
 
 SCRIPT = """\
 import json

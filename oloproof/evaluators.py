@@ -11,6 +11,7 @@ from oloproof_core import names_on_first_use
 
 if TYPE_CHECKING:
     from oloproof_core.judging.evaluators import (
+        CaseBudget,
         CaseView,
         Contains,
         Evaluator,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "CaseBudget",
     "CaseView",
     "Contains",
     "Evaluator",

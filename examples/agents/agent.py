@@ -63,6 +63,15 @@ TOOLS = [
 
 
 def answer(case):
+    """One task (`case["question"]`), or one turn of a conversation (`case["messages"]`:
+    the conversation so far, ending with the customer's new message)."""
+    talk = case.get("messages") or [{"role": "user", "content": case["question"]}]
+    reply = desk_turn(talk)
+    return {"answer": reply, "content": reply} if "messages" in case else {"answer": reply}
+
+
+def desk_turn(talk):
+    """The desk's reply to the last message of `talk`, after the tools it takes."""
     client = OpenAI()
     desk = Desk()
     messages = [
@@ -70,18 +79,18 @@ def answer(case):
             "role": "system",
             "content": "You run the orders desk. Look an order up before changing it.",
         },
-        {"role": "user", "content": case["question"]},
+        *talk,
     ]
     for _ in range(6):
         reply = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
         message = reply.choices[0].message
         messages.append(message.model_dump(exclude_none=True))
         if not message.tool_calls:
-            return {"answer": message.content}
+            return message.content
         for call in message.tool_calls:
             try:
                 result = getattr(desk, call.function.name)(**json.loads(call.function.arguments))
             except (AttributeError, TypeError, ValueError) as problem:
                 result = f"error: {problem}"
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
-    return {"answer": None}
+    return None

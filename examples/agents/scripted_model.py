@@ -3,7 +3,8 @@ whose policy picks the right tools for a task with a known probability.
 
     python scripted_model.py [--quality 0.8] [--seed 11] [--port 8765] [--log requests.jsonl]
 
-It reads the task from the conversation's user message. On a task the policy gets right
+It reads the task from the conversation's last user message (a conversation's earlier
+ones name the order). On a task the policy gets right
 (`picks_right`: a seeded draw per question, below `--quality`) it looks the order up,
 then takes the action the question asks for (refund, cancel, new address), then answers
 with the last tool's result. On the others it skips the lookup: it takes the action at
@@ -26,9 +27,13 @@ def picks_right(question, quality=0.8, seed=11):
     return random.Random(f"{seed}:{question}").random() < quality
 
 
-def planned_calls(question, right):
-    """The tool calls the policy makes for a question, in order: (name, arguments)."""
-    order = re.search(r"O-\d+", question).group(0)
+def planned_calls(question, right, earlier=()):
+    """The tool calls the policy makes for a question, in order: (name, arguments). The
+    order is the question's, or the last one an earlier message of the conversation named."""
+    named = [
+        found.group(0) for text in (*earlier, question) if (found := re.search(r"O-\d+", text))
+    ]
+    order = named[-1]
     action = next((tool for word, tool in ACTIONS if word in question.lower()), None)
     arguments = {"order": order}
     if action == "update_address":
@@ -42,9 +47,14 @@ def planned_calls(question, right):
 def reply_to(body, quality, seed):
     """The next assistant message for this conversation."""
     messages = body.get("messages") or []
-    question = next(m["content"] for m in messages if m.get("role") == "user")
-    results = [m for m in messages if m.get("role") == "tool"]
-    order, calls = planned_calls(question, picks_right(question, quality, seed))
+    # A conversation's last user message is the one to act on; its earlier ones say which
+    # order it is about, and all of them together seed the draw (a single task: its one).
+    asked = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    said = [messages[i]["content"] for i in asked]
+    question = said[-1]
+    results = [m for m in messages[asked[-1] :] if m.get("role") == "tool"]
+    right = picks_right(" / ".join(said), quality, seed)
+    order, calls = planned_calls(question, right, said[:-1])
     if len(results) < len(calls):
         name, arguments = calls[len(results)]
         call = {

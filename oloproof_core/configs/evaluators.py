@@ -25,6 +25,7 @@ _EXAMPLES = {
     "ToolUsed": "{criterion: looked_up, tool: lookup_order}",
     "ToolSequence": "{criterion: right_tools, field: tools, match: strict}",
     "StepCount": "{criterion: few_calls, max_model_calls: 5}",
+    "CaseBudget": "{criterion: within_budget, max_latency_ms: 5000, max_cost_usd: 0.01}",
     "TrajectoryJudge": "{criterion: sensible, rubric: 'Each tool call is needed.'}",
 }
 

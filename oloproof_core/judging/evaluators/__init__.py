@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from oloproof_core.cases.transcript import Transcript
     from oloproof_core.judging.evaluators._base import Evaluator, ValueType
     from oloproof_core.judging.evaluators._builtin import BUILTIN_EVALUATORS
+    from oloproof_core.judging.evaluators._case_budget import CaseBudget
     from oloproof_core.judging.evaluators._case_view import CaseView
     from oloproof_core.judging.evaluators._contains import Contains
     from oloproof_core.judging.evaluators._exact_match import ExactMatch
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "BUILTIN_EVALUATORS": "._builtin",
+    "CaseBudget": "._case_budget",
     "CaseView": "._case_view",
     "Contains": "._contains",
     "Evaluator": "._base",
@@ -51,6 +53,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "BUILTIN_EVALUATORS",
+    "CaseBudget",
     "CaseView",
     "Contains",
     "Evaluator",

@@ -18,6 +18,7 @@ _MODULES = {
     "ToolUsed": "_trajectory",
     "ToolSequence": "_tool_sequence",
     "StepCount": "_trajectory",
+    "CaseBudget": "_case_budget",
     "TrajectoryJudge": "_trajectory_judge",
     "WorkspaceCommand": "_workspace_command",
 }

@@ -151,6 +151,18 @@ def local_store_process() -> StoreProcess:
         return _store_process
 
 
+def hide_data_folder() -> None:
+    """Hide the local store's data folder from every sandbox made from now on, before the
+    store itself is opened (a run config's system is declared in one first)."""
+    from oloproof._platform import pin_platform_packages
+
+    pin_platform_packages()
+    from evalsite.project import data_dir
+    from oloproof_core import keep_from_systems
+
+    keep_from_systems(data_dir())
+
+
 def start_store_early() -> None:
     """Start opening the local store now, if a run will use its own process for it: a
     command calls this first, so the store opens while the command reads its config."""

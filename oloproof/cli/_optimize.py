@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from oloproof._store import default_ledger, default_store
+from oloproof._store import default_ledger, default_store, hide_data_folder
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError, InMemoryStore
 
@@ -67,6 +67,8 @@ def handle(args: argparse.Namespace) -> int:
     # The optimizers are imported only by the commands that optimize.
     from oloproof_core.optimize import InMemoryLedger, load_optimize_config, run_optimization
 
+    if args.record:  # hidden from the sandbox the config's system is declared in, too
+        hide_data_folder()
     spec = load_optimize_config(args.config)
     store = default_store() if args.record else InMemoryStore()
     ledger = default_ledger() if args.record else InMemoryLedger()

@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from tests.journeys import test_approvals
 from tests.journeys.conftest import readme_block, run_user
 from tests.journeys.test_approvals import (
     account,
@@ -33,7 +32,6 @@ from tests.journeys.test_approvals import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-browser = test_approvals.browser  # the module's headless Chromium
 
 README_ANSWER = 'return {"label": "refund" if "refund" in case["question"].lower() else "other"}'
 # Release 2 "tightens" the rule and sends every question naming "#1…" elsewhere: the six

@@ -17,14 +17,12 @@ from typing import Any
 
 import pytest
 
-from tests.journeys import test_approvals
 from tests.journeys.conftest import run_user
 from tests.journeys.test_approvals import account, dashboard, post_form, signed_in
 from tests.support.fake_openai import FakeOpenAI, Reply, Request
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-browser = test_approvals.browser  # the module's headless Chromium
 
 SYSTEM = """\
 from oloproof import current_case, system

@@ -6,8 +6,8 @@ one) and result files (`oloproof run --json out.json`), both full of answers and
 figures. The run's own dataset and store are hidden by name; these are found by one
 bounded walk of each code folder, once per pool:
 
-- a folder named `.oloproof`, or the store files of a folder holding `oloproof.sqlite3`
-  (a store placed by `OLOPROOF_DATA_DIR`);
+- a folder named `.oloproof`, or a folder holding `oloproof.sqlite3` (a store placed by
+  `OLOPROOF_DATA_DIR`, with its broker and secret key beside it), each as one;
 - a `.json` file whose first bytes are a result's (`results.head.looks_like_result`).
 
 The walk does not follow links (a link's target is covered where it is bound), and
@@ -72,7 +72,10 @@ def scan_folder(
         except OSError:
             continue
         if folder != root and any(entry.name == STORE_FILES[0] for entry in entries):
-            found.stores += [entry.path for entry in entries if entry.name in STORE_FILES]
+            # The folder as one: its journal comes and goes while the store writes, and a
+            # file named to be covered that is gone when the sandbox starts fails it.
+            found.stores.append(folder)
+            continue
         closed_before = len(found.closed)
         for entry in entries:
             found.entries += 1

@@ -115,9 +115,11 @@ def test_labelling_the_queue_with_keys_and_buttons_moves_the_combined_interval(
     while int(page.locator("#labels-total").inner_text()) < 6:
         submitting(page, lambda: page.keyboard.press(judge_says(page)))
     later = combined(visit, run)
-    # Two labels of twenty cases: the interval is the range their labels leave open.
+    # Two labels of twenty cases: the interval is at most the range their labels leave
+    # open (18 cases of 20 unknown); with the judge's verdicts beside them it may be a
+    # little narrower, by how far the two draws let it lean on the judge.
     low, high = (float(end) for end in early.strip("[]").split(", "))
-    assert high - low == pytest.approx(18 / 20, abs=1e-3)
+    assert 0.8 < high - low <= 18 / 20 + 1e-3
     assert later != early
     assert int(page.locator("#labels-used").inner_text().split()[0]) >= 6
     assert page.locator("#assumes-judge").count() == 0

@@ -7,7 +7,9 @@ figures. The run's own dataset and store are hidden by name; these are found by 
 bounded walk of each code folder, once per pool:
 
 - a folder named `.oloproof`, or a folder holding `oloproof.sqlite3` (a store placed by
-  `OLOPROOF_DATA_DIR`, with its broker and secret key beside it), each as one;
+  `OLOPROOF_DATA_DIR`, with its broker and secret key beside it), each as one (a
+  store's journal comes and goes while it writes, and a file to be covered that is gone
+  when the sandbox starts would fail the sandbox);
 - a `.json` file whose first bytes are a result's (`results.head.looks_like_result`).
 
 The walk does not follow links (a link's target is covered where it is bound), and
@@ -72,9 +74,7 @@ def scan_folder(
         except OSError:
             continue
         if folder != root and any(entry.name == STORE_FILES[0] for entry in entries):
-            # The folder as one: its journal comes and goes while the store writes, and a
-            # file named to be covered that is gone when the sandbox starts fails it.
-            found.stores.append(folder)
+            found.stores.append(folder)  # as one: its journal comes and goes (module doc)
             continue
         closed_before = len(found.closed)
         for entry in entries:

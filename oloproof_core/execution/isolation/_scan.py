@@ -64,8 +64,7 @@ def scan_folder(
     from oloproof_core.results.head import RESULT_HEAD_BYTES, looks_like_result
 
     found = FolderScan()
-    skipped = set(skip)
-    names_skipped = _ALWAYS_SKIPPED if closed else _SKIPPED
+    skipped, names_skipped = set(skip), (_ALWAYS_SKIPPED if closed else _SKIPPED)
     folders = [root]
     while folders:
         folder = folders.pop()

@@ -9,6 +9,7 @@ the other per-case tables take (`metrics.bulk_rows`), not one ORM instance each.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -24,11 +25,16 @@ COLUMNS = ("run_id", "case_id", "compressed", "digest", "steps", "model_calls", 
 def case_transcripts_create(
     *, run_id: int, cases: Sequence[engine.CaseResult], new_rows: bool = False
 ) -> int:
-    """Keep the transcript of each case that has one; a case's kept one is not replaced."""
+    """Keep the transcript of each case that has one; a case's kept one is not replaced.
+    Cases without any (a run with no model call) cost no statement at all."""
+    rows = _transcripts(run_id, cases)
+    first = next(rows, None)
+    if first is None:
+        return 0
     return rows_insert(
         model=CaseTranscript,
         columns=COLUMNS,
-        rows=_transcripts(run_id, cases),
+        rows=itertools.chain((first,), rows),
         ignore_conflicts=not new_rows,
         batch_size=BATCH,
     )

@@ -24,12 +24,12 @@ from oloproof_core.models._settings import ROLES, ModelError, ModelSettings, set
 
 _RETRY_STATUSES = frozenset({408, 409, 429})
 _MAX_BACKOFF_S = 30.0
-# Keyless servers (Ollama, llama.cpp, vLLM without --api-key) accept any key, but the
-# SDK refuses to start without one.
+# Keyless servers (Ollama, llama.cpp, vLLM without --api-key) accept any key; a request
+# without one is refused by some proxies.
 _KEYLESS = "no-key"
 
 if TYPE_CHECKING:
-    import openai
+    from oloproof_core.models._http import ChatEndpoint
 
 Message = Mapping[str, Any]
 
@@ -58,9 +58,8 @@ class ChatReply:
 
 
 _lock = threading.Lock()
-_clients: dict[tuple[str | None, str, float], openai.OpenAI] = {}
-# The SDK takes over a second to import, so it is imported on the first call (or by
-# `prepare()`) only.
+_clients: dict[tuple[str | None, str, float], ChatEndpoint] = {}
+# The HTTP client is imported on the first call (or by `prepare()`) only.
 _limits: dict[tuple[str | None, str], threading.BoundedSemaphore] = {}
 
 
@@ -87,10 +86,10 @@ def chat(messages: Sequence[Message], *, role: str = "system", **options: Any) -
     has neither text nor tool calls.
     """
     settings = settings_for(role)
-    completions = _client(settings).chat.completions
-    # Timed from here: making the client (and importing the SDK) is not the call.
+    endpoint = _client(settings)
+    # Timed from here: making the client (and importing it) is not the call.
     started = time.perf_counter()
-    reading, attempts = _create_with_retries(completions, settings, messages, options)
+    reading, attempts = _create_with_retries(endpoint, settings, messages, options)
     latency_ms = (time.perf_counter() - started) * 1000.0
     input_tokens, output_tokens = reading.input_tokens, reading.output_tokens
     cost = settings.cost_usd(input_tokens, output_tokens) if reading.metered else None
@@ -111,18 +110,16 @@ def chat(messages: Sequence[Message], *, role: str = "system", **options: Any) -
 def prepare(roles: Sequence[str] = ROLES) -> None:
     """Do the one-off work of a first call now, before anything is timed.
 
-    Imports the SDK (over a second on a cold start) and makes the client of every
-    role in `roles` that has a model configured; a process calls this before it
-    starts serving cases, so that the first case is not charged for it.
+    Imports the HTTP client and makes the endpoint of every role in `roles` that has
+    a model configured; a process calls this before it starts serving cases, so that
+    the first case is not charged for it.
     """
-    import openai.resources.chat  # noqa: F401  (the SDK loads its resources lazily)
-
     for role in roles:
         try:
             settings = settings_for(role)
         except ModelError:
             continue  # a role with no model is not called
-        _client(settings).chat.completions  # noqa: B018  (built on first access)
+        _client(settings)
 
 
 async def achat(messages: Sequence[Message], *, role: str = "system", **options: Any) -> ChatReply:
@@ -151,19 +148,17 @@ def llm(instructions: str, input: Any = None, **options: Any) -> str:
     return complete(str(input), role="metric", instructions=str(instructions), **options)
 
 
-def _client(settings: ModelSettings) -> openai.OpenAI:
-    import openai
+def _client(settings: ModelSettings) -> ChatEndpoint:
+    from oloproof_core.models._http import ChatEndpoint
 
     key = (settings.base_url, settings.api_key or _KEYLESS, settings.timeout_s)
     with _lock:
         client = _clients.get(key)
         if client is None:
-            # Retries are ours (below), so they follow the configured policy and count.
-            client = openai.OpenAI(
+            client = ChatEndpoint(
                 base_url=settings.base_url,
                 api_key=settings.api_key or _KEYLESS,
-                timeout=settings.timeout_s,
-                max_retries=0,
+                timeout_s=settings.timeout_s,
             )
             _clients[key] = client
     return client
@@ -180,12 +175,12 @@ def _limit(settings: ModelSettings) -> threading.BoundedSemaphore:
 
 
 def _create_with_retries(
-    completions: Any,
+    endpoint: ChatEndpoint,
     settings: ModelSettings,
     messages: Sequence[Message],
     options: Mapping[str, Any],
 ) -> tuple[Reading, int]:
-    import openai
+    from oloproof_core.models._http import CallFailedError, MalformedReplyError
 
     limit = _limit(settings)
     attempt = 0
@@ -193,9 +188,9 @@ def _create_with_retries(
         attempt += 1
         try:
             with limit:
-                return _create(completions, settings, messages, options), attempt
-        except (openai.APIConnectionError, openai.APIStatusError) as exc:
-            status = getattr(exc, "status_code", None)
+                return _create(endpoint, settings, messages, options), attempt
+        except CallFailedError as exc:
+            status = exc.status
             retryable = status is None or status in _RETRY_STATUSES or status >= 500
             where = f"{settings.model} at {settings.base_url or 'the default endpoint'}"
             if not retryable:
@@ -205,38 +200,29 @@ def _create_with_retries(
                     f"model call to {where} failed after {attempt} attempts: {exc}"
                 ) from exc
             time.sleep(_backoff(settings.backoff_s, attempt, exc))
-        except (openai.OpenAIError, ValueError) as exc:
-            # The server answered 200 with a body that is not a chat completion.
-            raise ModelError(
-                f"malformed reply from {settings.model}: {type(exc).__name__}: {exc}"
-            ) from exc
+        except MalformedReplyError as exc:
+            raise ModelError(f"malformed reply from {settings.model}: {exc}") from exc
 
 
 def _create(
-    completions: Any,
+    endpoint: ChatEndpoint,
     settings: ModelSettings,
     messages: Sequence[Message],
     options: Mapping[str, Any],
 ) -> Reading:
     """One request; a stream is read to its end here, so a broken stream is retried too."""
+    body = {**options, "model": settings.model, "messages": list(messages)}
     if not options.get("stream"):
-        response = completions.create(model=settings.model, messages=list(messages), **options)
-        return read_completion(response, settings)
-    stream_options = {**(options.get("stream_options") or {}), "include_usage": True}
-    stream = completions.create(
-        model=settings.model,
-        messages=list(messages),
-        **{**options, "stream_options": stream_options},
-    )
-    with stream:
-        return read_stream(stream, settings)
+        return read_completion(endpoint.create(body), settings)
+    body["stream_options"] = {**(options.get("stream_options") or {}), "include_usage": True}
+    with endpoint.stream(body) as chunks:
+        return read_stream(chunks, settings)
 
 
 def _backoff(base_s: float, attempt: int, exc: Exception) -> float:
     """Exponential backoff with jitter; a server's Retry-After wins when it says more."""
     delay = min(_MAX_BACKOFF_S, base_s * 2 ** (attempt - 1)) * random.uniform(0.8, 1.2)
-    response = getattr(exc, "response", None)
-    header = None if response is None else response.headers.get("retry-after")
+    header = getattr(exc, "retry_after", None)
     try:
         asked = float(header) if header is not None else 0.0
     except ValueError:

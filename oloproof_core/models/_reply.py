@@ -25,21 +25,18 @@ class Reading:
 
 
 def read_completion(response: Any, settings: ModelSettings) -> Reading:
-    try:
-        message = response.choices[0].message
-    except (AttributeError, IndexError, KeyError, TypeError):
-        message = None
-    text = getattr(message, "content", None)
-    calls = tuple(_as_dict(call) for call in getattr(message, "tool_calls", None) or ())
+    """A whole reply, as the JSON the server sent."""
+    choices = _get(response, "choices")
+    message = _get(choices[0], "message") if isinstance(choices, list) and choices else None
+    text = _get(message, "content")
+    calls = tuple(_as_dict(call) for call in _get(message, "tool_calls") or ())
     if not isinstance(text, str) and not calls:
         shown = repr(response)
         raise ModelError(
             f"malformed reply from {settings.model}: no message text in "
             f"{shown[:200]}{'…' if len(shown) > 200 else ''}"
         )
-    return Reading(
-        text if isinstance(text, str) else "", calls, *usage_of(getattr(response, "usage", None))
-    )
+    return Reading(text if isinstance(text, str) else "", calls, *usage_of(_get(response, "usage")))
 
 
 def read_stream(chunks: Iterable[Any], settings: ModelSettings) -> Reading:
@@ -49,16 +46,17 @@ def read_stream(chunks: Iterable[Any], settings: ModelSettings) -> Reading:
     usage = None
     saw_choice = False
     for chunk in chunks:
-        usage = getattr(chunk, "usage", None) or usage
-        choices = getattr(chunk, "choices", None) or []
-        delta = getattr(choices[0], "delta", None) if choices else None
-        if delta is None:
+        usage = _get(chunk, "usage") or usage
+        choices = _get(chunk, "choices") or []
+        delta = _get(choices[0], "delta") if isinstance(choices, list) and choices else None
+        if not isinstance(delta, dict):
             continue
         saw_choice = True
-        if isinstance(delta.content, str):
-            parts.append(delta.content)
-        for piece in getattr(delta, "tool_calls", None) or ():
-            calls.setdefault(piece.index, _ToolCall()).add(piece)
+        if isinstance(delta.get("content"), str):
+            parts.append(delta["content"])
+        for piece in delta.get("tool_calls") or ():
+            if isinstance(piece, dict):
+                calls.setdefault(_index(piece), _ToolCall()).add(piece)
     if not saw_choice:
         raise ModelError(f"malformed reply from {settings.model}: the stream had no choices")
     tool_calls = tuple(calls[index].as_dict() for index in sorted(calls))
@@ -67,11 +65,13 @@ def read_stream(chunks: Iterable[Any], settings: ModelSettings) -> Reading:
 
 def usage_of(usage: Any) -> tuple[int, int, bool]:
     """Input and output tokens, and whether the server reported them at all."""
-    prompt = getattr(usage, "prompt_tokens", None)
-    completion = getattr(usage, "completion_tokens", None)
+    prompt = _get(usage, "prompt_tokens")
+    completion = _get(usage, "completion_tokens")
     if (
         not isinstance(prompt, int)
         or not isinstance(completion, int)
+        or isinstance(prompt, bool)
+        or isinstance(completion, bool)
         or min(prompt, completion) < 0
     ):
         return 0, 0, False
@@ -86,19 +86,29 @@ class _ToolCall:
     name: str = ""
     arguments: list[str] = field(default_factory=list)
 
-    def add(self, piece: Any) -> None:
-        self.id = getattr(piece, "id", None) or self.id
-        function = getattr(piece, "function", None)
-        if function is not None:
-            self.name += getattr(function, "name", None) or ""
-            self.arguments.append(getattr(function, "arguments", None) or "")
+    def add(self, piece: dict[str, Any]) -> None:
+        self.id = piece.get("id") or self.id
+        function = piece.get("function")
+        if isinstance(function, dict):
+            self.name += function.get("name") or ""
+            self.arguments.append(function.get("arguments") or "")
 
     def as_dict(self) -> dict[str, Any]:
         function = {"name": self.name, "arguments": "".join(self.arguments)}
         return {"id": self.id, "type": "function", "function": function}
 
 
+def _get(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def _index(piece: dict[str, Any]) -> int:
+    index = piece.get("index")
+    return index if isinstance(index, int) else 0
+
+
 def _as_dict(call: Any) -> dict[str, Any]:
-    dump = getattr(call, "model_dump", None)
-    value = dump(exclude_none=True) if callable(dump) else call
-    return dict(value) if isinstance(value, dict) else {"value": value}
+    """A tool call as sent, its empty fields dropped as the SDK's reading dropped them."""
+    if not isinstance(call, dict):
+        return {"value": call}
+    return {key: value for key, value in call.items() if value is not None}

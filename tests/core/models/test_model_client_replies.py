@@ -66,15 +66,31 @@ def test_a_stream_without_usage_has_unknown_cost(models_on):
     assert chat(HELLO, stream=True).cost_usd is None
 
 
-def test_prepare_takes_the_sdk_import_out_of_the_first_call(models_on):
-    """In a fresh interpreter: after prepare() the SDK is loaded and the client exists."""
+def test_prepare_takes_the_clients_import_out_of_the_first_call(models_on):
+    """In a fresh interpreter: after prepare() the HTTP client is loaded and the endpoint
+    exists; the OpenAI SDK (most of a second to import) is not loaded at all."""
     script = (
         "import sys\n"
         "from oloproof_core.models import prepare\n"
-        "assert 'openai' not in sys.modules\n"
+        "assert 'httpx' not in sys.modules\n"
         "prepare()\n"
         "from oloproof_core.models import _client\n"
-        "assert 'openai.resources.chat' in sys.modules\n"
+        "assert 'httpx' in sys.modules\n"
+        "assert 'openai' not in sys.modules\n"
         "assert len(_client._clients) == 1\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+
+
+def test_request_options_shape_the_request_as_the_sdk_takes_them(models_on):
+    """`extra_body` joins the body, `extra_headers` the headers; neither is sent as a
+    field of its own, and the role's key goes as a bearer token."""
+    chat(HELLO, temperature=0, extra_body={"top_k": 5}, extra_headers={"X-Trace": "t1"})
+
+    request = models_on.requests[0]
+    assert request.body["temperature"] == 0
+    assert request.body["top_k"] == 5
+    assert "extra_body" not in request.body and "extra_headers" not in request.body
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    assert headers["x-trace"] == "t1"
+    assert headers["authorization"].startswith("Bearer ")

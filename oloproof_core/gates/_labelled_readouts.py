@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._outcome import MoreCases
 
 if TYPE_CHECKING:
+    from oloproof_core.gates._context import DecisionContext
     from oloproof_core.labels import LabelledEstimate
 
 __all__ = ["interval_source", "labelled_which", "more_labels"]

@@ -15,9 +15,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._more_cases import repeats_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
@@ -34,6 +33,9 @@ from oloproof_core.results.measured import (
 )
 from oloproof_core.stats import Interval
 from oloproof_core.stats._cap import CapExceededError
+
+if TYPE_CHECKING:
+    from oloproof_core.gates._context import DecisionContext
 
 KEYS = {
     "cap_usd": "cost rules: the most one case can cost, in US dollars (costs have no top "

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from oloproof_core import stats
 from oloproof_core.gates import _format as fmt
-from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._labelled_readouts import labelled_which
 from oloproof_core.gates._more_cases import repeats_needed
 from oloproof_core.gates._outcome import MoreCases, Outcome, RuleOutcome
 from oloproof_core.gates._readouts import readout, short_readout
 from oloproof_core.gates._rules import Rule, _level
-from oloproof_core.results.compare import MetricComparison
-from oloproof_core.stats import (
-    DIFFERENCE_TUNING,
-    SCORE_TUNING,
-    Interval,
-    betting_cases_for_power,
-    running_interval,
-)
+
+if TYPE_CHECKING:
+    from oloproof_core.gates._context import DecisionContext
+    from oloproof_core.results.compare import MetricComparison
+    from oloproof_core.stats import Interval
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,11 +80,13 @@ class NoRegressionRule(Rule):
         if paired.cluster_aware:
             raise PolicyError(f"{self.where}: a sequential gate cannot pair clustered cases")
         worst, best, ids = paired.unit_fills()
-        tuning = SCORE_TUNING if paired.value_type == "pass_fail" else DIFFERENCE_TUNING
+        tuning = stats.SCORE_TUNING if paired.value_type == "pass_fail" else stats.DIFFERENCE_TUNING
         level = context.confidence if confidence is None else confidence
-        lower, upper = running_interval(worst, best, ids, context.horizon, level, tuning=tuning)
+        lower, upper = stats.running_interval(
+            worst, best, ids, context.horizon, level, tuning=tuning
+        )
         span = paired.score_range[1] - paired.score_range[0]
-        return Interval(span * (2 * lower - 1), span * (2 * upper - 1))
+        return stats.Interval(span * (2 * lower - 1), span * (2 * upper - 1))
 
     def fails_at(self, context: DecisionContext, confidence: float) -> bool:
         return self._decide(self._interval(context, confidence)) == "fail"
@@ -173,7 +172,7 @@ class NoRegressionRule(Rule):
         low, high = paired.score_range
         distance = 0.0 if paired.difference is None else abs(paired.difference + self.margin)
         effect = distance if distance > 0 else context.effect * (high - low)
-        cases = betting_cases_for_power(paired.difference_sd(), effect, context.confidence)
+        cases = stats.betting_cases_for_power(paired.difference_sd(), effect, context.confidence)
         return more.with_power(cases, effect)
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,4 +1,9 @@
-"""A loaded release policy: describes itself for provenance and decides runs."""
+"""A loaded release policy: describes itself for provenance and decides runs.
+
+What deciding needs (the rules' context, their plans, Holm's procedure) is imported by
+the methods that decide: reading a policy, before a run or a search, needs its rules,
+not the statistics that decide them (numpy's import among them, about 0.1 s).
+"""
 
 from __future__ import annotations
 
@@ -10,18 +15,15 @@ from typing import TYPE_CHECKING, Any, cast
 from oloproof_core._util.canonical import canonical_json, digest_text
 from oloproof_core._util.text_files import text_of
 from oloproof_core.gates._baseline import resolve_baseline
-from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._first_release import first_release_outcome
 from oloproof_core.gates._gate import Gate, run_caveat
-from oloproof_core.gates._holm import apply_holm
 from oloproof_core.gates._outcome import Outcome, RuleOutcome
-from oloproof_core.gates._plan import plan_rule
 from oloproof_core.gates._schema import SCHEMA_VERSION, PolicySpec, parse_policy
 from oloproof_core.gates._yaml_lines import load_yaml_with_lines
-from oloproof_core.results.compare._compare_runs import run_label as describe_run
 
 if TYPE_CHECKING:
+    from oloproof_core.gates._context import DecisionContext
     from oloproof_core.results.result import Result
     from oloproof_core.results.store import Store
 
@@ -127,6 +129,8 @@ class Policy:
         no_regression rule has no baseline. `readouts=False` skips the sample-size
         readouts of undecided rules (a sequential run's intermediate looks).
         """
+        from oloproof_core.gates._context import DecisionContext  # see the module
+
         confidence = self.spec.confidence or _run_confidence(result)
         context = DecisionContext(
             result=result,
@@ -159,6 +163,8 @@ class Policy:
     def _rule_plan(self, rule: object, result: Result) -> dict[str, Any] | None:
         """`rule`'s line of `oloproof plan release.yaml --result` for this run: planned
         from the run alone, as the run page plans it, so every face says one figure."""
+        from oloproof_core.gates._plan import plan_rule
+
         planned = plan_rule(self, rule, result=result)
         return None if planned is None else planned.to_dict()
 
@@ -169,6 +175,8 @@ class Policy:
         checked = [rule for rule in self.spec.rules if not (first_release and rule.needs_baseline)]
         outcomes = [rule.check(context) for rule in checked]
         if self.spec.multiplicity == "holm":
+            from oloproof_core.gates._holm import apply_holm
+
             outcomes = apply_holm(tuple(checked), outcomes, context)
         by_rule = dict(zip(map(id, checked), outcomes, strict=True))
         system = str((context.result.provenance.get("system") or {}).get("name") or "")
@@ -191,7 +199,9 @@ class Policy:
         if baseline is None:  # no release approved yet: `_outcomes` reads on_first_release
             return
         context.baseline = baseline
-        context.baseline_label = describe_run(baseline)
+        from oloproof_core.results.compare._compare_runs import run_label
+
+        context.baseline_label = run_label(baseline)
 
 
 def _horizon(result: Result, given: int | None) -> int:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from oloproof_core import stats
 from oloproof_core.evaluation.aggregate import estimate_metric
 from oloproof_core.results.estimate import MetricEstimate
-from oloproof_core.stats import Interval, betting_cases_for_power, proportion_cases_for_power
+
+if TYPE_CHECKING:
+    from oloproof_core.stats import Interval
 
 
 def repeated_interval(
@@ -53,11 +57,11 @@ def power_cases(
     if metric.value_type == "pass_fail":
         unit_truth = (truth - low) / (high - low)
         unit_threshold = (threshold - low) / (high - low)
-        return proportion_cases_for_power(unit_truth, unit_threshold, confidence), effect
+        return stats.proportion_cases_for_power(unit_truth, unit_threshold, confidence), effect
     observed = [v for v in values if v is not None]
     if len(observed) > 1:
         mean = math.fsum(observed) / len(observed)
         sd = math.sqrt(math.fsum((v - mean) ** 2 for v in observed) / (len(observed) - 1))
     else:
         sd = math.sqrt(max(0.0, (truth - low) * (high - truth)))
-    return betting_cases_for_power(sd, effect, confidence), effect
+    return stats.betting_cases_for_power(sd, effect, confidence), effect

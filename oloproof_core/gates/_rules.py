@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from oloproof_core.gates import _format as fmt
-from oloproof_core.gates._context import DecisionContext
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._labelled_readouts import interval_source, labelled_which, more_labels
 from oloproof_core.gates._more_cases import repeats_needed
@@ -22,6 +21,9 @@ from oloproof_core.gates._projection import power_cases, repeated_interval
 from oloproof_core.gates._readouts import readout, short_readout
 from oloproof_core.results.estimate import MetricEstimate
 from oloproof_core.stats import MAX_CASES, Interval, cases_needed
+
+if TYPE_CHECKING:
+    from oloproof_core.gates._context import DecisionContext
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,20 +15,21 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oloproof_core.datasets.rows import Dataset
 from oloproof_core.evaluation.conclusion import conclude_run
 from oloproof_core.evaluation.plan import plan_run
 from oloproof_core.evaluation.run import process_rows
-from oloproof_core.gates import Gate, Policy
 from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.optimize._artifact import Artifact
 from oloproof_core.optimize._ledger import CandidateRecord
 from oloproof_core.optimize._shared_pool import CandidatePool
-from oloproof_core.results.compare import compare_runs
 from oloproof_core.results.result import Result
 from oloproof_core.results.store import Store
+
+if TYPE_CHECKING:
+    from oloproof_core.gates import Gate, Policy
 
 
 def held_out_run(
@@ -91,6 +92,8 @@ def gated_against_itself(policy: Policy, result: Result, store: Store) -> Gate:
     would still straddle a margin on a few cases, so the no_regression rules are decided
     for what they are: passed, saying why. Every other rule is decided as for any run.
     """
+    from oloproof_core.gates import Gate
+
     gate = policy.decide(result, baseline=result, store=store)
     rules = tuple(
         replace(
@@ -154,6 +157,10 @@ def proof_summary(
         "gate": None,
     }
     if winner.index != seed.index:
+        # Here, not at the top: the comparison's and the gates' statistics (numpy's import
+        # among them, about 0.1 s) are needed after the search, not before its first case.
+        from oloproof_core.results.compare import compare_runs
+
         comparison = compare_runs(seed_test, winner_test, confidence=confidence)
         summary["comparison"] = _plain(comparison.to_dict())
     if winner_test.gate is not None:

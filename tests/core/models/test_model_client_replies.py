@@ -90,7 +90,8 @@ def test_request_options_shape_the_request_as_the_sdk_takes_them(models_on):
     request = models_on.requests[0]
     assert request.body["temperature"] == 0
     assert request.body["top_k"] == 5
-    assert "extra_body" not in request.body and "extra_headers" not in request.body
+    assert "extra_body" not in request.body
+    assert "extra_headers" not in request.body
     headers = {name.lower(): value for name, value in request.headers.items()}
     assert headers["x-trace"] == "t1"
     assert headers["authorization"].startswith("Bearer ")

@@ -96,13 +96,13 @@ def outside_event_loop(work: Callable[[], T]) -> T:
         try:
             return work()
         finally:
-            _close_connections()
+            close_connections()
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="oloproof") as pool:
         return pool.submit(isolated).result()
 
 
-def _close_connections() -> None:
+def close_connections() -> None:
     if "django.db" in sys.modules:
         from django.db import connections
 

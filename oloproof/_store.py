@@ -13,6 +13,7 @@ import atexit
 import os
 import sys
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ _process_ledger: Ledger | None = None
 _local_store: Store | None = None
 _local_ledger: Ledger | None = None
 _store_process: StoreProcess | None = None
+_opening_failure: Exception | None = None
 _lock = threading.Lock()
 
 _ON = frozenset({"1", "true", "yes", "on", ""})
@@ -67,8 +69,11 @@ def default_store() -> Store:
     """
     if not recording_enabled():
         return _memory_store()
-    global _local_store
+    global _local_store, _opening_failure
     with _lock:
+        if _local_store is None and _opening_failure is not None:
+            failure, _opening_failure = _opening_failure, None
+            raise failure  # met opening it beside the command (`open_store_beside`)
         if _local_store is None:
             from oloproof._platform import outside_event_loop
 
@@ -94,6 +99,8 @@ def _open_local_store() -> Store:
     from oloproof._platform import django_setup
     from oloproof_core import OloproofError
 
+    if not _django_configured_here():
+        data_folder_made()  # oloproof's settings keep their secret key there
     django_setup()
     if not apps.is_installed("runs"):
         raise OloproofError(
@@ -134,21 +141,39 @@ def local_store_process() -> StoreProcess:
     global _store_process
     with _lock:
         if _store_process is None:
-            from oloproof._platform import pin_platform_packages
             from oloproof._store_process import StoreProcess
-
-            pin_platform_packages()  # a user's folder named evalsite must not answer
-            from evalsite.project import data_dir
             from oloproof_core import keep_from_systems
 
             # The store's process finds the same folder (same environment and folder). Made
             # now, so that it exists to be hidden when the system's sandbox is made.
-            folder = data_dir()
-            folder.mkdir(parents=True, exist_ok=True)
-            keep_from_systems(folder)
+            keep_from_systems(data_folder_made())
             _store_process = StoreProcess()
             atexit.register(_store_process.close)
         return _store_process
+
+
+def data_folder_made() -> Path:
+    """The local store's data folder, made if it is missing; one that cannot be (a file
+    of that name, a folder this user may not write) is a `OloproofError` saying so."""
+    from oloproof._platform import pin_platform_packages
+
+    pin_platform_packages()  # a user's folder named evalsite must not answer
+    from evalsite.project import data_dir, data_dir_reason
+    from oloproof_core import OloproofError
+
+    folder = data_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise PermissionError(13, "this user may not write in it")
+    except OSError as exc:
+        what = "a file, not a folder" if folder.is_file() else exc.strerror
+        raise OloproofError(
+            f"the data folder {folder} ({data_dir_reason()}) cannot hold the local store: "
+            f"{what}. Point OLOPROOF_DATA_DIR at a folder this user can write (it is made "
+            "if missing), or set OLOPROOF_RECORD=0 to record nothing"
+        ) from None
+    return folder
 
 
 def hide_data_folder() -> None:
@@ -161,6 +186,29 @@ def hide_data_folder() -> None:
     from oloproof_core import keep_from_systems
 
     keep_from_systems(data_dir())
+
+
+def open_store_beside() -> None:
+    """Start opening the local store in this process, in a thread, for a command that
+    records here (an optimization's ledger is Django's): Django's set-up, 0.2 - 0.4 s,
+    then runs while the command reads its config, which mostly waits for the sandboxed
+    processes that read its code. `default_store()` waits for it, or raises what it met.
+    """
+    if not recording_enabled() or _local_store is not None:
+        return
+
+    def opening() -> None:
+        global _opening_failure
+        try:
+            default_store()
+        except Exception as exc:  # raised by the command's own `default_store()`
+            _opening_failure = exc
+            return
+        from oloproof._platform import close_connections
+
+        close_connections()  # this thread's; the command opens its own
+
+    threading.Thread(target=opening, name="oloproof-store-opening", daemon=True).start()
 
 
 def start_store_early() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 import traceback
@@ -70,7 +71,9 @@ def command() -> NoReturn:
     if arguments[:1] == ["run"] and "--submit" not in arguments and not asks_help:
         # Opening the store takes longest: its process starts before the command line
         # is read and the subcommands are loaded (one never used is stopped at exit).
-        start_store_early()
+        # A data folder it cannot use is said by the command, as its error.
+        with contextlib.suppress(OloproofError):
+            start_store_early()
     end_process(main())
 
 

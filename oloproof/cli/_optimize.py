@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from oloproof._store import default_ledger, default_store, hide_data_folder
+from oloproof._store import default_ledger, default_store, hide_data_folder, open_store_beside
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError, InMemoryStore
 
@@ -69,6 +69,7 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.record:  # hidden from the sandbox the config's system is declared in, too
         hide_data_folder()
+        open_store_beside()
     spec = load_optimize_config(args.config)
     store = default_store() if args.record else InMemoryStore()
     ledger = default_ledger() if args.record else InMemoryLedger()

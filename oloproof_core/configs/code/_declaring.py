@@ -116,6 +116,8 @@ def _first_reply(first: FirstProcess) -> dict[str, Any]:
     answer = reply.get("system")
     if not isinstance(answer, dict) or "declared" not in answer:
         first.close()  # it declared nothing, so it serves nothing
+    elif isinstance(answer["declared"], dict) and answer["declared"].get("loads_models") is True:
+        first.expect_model_calls()
     return answer if isinstance(answer, dict) else {"error": "the probe's reply is malformed"}
 
 

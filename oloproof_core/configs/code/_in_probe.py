@@ -21,7 +21,12 @@ from typing import Any
 
 from oloproof_core._util.imports import _where, load_module, load_object
 from oloproof_core.errors import OloproofError
-from oloproof_core.execution.isolation._child import _apply_setup, _prepare_process, _read_setup
+from oloproof_core.execution.isolation._child import (
+    _apply_setup,
+    _prepare_process,
+    _read_setup,
+    loads_models,
+)
 from oloproof_core.execution.isolation._protocol import frame
 
 
@@ -98,6 +103,7 @@ def _system(request: Mapping[str, Any], reference: str) -> dict[str, Any]:
         "reference": None if travels_as is None else travels_as.to_dict(),
         "value": value,
         "dspy_program": callable(getattr(found, "named_predictors", None)),
+        "loads_models": loads_models(),
     }
 
 

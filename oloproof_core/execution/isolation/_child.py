@@ -136,22 +136,24 @@ def _warm(system: System) -> bool:
     warmup = getattr(system, "warmup", None)
     if warmup is not None:
         warmup()
-    return _loads_models()
+    return loads_models()
 
 
-def _loads_models() -> bool:
+def loads_models() -> bool:
+    """Whether the system's imports loaded a model client (see `_MODEL_USERS`)."""
     return any(name in sys.modules for name in _MODEL_USERS)
 
 
 _MODEL_USERS = ("openai", "oloproof.models", "skynet")
 """Modules whose presence says the system calls models. Not the engine's own
 `oloproof_core.models`: every module that imports the evaluators loads it, and
-preparing the SDK costs a system process about a second it would never use."""
+preparing the client (and the gateway's server, in the run's process) would cost a
+model-free run time it never uses."""
 
 
 def prepare_model_client() -> None:
     """Do the model client's one-off work before any timing."""
-    if _loads_models():
+    if loads_models():
         from oloproof_core.models import prepare
 
         prepare(("system",))

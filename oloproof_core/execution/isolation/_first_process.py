@@ -95,6 +95,18 @@ class FirstProcess:
             for bind in plan_binds(self.sys_path, ours).binds
         )
 
+    def expect_model_calls(self) -> None:
+        """The system loaded a model client: start the gateway serving now, in a thread,
+        beside the rest of the run's planning, rather than when the pool first hears
+        from this process (the server's import alone takes about 0.2 s). A failure here
+        is met again, and said, by the pool's own start of it."""
+
+        def serve() -> None:
+            with contextlib.suppress(Exception):
+                self.gateway.serve(reason="before the cases")
+
+        threading.Thread(target=serve, name="oloproof-gateway-start", daemon=True).start()
+
     def hand_over(self) -> tuple[Gateway, SandboxChoice, str, ChildProcess, Any]:
         """The gateway, sandbox, key, process and cgroups, now the pool's to run and stop."""
         with self._lock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oloproof._store import default_ledger, default_store
+from oloproof._store import default_ledger, default_store_on_use
 from oloproof_core import DatasetSource, Store
 from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.optimize import (
@@ -65,7 +65,7 @@ def optimize(
         settings=dict(settings or {}),
         config=_recorded_config(engine, limits, repeats),
     )
-    store = store if store is not None else default_store()
+    store = store if store is not None else default_store_on_use()
     ledger = ledger if ledger is not None else default_ledger()
     return run_optimization(spec=spec, store=store, ledger=ledger, progress=progress)
 

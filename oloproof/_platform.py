@@ -96,13 +96,13 @@ def outside_event_loop(work: Callable[[], T]) -> T:
         try:
             return work()
         finally:
-            close_connections()
+            _close_connections()
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="oloproof") as pool:
         return pool.submit(isolated).result()
 
 
-def close_connections() -> None:
+def _close_connections() -> None:
     if "django.db" in sys.modules:
         from django.db import connections
 

@@ -38,7 +38,6 @@ _process_ledger: Ledger | None = None
 _local_store: Store | None = None
 _local_ledger: Ledger | None = None
 _store_process: StoreProcess | None = None
-_opening_failure: Exception | None = None
 _lock = threading.Lock()
 
 _ON = frozenset({"1", "true", "yes", "on", ""})
@@ -69,11 +68,8 @@ def default_store() -> Store:
     """
     if not recording_enabled():
         return _memory_store()
-    global _local_store, _opening_failure
+    global _local_store
     with _lock:
-        if _local_store is None and _opening_failure is not None:
-            failure, _opening_failure = _opening_failure, None
-            raise failure  # met opening it beside the command (`open_store_beside`)
         if _local_store is None:
             from oloproof._platform import outside_event_loop
 
@@ -188,29 +184,6 @@ def hide_data_folder() -> None:
     keep_from_systems(data_dir())
 
 
-def open_store_beside() -> None:
-    """Start opening the local store in this process, in a thread, for a command that
-    records here (an optimization's ledger is Django's): Django's set-up, 0.2 - 0.4 s,
-    then runs while the command reads its config, which mostly waits for the sandboxed
-    processes that read its code. `default_store()` waits for it, or raises what it met.
-    """
-    if not recording_enabled() or _local_store is not None:
-        return
-
-    def opening() -> None:
-        global _opening_failure
-        try:
-            default_store()
-        except Exception as exc:  # raised by the command's own `default_store()`
-            _opening_failure = exc
-            return
-        from oloproof._platform import close_connections
-
-        close_connections()  # this thread's; the command opens its own
-
-    threading.Thread(target=opening, name="oloproof-store-opening", daemon=True).start()
-
-
 def start_store_early() -> None:
     """Start opening the local store now, if a run will use its own process for it: a
     command calls this first, so the store opens while the command reads its config."""
@@ -321,6 +294,15 @@ def default_ledger() -> Ledger:
 
                 _process_ledger = InMemoryLedger()
             return _process_ledger
+    if not _django_configured_here():
+        # Kept by the store's own process, as `oloproof run` records (`_ledger_process`).
+        store = local_store_process()
+        with _lock:
+            if _local_ledger is None:
+                from oloproof._ledger_process import StoreProcessLedger
+
+                _local_ledger = StoreProcessLedger(store)
+            return _local_ledger
     default_store()
     with _lock:
         if _local_ledger is None:

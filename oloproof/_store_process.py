@@ -50,8 +50,24 @@ SERVED = frozenset(
         "run_cases_add",
         "run_close",
         "run_abandon",
+        "ledger_call",
     }
 )
+LEDGER_METHODS = frozenset(
+    {
+        "optimization_begin",
+        "optimization_state",
+        "optimization_progress",
+        "optimization_conclude",
+        "evaluations",
+        "evaluations_add",
+        "reflections",
+        "reflection_add",
+        "candidates",
+        "candidate_add",
+    }
+)
+"""The `Ledger` methods the store's process answers (`oloproof._ledger_process`)."""
 
 
 class StoreProcessError(OloproofError):
@@ -262,6 +278,10 @@ class StoreProcess:
 
     def run_abandon(self, run_id: str, reason: str) -> None:
         self._call("run_abandon", run_id, reason)
+
+    def ledger_call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """One `Ledger` method of an optimization's, answered by `DjangoLedger` there."""
+        return self._call("ledger_call", method, args, kwargs)
 
     def location(self) -> str:
         """Where the store records runs, in words (as `runs.store.data_folder.store_location`)."""

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from oloproof._store import _open_local_store
-from oloproof._store_process import SERVED, StoreProcessError, receive, send
+from oloproof._store_process import LEDGER_METHODS, SERVED, StoreProcessError, receive, send
 from oloproof_core import OloproofError, fewer_collections
 
 if TYPE_CHECKING:
@@ -96,6 +96,17 @@ class _Served:
         self._store = store
         self._open: dict[str, tuple[str, list[CaseResult]]] = {}
         """By the name the run gave it: each open run's id and its cases' figures so far."""
+        self._ledger: Any = None
+
+    def ledger_call(self, method: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        """An optimization's ledger, kept here (`oloproof._ledger_process`)."""
+        if method not in LEDGER_METHODS:
+            raise StoreProcessError(f"no such ledger call: {method!r}")
+        if self._ledger is None:
+            from runs.workers.optimization_ledger import DjangoLedger
+
+            self._ledger = DjangoLedger()
+        return getattr(self._ledger, method)(*args, **kwargs)
 
     def __getattr__(self, method: str) -> Any:
         return getattr(self._store, method)

@@ -16,7 +16,12 @@ import time
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from oloproof._store import default_ledger, default_store, hide_data_folder, open_store_beside
+from oloproof._store import (
+    default_ledger,
+    default_store_on_use,
+    hide_data_folder,
+    start_store_early,
+)
 from oloproof.cli import _exit_codes
 from oloproof_core import ConfigError, InMemoryStore
 
@@ -69,9 +74,9 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.record:  # hidden from the sandbox the config's system is declared in, too
         hide_data_folder()
-        open_store_beside()
+        start_store_early()  # the store's process opens while the config is read
     spec = load_optimize_config(args.config)
-    store = default_store() if args.record else InMemoryStore()
+    store = default_store_on_use() if args.record else InMemoryStore()
     ledger = default_ledger() if args.record else InMemoryLedger()
     result = run_optimization(
         spec=spec, store=store, ledger=ledger, progress=ProgressLines(sys.stderr)

@@ -10,21 +10,28 @@ many model calls and metric calls were spent.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.journeys.conftest import REPO, run_user
+from tests.journeys.conftest import REPO, run_user, user_env
 from tests.support.fake_openai import FakeOpenAI, Reply, Request
 from tests.support.optimize_task import (
     REFLECT_MODEL,
     SEED_PROMPT,
     TASK_MODEL,
     model_environment,
+    responder,
     serve_task,
 )
 
@@ -271,3 +278,48 @@ def test_no_engine_spends_past_its_metric_call_budget(
     # the records); the test split's two runs come after the search, outside the budget.
     test_runs = 2 * 7
     assert asked(fake_openai, TASK_MODEL) - test_runs <= budget
+
+
+def test_ctrl_c_during_the_search_ends_the_command_and_fails_the_record(
+    example: Path, fake_openai: FakeOpenAI
+) -> None:
+    """The ledger is kept by the store's own process: a terminal's Ctrl-C reaches both,
+    and the optimization is still recorded as failed, interrupted, not left running."""
+    held = threading.Event()
+
+    def reflection_hangs(request: Request) -> Reply:
+        if request.model == REFLECT_MODEL:
+            held.wait(120)
+        return responder(request)
+
+    fake_openai.respond_with(reflection_hangs)
+    command = subprocess.Popen(
+        [str(Path(sys.executable).parent / "oloproof"), "optimize", "optimize.yaml"],
+        cwd=example,
+        env=user_env(**model_environment(fake_openai.base_url)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        # Ctrl-C as a terminal's foreground job has it, whatever this process was given.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while REFLECT_MODEL not in fake_openai.models_asked():
+            assert command.poll() is None, "the command ended before its first reflection"
+            assert time.monotonic() < deadline, "no reflection asked within two minutes"
+            time.sleep(0.1)
+        os.killpg(command.pid, signal.SIGINT)  # what a terminal sends the whole group
+        _, stderr = command.communicate(timeout=60)
+    finally:
+        held.set()
+        command.kill()
+
+    assert command.returncode == 130, stderr
+    assert "oloproof: interrupted" in stderr
+    assert "Traceback" not in stderr
+    [record] = recorded(example)
+    assert record["status"] == "failed"
+    assert record["error"] == "interrupted"
+    assert record["candidates"] == 1  # the seed, scored before the reflection was asked

@@ -68,7 +68,8 @@ def command() -> NoReturn:
     """The `oloproof` command: `main` on the process's arguments, then a quick exit."""
     arguments = sys.argv[1:]
     asks_help = not {"-h", "--help"}.isdisjoint(arguments)
-    if arguments[:1] == ["run"] and "--submit" not in arguments and not asks_help:
+    records_here = not {"--submit", "--no-record"} & set(arguments)
+    if arguments[:1] in (["run"], ["optimize"]) and records_here and not asks_help:
         # Opening the store takes longest: its process starts before the command line
         # is read and the subcommands are loaded (one never used is stopped at exit).
         # A data folder it cannot use is said by the command, as its error.

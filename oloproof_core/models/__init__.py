@@ -6,8 +6,8 @@
               price_in=0.15, price_out=0.60)
     reply = chat([{"role": "user", "content": "Hello"}])   # role="system" by default
 
-A process that will time model calls calls `prepare()` first, so the SDK's import
-is not charged to the first call.
+A process that will time model calls calls `prepare()` first, so the HTTP client's
+import is not charged to the first call.
 
 Every call's tokens, cost and latency are recorded on the case in progress, under
 its role, so a system's cost is measured and a judge's never counts as the system's.

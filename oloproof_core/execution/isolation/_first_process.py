@@ -102,8 +102,13 @@ class FirstProcess:
         is met again, and said, by the pool's own start of it."""
 
         def serve() -> None:
-            with contextlib.suppress(Exception):
-                self.gateway.serve(reason="before the cases")
+            # Under the lock: a process stopped meanwhile leaves no server behind, and
+            # one handed over is served by its pool, this start waited for.
+            with self._lock:
+                if self._spent:
+                    return
+                with contextlib.suppress(Exception):
+                    self.gateway.serve(reason="before the cases")
 
         threading.Thread(target=serve, name="oloproof-gateway-start", daemon=True).start()
 

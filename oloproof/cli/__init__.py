@@ -68,8 +68,13 @@ def command() -> NoReturn:
     """The `oloproof` command: `main` on the process's arguments, then a quick exit."""
     arguments = sys.argv[1:]
     asks_help = not {"-h", "--help"}.isdisjoint(arguments)
-    records_here = not {"--submit", "--no-record"} & set(arguments)
-    if arguments[:1] in (["run"], ["optimize"]) and records_here and not asks_help:
+    # `run --no-record` still reads and keeps the verdict cache in the store;
+    # `optimize --no-record` keeps everything in memory.
+    uses_store = {
+        "run": "--submit" not in arguments,
+        "optimize": not {"--submit", "--no-record"} & set(arguments),
+    }
+    if uses_store.get(arguments[0] if arguments else "", False) and not asks_help:
         # Opening the store takes longest: its process starts before the command line
         # is read and the subcommands are loaded (one never used is stopped at exit).
         # A data folder it cannot use is said by the command, as its error.

@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from bench.optimize.command import through_command  # noqa: E402
 from tests.support.fake_openai import FakeOpenAI  # noqa: E402
 from tests.support.optimize_task import (  # noqa: E402
     METRIC_FILE,
@@ -279,36 +280,6 @@ def in_a_process(side: str, folder: Path, budget: int, base_url: str) -> dict[st
     return figures
 
 
-def through_command(folder: Path, budget: int) -> dict[str, Any]:
-    """`oloproof optimize` as a user runs it, recording into a store of its own: the time
-    from the command's launch to the progress line of the first candidate at the target."""
-    import re
-    import subprocess
-
-    config = write_project(
-        folder, budget={"metric_calls": budget}, engine="gepa", extra={"concurrency": 1}
-    )
-    env = {**os.environ, "OLOPROOF_RECORD": "1", "OLOPROOF_DATA_DIR": str(folder / "data")}
-    at_target = re.compile(r"^candidate \d+ .*: val (\d\.\d+)")
-    launched = time.perf_counter()
-    command = [sys.executable, "-m", "oloproof", "optimize", str(config)]
-    process = subprocess.Popen(
-        command, cwd=folder, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
-    )
-    reached = None
-    assert process.stderr is not None
-    for line in process.stderr:
-        found = at_target.match(line)
-        if reached is None and found and float(found.group(1)) >= TARGET:
-            reached = time.perf_counter() - launched
-    status = process.wait()
-    return {
-        "since_launch": reached,
-        "whole_seconds": time.perf_counter() - launched,
-        "exit": status,
-    }
-
-
 def _ratio_from_launch(ours: dict[str, Any], theirs: dict[str, Any]) -> float | None:
     a, b = ours["reached"].get("since_launch"), theirs["reached"].get("since_launch")
     return None if a is None or b is None else a / b
@@ -336,7 +307,8 @@ def main() -> None:
             if args.whole_process:
                 ours = in_a_process("oloproof", folder, args.budget, server.base_url)
                 theirs = in_a_process("gepa", folder, args.budget, server.base_url)
-                ours["command"] = through_command(Path(tmp) / f"command{repeat}", args.budget)
+                command_folder = Path(tmp) / f"command{repeat}"
+                ours["command"] = through_command(command_folder, args.budget, TARGET)
             else:
                 ours = through_oloproof(folder, args.budget)
                 theirs = through_gepa(args.budget, server.base_url, folder)

@@ -21,13 +21,9 @@ from typing import Any
 
 from oloproof_core._util.imports import _where, load_module, load_object
 from oloproof_core.errors import OloproofError
-from oloproof_core.execution.isolation._child import (
-    _apply_setup,
-    _prepare_process,
-    _read_setup,
-    loads_models,
-)
+from oloproof_core.execution.isolation._child import _apply_setup, _prepare_process, _read_setup
 from oloproof_core.execution.isolation._protocol import frame
+from oloproof_core.models._loaded import loads_models
 
 
 def main(argv: list[str]) -> int:

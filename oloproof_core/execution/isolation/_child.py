@@ -19,6 +19,7 @@ from typing import Any
 from oloproof_core.execution.isolation._protocol import FrameReader, frame
 from oloproof_core.execution.isolation._serve import serve_async, serve_sync
 from oloproof_core.execution.systems import System
+from oloproof_core.models._loaded import loads_models
 
 _PR_SET_PDEATHSIG = 1
 
@@ -137,18 +138,6 @@ def _warm(system: System) -> bool:
     if warmup is not None:
         warmup()
     return loads_models()
-
-
-def loads_models() -> bool:
-    """Whether the system's imports loaded a model client (see `_MODEL_USERS`)."""
-    return any(name in sys.modules for name in _MODEL_USERS)
-
-
-_MODEL_USERS = ("openai", "oloproof.models", "skynet")
-"""Modules whose presence says the system calls models. Not the engine's own
-`oloproof_core.models`: every module that imports the evaluators loads it, and
-preparing the client (and the gateway's server, in the run's process) would cost a
-model-free run time it never uses."""
 
 
 def prepare_model_client() -> None:

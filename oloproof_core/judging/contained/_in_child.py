@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 import time
 import traceback
 from types import FrameType
@@ -33,11 +32,11 @@ from oloproof_core.judging.contained._wire import (
     verdict_message,
 )
 from oloproof_core.judging.evaluators import CaseView, Evaluator
+from oloproof_core.models._loaded import loads_models
 
 _loaded: dict[int, Evaluator | str] = {}
 """Per packed evaluator: the evaluator, or why it could not be loaded (a traceback)."""
 
-_MODEL_CLIENTS = ("openai", "oloproof.models", "skynet")
 _ASYNC_GRACE_S = 0.5
 _loop: Any = None
 
@@ -84,11 +83,6 @@ def warm(packed: Packed) -> None:
         from oloproof_core.models import ROLES, prepare
 
         prepare(ROLES)
-
-
-def loads_models() -> bool:
-    """Whether this process has loaded a model client."""
-    return any(name in sys.modules for name in _MODEL_CLIENTS)
 
 
 def judge_batch(packed: Packed, batch: dict[str, Any]) -> str:

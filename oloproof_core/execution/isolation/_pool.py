@@ -39,6 +39,7 @@ from ._sandbox_choice import SandboxChoice
 from ._sandboxed import SandboxedKeeper
 from ._sizing import DEFAULT_MEMORY_LIMIT_MB
 from ._slot import InFlight, Slot, last_line, lose, oldest_start, settle
+from ._spin import poll_soon, spin_for
 
 _ASYNC_GRACE_S = 1.0
 _PROGRESS_INTERVAL_S = 0.2
@@ -101,6 +102,7 @@ class ProcessPool(SandboxedKeeper):
         self._pace = Pace()
         self._cap = processes
         self._binding: Binding | None = None
+        self._spin_s = 0.0
 
     def start(self, processes: int | None = None) -> None:
         """Start and warm the processes (at most `processes`); returns once they are ready."""
@@ -181,7 +183,7 @@ class ProcessPool(SandboxedKeeper):
     def _pump(self) -> None:
         """Wait for the next events (or the nearest deadline) and handle them."""
         wait = min(self._next_deadline() - time.perf_counter(), _LONGEST_WAIT_S)
-        events = self._poller.poll(max(0, math.ceil(wait * 1000)))
+        events = poll_soon(self._poller, max(0, math.ceil(wait * 1000)), self._spin_s)
         now = time.perf_counter()
         for fd, _ in events:
             slot = self._by_fd.get(fd)
@@ -221,9 +223,10 @@ class ProcessPool(SandboxedKeeper):
     def _received(self, slot: Slot, message: Any, now: float) -> None:
         if slot.state == "starting":
             if isinstance(message, dict) and "ready" in message:
+                assert slot.child is not None
                 slot.state = "ready"
                 slot.failures = 0
-                self._pace.ready(now - slot.occupied_at)
+                self._pace.ready(now - slot.child.launched_at)
                 if self._on_ready is not None:
                     self._on_ready(slot.index, message["ready"])
                 self._fill(slot)
@@ -238,7 +241,7 @@ class ProcessPool(SandboxedKeeper):
             return
         if isinstance(message, Oversized):  # read past, never kept
             flight = self._too_large(slot, message, now)
-            self._pace.settle()
+            self._pace.settle(now - flight.started)
             self._fill(slot)
             self._ended(slot, flight)
             return
@@ -248,14 +251,10 @@ class ProcessPool(SandboxedKeeper):
         failed = message[1] != "ok"
         if not failed:
             self._fill(slot)  # keep the process busy before doing the parent's bookkeeping
-        self._pace.settle()
-        settle(
-            flight.record,
-            message,
-            (now - flight.started) * 1000.0,
-            self.timeout,
-            reported_calls=self._reported_calls,
-        )
+        latency_s = now - flight.started
+        self._pace.settle(latency_s)
+        self._spin_s = spin_for(latency_s)
+        settle(flight.record, message, latency_s, self.timeout, reported_calls=self._reported_calls)
         if failed:  # a failure may show a cap of its sandbox was hit: known before the next
             self._capped(slot, flight.record)
             self._fill(slot)

@@ -32,7 +32,7 @@ _open_pipe_ends: set[int] = set()
 class ChildProcess:
     """A running system's process and the two pipe ends the parent talks to it through."""
 
-    __slots__ = ("_popen", "_sandboxed", "_status", "from_child", "pid", "to_child")
+    __slots__ = ("_popen", "_sandboxed", "_status", "from_child", "launched_at", "pid", "to_child")
 
     def __init__(
         self,
@@ -48,6 +48,9 @@ class ChildProcess:
         self._popen = popen
         self._sandboxed = sandboxed
         self._status: int | None = None
+        self.launched_at = time.perf_counter()
+        """When it was started: a process started before its pool (`_first_process`) took
+        that long to start, not the moment its pool adopted it."""
 
     def poll(self) -> int | None:
         """The exit code (negative: killed by that signal), or None while it runs."""

@@ -26,6 +26,7 @@ from oloproof_core.cases.transcript import system_steps_for_parent
 from oloproof_core.cases.workspace import CaseWorkspace
 from oloproof_core.execution.isolation._bindings import BoundReleases
 from oloproof_core.execution.isolation._protocol import FrameReader, frame
+from oloproof_core.execution.isolation._spin import SoonReader
 from oloproof_core.execution.systems import System
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ def serve_sync(system: System, read_fd: int, write_fd: int, memory_limit_mb: int
     """One case at a time until the parent closes the pipe."""
     reader = FrameReader()
     releases = BoundReleases(system)
-    while data := os.read(read_fd, _READ_SIZE):
+    pipe = SoonReader(read_fd)
+    while data := pipe.read(_READ_SIZE):
         for message in reader.feed(data):
             if isinstance(message, dict):  # between cases: bind another release's texts
                 _write_all(write_fd, releases.bind(message))

@@ -61,7 +61,6 @@ class Slot:
         "in_flight",
         "index",
         "last_failure",
-        "occupied_at",
         "outbox",
         "reader",
         "ready_by",
@@ -78,7 +77,6 @@ class Slot:
         self.in_flight: dict[int, InFlight] = {}
         self.outbox = bytearray()
         self.ready_by = math.inf
-        self.occupied_at = 0.0
         self.failures = 0
         self.last_failure = ""
         self.cgroups: SandboxCgroups | None = None
@@ -94,7 +92,6 @@ class Slot:
         self.state = "starting"
         self.reader = FrameReader()
         self.outbox = bytearray()
-        self.occupied_at = now
         self.ready_by = now + warmup_timeout_s
         self.written = self.heard = self.unheard = 0
 
@@ -144,7 +141,7 @@ def oldest_start(slots: list[Slot], *, default: float) -> float:
 def settle(
     record: CaseResult,
     reply: list[Any],
-    latency_ms: float,
+    latency_s: float,
     timeout: float | None,
     *,
     reported_calls: bool = True,
@@ -155,7 +152,7 @@ def settle(
     gateway measured them, and a process could under-report its own.
     """
     _, status, payload, artifacts, calls, *own_steps = reply
-    record.measurements.latency_ms = latency_ms
+    record.measurements.latency_ms = latency_s * 1000.0
     if isinstance(artifacts, dict):
         record.artifacts.update(artifacts)
     if own_steps:
@@ -176,7 +173,7 @@ def settle(
         record.error = CaseError(
             type="ProtocolError", message=f"the system's process replied {status!r}"
         )
-    if timeout is not None and latency_ms > timeout * 1000.0 and record.error is None:
+    if timeout is not None and latency_s > timeout and record.error is None:
         timed_out(record, timeout)
 
 

@@ -37,13 +37,14 @@ def test_a_quick_system_runs_in_one_process():
     assert len(pids(result)) == 1
 
 
-def pace_after(start_up_s: float, settled: int) -> Pace:
-    """A pace measured from time 0, `settled` cases back; times are given to `to_add`."""
+def pace_after(start_up_s: float, settled: int, case_s: float = 0.001) -> Pace:
+    """A pace measured from time 0, `settled` cases back, each `case_s` in flight; times
+    are given to `to_add`."""
     pace = Pace()
     pace.ready(start_up_s)
     pace.begin(0.0)
     for _ in range(settled):
-        pace.settle()
+        pace.settle(case_s)
     return pace
 
 
@@ -83,20 +84,33 @@ def test_past_one_process_per_cpu_the_pool_doubles_only_if_the_last_doubling_pai
     assert pace.to_add(0.1, 10_000, 0.0, ready=1, slots=1, limit=8) == 1  # 1 -> 2
     assert pace.to_add(0.1, 10_000, 0.0, ready=2, slots=2, limit=8) == 0  # new pace from here
     for _ in range(110):  # two processes: 110 cases in 0.1 s, hardly faster than one
-        pace.settle()
+        pace.settle(0.001)
     assert pace.to_add(0.2, 10_000, 0.0, ready=2, slots=2, limit=8) == 0
     # The run's next batch of cases measures its pace afresh, and still remembers that
     # the doubling did not pay.
     pace.begin(0.3)
     for _ in range(110):
-        pace.settle()
+        pace.settle(0.001)
     assert pace.to_add(0.4, 10_000, 0.0, ready=2, slots=2, limit=8) == 0
     faster = pace_after(0.25, 100)
     faster.to_add(0.1, 10_000, 0.0, ready=1, slots=1, limit=8)
     faster.to_add(0.1, 10_000, 0.0, ready=2, slots=2, limit=8)
     for _ in range(200):  # twice as fast with two
-        faster.settle()
+        faster.settle(0.001)
     assert faster.to_add(0.2, 10_000, 0.0, ready=2, slots=2, limit=8) == 2  # 2 -> 4
+
+
+def test_a_system_quicker_than_the_pools_own_loop_stays_in_one_process():
+    # 100 cases back in 0.1 s, but each was in flight only 20 µs: the parent's loop, not
+    # the system, sets the pace, and a second process would only add wake-ups.
+    quick = pace_after(0.25, 100, case_s=20e-6)
+    assert quick.to_add(0.1, 10_000, 0.0, ready=1, slots=1, limit=4) == 0
+    # A moment's delay of one case in flight says nothing...
+    assert quick.to_add(0.1, 10_000, 0.002, ready=1, slots=1, limit=4) == 0
+    # ...a case in flight for a quarter of a start-up does, as does a slower system.
+    assert quick.to_add(0.1, 10_000, 0.07, ready=1, slots=1, limit=4) == 1
+    slower = pace_after(0.25, 100, case_s=300e-6)
+    assert slower.to_add(0.1, 10_000, 0.0, ready=1, slots=1, limit=4) == 1
 
 
 def test_a_slow_system_gets_more_processes_up_to_the_default_bound():

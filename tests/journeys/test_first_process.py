@@ -74,6 +74,39 @@ def test_a_run_with_one_process_imports_its_system_once(
     assert not any(item["answers"] for item in _reports(done.stderr, "PEEK"))
 
 
+def test_a_config_outside_the_project_still_imports_its_system_once(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    # The project's module is on the path (PYTHONPATH=., as for a package of one's own);
+    # its configs in a folder of their own beside the project. The module is found on
+    # the path either way, so the process that declared it is the one its pool would
+    # start (shown the path, not the configs' folder), and serves the cases.
+    serve_task(fake_openai)
+    folder = tmp_path / "calc"
+    _project(folder, {})
+    configs = tmp_path / "evals"
+    configs.mkdir()
+    config = {
+        "system": "calc:answer",
+        "dataset": "../calc/cases.jsonl",
+        "evaluators": ["../calc/exact.py"],
+        "concurrency": 1,
+    }
+    (configs / "nightly.yaml").write_text(json.dumps(config), encoding="utf-8")
+
+    done = run_user(
+        ["oloproof", "run", "../evals/nightly.yaml"],
+        folder,
+        PYTHONPATH=".",
+        **model_environment(fake_openai.base_url),
+    )
+
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    assert len(_reports(done.stderr, "IMPORTED")) == 1, done.stderr
+    assert len(_reports(done.stderr, "PEEK")) == 12
+    assert not any(item["answers"] for item in _reports(done.stderr, "PEEK"))
+
+
 def test_an_optimizations_system_cannot_read_the_dataset(
     tmp_path: Path, fake_openai: FakeOpenAI
 ) -> None:

@@ -13,6 +13,7 @@ import base64
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.machinery import PathFinder
 from typing import Any
 
 from oloproof_core.configs.code._probe import first_process_reply, probe, start_first_process
@@ -20,6 +21,7 @@ from oloproof_core.configs.code._stand_ins import DeclaredEvaluator, DeclaredSys
 from oloproof_core.errors import ConfigError, OloproofError
 from oloproof_core.execution.isolation import DEFAULT_MEMORY_LIMIT_MB
 from oloproof_core.execution.isolation._first_process import FirstProcess
+from oloproof_core.execution.isolation._process import child_setup
 from oloproof_core.judging.evaluators import Evaluator, MetricFile
 from oloproof_core.judging.evaluators._metric_file import default_criterion
 from oloproof_core.judging.evaluators._metric_loading import read_metric_file
@@ -71,7 +73,11 @@ def declare_config_code(
         system_folders.append(
             os.path.dirname(os.path.abspath(os.path.join(settings.base, module_part)))
         )
-    first = _start_first(settings, system, system_folders) if first_process and system else None
+    first = (
+        _start_first(settings, system, _first_folders(system, system_folders))
+        if first_process and system
+        else None
+    )
     if first is not None:
         system = None  # declared by the first process, alone
     folders += system_folders[1:]
@@ -106,6 +112,23 @@ def _start_first(settings: ProbeSettings, system: str, folders: list[str]) -> Fi
         first.close()
         raise
     return first
+
+
+def _first_folders(system: str, folders: list[str]) -> list[str]:
+    """The folders the system's first process is shown beyond this process's own path.
+
+    The config's folder (`folders[0]`) only when the system's top-level module is not
+    found without it: one found on the path anyway is imported from there, and a pool's
+    process is shown the path alone, so a first process shown the config's folder too
+    would see more than the pool's and could not be adopted (its pool would start
+    another). Found by looking at the files, running nothing."""
+    module = system.partition(":")[0]
+    if module.endswith(".py"):  # loaded by its path; its own folder is shown
+        return folders[1:]
+    path = child_setup(None, None)["sys_path"]
+    if PathFinder.find_spec(module.partition(".")[0], path) is not None:
+        return folders[1:]
+    return folders
 
 
 def _first_reply(first: FirstProcess) -> dict[str, Any]:

@@ -1,8 +1,10 @@
 """A case's round trip to a system's process: the bare pipe against the pool.
 
 (a) Two Python processes passing a 120-byte message back and forth over two pipes,
-the parent waiting in `poll` as the pool does: the floor of one case in flight, timed
-by the parent. (b) `ProcessPool` running 10,000 cases of the trivial classifier of
+each sleeping until the other's message comes (the parent in `poll`); (a') the same,
+each side asking for the message for a moment before it sleeps, as the pool and its
+processes do (`isolation._spin`): the floor of one case in flight, timed by the
+parent. (b) `ProcessPool` running 10,000 cases of the trivial classifier of
 `bench.speed` in one process (no sandbox: the round trip, not the start-up): wall, the
 parent's own CPU and the system process's CPU per case. Each figure is the best of three.
 
@@ -17,15 +19,20 @@ import select
 import time
 
 
-def bare_round_trip(n: int) -> float:
-    """Microseconds per round trip of a small message between two processes."""
+def bare_round_trip(n: int, spin_s: float = 0.0) -> float:
+    """Microseconds per round trip of a small message between two processes; `spin_s`:
+    how long each side asks before sleeping."""
+    from oloproof_core.execution.isolation._spin import poll_soon
+
     to_child, child_in = os.pipe()
     from_child, child_out = os.pipe()
     pid = os.fork()
     if pid == 0:  # echo until the parent closes its end
         os.close(child_in)
         os.close(from_child)
-        while data := os.read(to_child, 1 << 16):
+        waiting = select.poll()
+        waiting.register(to_child, select.POLLIN)
+        while poll_soon(waiting, -1, spin_s) and (data := os.read(to_child, 1 << 16)):
             os.write(child_out, data)
         os._exit(0)
     os.close(to_child)
@@ -38,7 +45,7 @@ def bare_round_trip(n: int) -> float:
         started = time.perf_counter()
         for _ in range(n):
             os.write(child_in, message)
-            poller.poll()
+            poll_soon(poller, -1, spin_s)
             os.read(from_child, 1 << 16)
         best = min(best, time.perf_counter() - started)
     os.close(child_in)
@@ -86,9 +93,11 @@ def main() -> None:
     args = parser.parse_args()
     load = os.getloadavg()[0]
     bare = bare_round_trip(args.cases)
+    asking = bare_round_trip(args.cases, spin_s=50e-6)
     wall, cpu, child_cpu = pool_round_trip(args.cases)
     print(
-        f"load average {load:.1f}: bare pipe round trip {bare:.1f} µs; pool {wall:.1f} µs "
+        f"load average {load:.1f}: bare pipe round trip {bare:.1f} µs, asking before "
+        f"sleeping {asking:.1f} µs; pool {wall:.1f} µs "
         f"a case, the parent's CPU {cpu:.1f} µs, the system process's {child_cpu:.1f} µs"
     )
 

@@ -162,7 +162,7 @@ def _evaluate(args: argparse.Namespace) -> Result:
     check_sandbox_support_early()
     config_files_check(args.config)
     try:
-        return _evaluate_config(args, load_run_config(args.config))
+        return _evaluate_config(args, load_run_config(args.config, prefetch_dataset=True))
     except SandboxFloorError as exc:  # the file that lowers the operator's floor
         raise ConfigError(f"{args.config}: {exc}") from None
 

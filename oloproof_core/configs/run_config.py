@@ -25,6 +25,7 @@ from oloproof_core.configs.fields import (
     key_problem,
     sandbox_setting,
 )
+from oloproof_core.datasets.prefetch import prefetch_dataset as read_dataset_ahead
 from oloproof_core.errors import ConfigError, DeclarationError, OloproofError
 from oloproof_core.judging.evaluators import BUILTIN_EVALUATORS, Evaluator
 from oloproof_core.judging.judge import check_criteria
@@ -51,10 +52,16 @@ class RunConfig:
     raw: dict[str, Any] = field(default_factory=dict)
 
 
-def load_run_config(path: str) -> RunConfig:
+def load_run_config(path: str, *, prefetch_dataset: bool = False) -> RunConfig:
+    """The config at `path`, checked and its code declared; `prefetch_dataset`: it is about
+    to run here, so its dataset file is read while its code is declared (`datasets.prefetch`)."""
     data, lines = run_config_read(path)
     return run_config_from_mapping(
-        data, base_dir=os.path.dirname(os.path.abspath(path)), label=path, lines=lines
+        data,
+        base_dir=os.path.dirname(os.path.abspath(path)),
+        label=path,
+        lines=lines,
+        prefetch_dataset=prefetch_dataset,
     )
 
 
@@ -100,18 +107,24 @@ def run_config_from_mapping(
     lines: Mapping[str, int] | None = None,
     roots: Sequence[str] | None = None,
     here: bool = False,
+    prefetch_dataset: bool = False,
 ) -> RunConfig:
     """Validate and resolve a config already parsed (a submitted run's recorded config).
 
     `base_dir` plays the config file's folder; `label` names the config in errors. With
     `roots` (a project's registered code roots), every file the config names, and the
     code it imports, must resolve inside one of them. Its code is read in its sandbox;
-    `here`: imported in this process instead (see `load_config_code`).
+    `here`: imported in this process instead (see `load_config_code`);
+    `prefetch_dataset`: see `load_run_config`.
     """
     data = check_run_config(data, label=label, lines=lines)
     where = _Locator(label, dict(lines or {}))
     base = os.path.abspath(base_dir)
     run_config_paths_check(data, base_dir=base, roots=roots, label=label, lines=lines)
+    if prefetch_dataset and data.get("dataset"):
+        from oloproof_core.datasets.dataset import load_dataset
+
+        read_dataset_ahead(os.path.join(base, data["dataset"]), load_dataset)
 
     system, evaluators = load_config_code(
         data, base=base, where=where, roots=roots, here=here, first_process=not here

@@ -16,6 +16,7 @@ from typing import Any
 from oloproof_core._util.canonical import canonical_json
 from oloproof_core.datasets.checks import check_row_limits
 from oloproof_core.datasets.conversations import conversation_problem
+from oloproof_core.datasets.prefetch import take_prefetched
 from oloproof_core.datasets.readers import ROW_KEYS, read_records
 from oloproof_core.datasets.rows import Dataset, Row
 from oloproof_core.datasets.workspace_files import FILES_KEY, FOLDER_KEY, workspace_input
@@ -34,6 +35,9 @@ def load_dataset(
         return source if split is None or split == source.split else _select_split(source, split)
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
+        prefetched = take_prefetched(path)
+        if prefetched is not None:
+            return _select_split(prefetched, split) if split is not None else prefetched
         records = read_records(path)
         label = path
     elif isinstance(source, Sequence):

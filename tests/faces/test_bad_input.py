@@ -130,6 +130,19 @@ def test_a_dataset_is_looked_for_from_the_configs_folder(project: Path) -> None:
     _refused(done, "eval.yaml:2: dataset 'data' is a folder", "files in it: cases.jsonl")
 
 
+def test_a_bad_row_read_while_the_system_is_declared_names_its_line(project: Path) -> None:
+    # The command reads the dataset beside the declaring of its code: a bad row is
+    # still said as the run reads it, with its file and line, and nothing runs.
+    rows = (project / "data" / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    rows[4] = rows[1]  # a second c01
+    (project / "data" / "cases.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+    done = run_user(["oloproof", "run", "oloproof.yaml"], cwd=project)
+
+    _refused(done, "data/cases.jsonl:5: duplicate id 'c01' (first on line 2)")
+    assert "recorded run" not in done.stdout + done.stderr
+
+
 def test_unknown_keys_name_the_close_match(recorded: Path) -> None:
     config = (recorded / "oloproof.yaml").read_text(encoding="utf-8")
     (recorded / "typo.yaml").write_text(

@@ -73,11 +73,7 @@ def declare_config_code(
         system_folders.append(
             os.path.dirname(os.path.abspath(os.path.join(settings.base, module_part)))
         )
-    first = (
-        _start_first(settings, system, _first_folders(system, system_folders))
-        if first_process and system
-        else None
-    )
+    first = _start_first(settings, system, system_folders) if first_process and system else None
     if first is not None:
         system = None  # declared by the first process, alone
     folders += system_folders[1:]
@@ -107,7 +103,8 @@ def _start_first(settings: ProbeSettings, system: str, folders: list[str]) -> Fi
         memory_limit_mb=settings.memory_limit_mb or DEFAULT_MEMORY_LIMIT_MB,
     )
     try:
-        start_first_process(_request(settings, system, []), first, folders=folders)
+        shown = _first_folders(system, folders)
+        start_first_process(_request(settings, system, []), first, folders=shown)
     except BaseException:
         first.close()
         raise

@@ -15,6 +15,8 @@ import os
 import select
 import time
 
+_give_way = getattr(os, "sched_yield", lambda: None)  # where the platform has none
+
 NEXT_CASE_SPIN_S = 50e-6
 """How long a system's process asks for its next case before sleeping: the parent sends
 it as soon as it has read the last reply, before its own bookkeeping."""
@@ -37,7 +39,7 @@ def poll_soon(poller: select.poll, timeout_ms: int, spin_s: float) -> list[tuple
         while not (events := poller.poll(0)):
             if clock() >= give_up:
                 break
-            os.sched_yield()
+            _give_way()
         else:
             return events
     return poller.poll(timeout_ms)

@@ -1,6 +1,6 @@
 """Evaluators judge in processes of their own: each verdict within its time limit, an
-evaluator's exit or crash its own verdict's loss, no secret in reach, model calls metered
-under its role, and a cached verdict never starting a process.
+evaluator's exit or crash its own verdict's loss, and a cached verdict never starting a
+process (what such a process can reach: test_contained_evaluator_reach.py).
 
 Every run here starts real evaluator processes (in the sandbox where this machine has
 one); no test asserts how long anything took.
@@ -8,42 +8,14 @@ one); no test asserts how long anything took.
 
 from __future__ import annotations
 
-import json
 import os
-import textwrap
 
 import pytest
 
 from oloproof import ConfigError, evaluate, system
 from oloproof.evaluators import ExactMatch, JsonSchema, MetricFile, Regex, evaluator
 from oloproof_core import InMemoryStore
-from oloproof_core.execution.isolation import keep_from_systems
-from tests.support.fake_openai import Reply
-
-BACKTRACKS = "a" * 40 + "!"
-"""An output on which `(a+)+$` backtracks for longer than any run would wait."""
-
-
-@system(name="echo", version="1")
-def echo(case):
-    return case["text"]
-
-
-def rows(*texts: str) -> list[dict]:
-    return [
-        {"id": f"c{i}", "input": {"text": text}, "expected": {"text": text}}
-        for i, text in enumerate(texts)
-    ]
-
-
-def write_metric(folder, body: str, name: str = "metric.py"):
-    path = folder / name
-    path.write_text(textwrap.dedent(body), encoding="utf-8")
-    return path
-
-
-def verdicts(result, criterion: str) -> dict[str, object]:
-    return {case.id: case.verdicts[criterion] for case in result.cases}
+from tests.core.judging.contained import BACKTRACKS, echo, rows, verdicts, write_metric
 
 
 def test_a_metric_that_sleeps_for_ever_loses_that_verdict_at_the_runs_timeout(tmp_path):
@@ -221,117 +193,6 @@ def test_an_evaluator_timeout_that_is_not_a_positive_number_is_refused(bad):
 
     with pytest.raises(ConfigError, match="evaluator_timeout must be a positive number"):
         evaluate(echo, rows("a"), [ok], store=InMemoryStore(), evaluator_timeout=bad)
-
-
-SECRETS = {
-    "OPENAI_API_KEY": "sk-operator-openai",
-    "ANTHROPIC_API_KEY": "sk-operator-anthropic",
-    "OLOPROOF_JUDGE_API_KEY": "sk-operator-judge",
-    "PGPASSWORD": "operator-pg-password",
-    "DATABASE_URL": "postgresql://oloproof:operator-pg-password@db/oloproof",
-}
-
-
-def test_an_evaluator_reading_the_environment_finds_no_secret_of_the_operator(
-    tmp_path, monkeypatch
-):
-    for name, value in SECRETS.items():
-        monkeypatch.setenv(name, value)
-    path = write_metric(
-        tmp_path,
-        """\
-        import json
-        import os
-
-        def score(input, output, expected=None):
-            return 1.0, {"feedback": json.dumps(dict(os.environ))}
-        """,
-        name="environment.py",
-    )
-
-    result = evaluate(echo, rows("a"), [MetricFile(path)], store=InMemoryStore())
-
-    seen = json.loads(result.cases[0].verdicts["environment"].feedback)
-    leaked = [name for name, value in SECRETS.items() if value in json.dumps(seen)]
-    assert leaked == []
-    assert "PGPASSWORD" not in seen
-    assert seen["OPENAI_API_KEY"].startswith("olo-gw-")  # the gateway's key, not the provider's
-
-
-def test_an_evaluator_can_read_neither_the_store_nor_the_datasets_file(tmp_path):
-    """Its folder is shown to it (the metric file lies there: it imports a module and
-    reads a file beside it), the store's and the dataset's files there are covered."""
-    store_folder = tmp_path / "store"
-    store_folder.mkdir()
-    (store_folder / "oloproof.sqlite3").write_text("the store", encoding="utf-8")
-    keep_from_systems(store_folder)
-    dataset = tmp_path / "cases.jsonl"
-    dataset.write_text("\n".join(json.dumps(row) for row in rows("a")), encoding="utf-8")
-    (tmp_path / "notes.txt").write_text("beside the metric", encoding="utf-8")
-    (tmp_path / "wording.py").write_text("WORD = 'imported'\n", encoding="utf-8")
-    path = write_metric(
-        tmp_path,
-        f"""\
-        import json
-
-        from wording import WORD
-
-        def score(input, output, expected=None):
-            opened = []
-            for path in ({str(store_folder / "oloproof.sqlite3")!r}, {str(dataset)!r},
-                         {str(tmp_path / "notes.txt")!r}):
-                try:
-                    with open(path, encoding="utf-8") as handle:
-                        opened.append(handle.read())
-                except OSError as exc:
-                    opened.append(type(exc).__name__)
-            return 1.0, {{"feedback": json.dumps([*opened, WORD])}}
-        """,
-        name="snoops.py",
-    )
-
-    result = evaluate(echo, str(dataset), [MetricFile(path)], store=InMemoryStore())
-
-    execution = result.provenance["evaluator_execution"]
-    if not execution["sandbox"]["on"]:
-        pytest.skip(f"no sandbox on this machine: {execution['sandbox']['reason']}")
-    opened = json.loads(result.cases[0].verdicts["snoops"].feedback)
-    assert opened == ["PermissionError", "PermissionError", "beside the metric", "imported"]
-
-
-def test_a_metrics_model_calls_go_through_the_gateway_metered_under_its_role(
-    tmp_path, models_on, monkeypatch
-):
-    monkeypatch.setenv("OLOPROOF_DEFAULT_API_KEY", "sk-operator-provider")
-    path = write_metric(
-        tmp_path,
-        """\
-        import os
-
-        from skynet import llm
-
-        def score(input, output, expected=None):
-            said = llm("Answer PASS or FAIL.", input=output)
-            return (1.0 if said.startswith("PASS") else 0.0), {
-                "feedback": os.environ["OLOPROOF_METRIC_API_KEY"][:7]
-            }
-        """,
-        name="judged.py",
-    )
-    models_on.respond_with(lambda request: Reply("PASS. " + request.user_text))
-
-    result = evaluate(echo, rows("one", "two"), [MetricFile(path)], store=InMemoryStore())
-
-    for case in result.cases:
-        verdict = case.verdicts["judged"]
-        assert (verdict.value, verdict.feedback) == (1.0, "olo-gw-")
-        (call,) = case.measurements.model_calls
-        assert (call.role, call.input_tokens, call.output_tokens) == ("metric", 10, 5)
-        assert call.cost_usd == pytest.approx((10 * 1 + 5 * 2) / 1e6)
-    assert {request.headers.get("Authorization") for request in models_on.requests} == {
-        "Bearer sk-operator-provider"
-    }
-    assert result.provenance["model_usage"]["metric"]["calls"] == 2
 
 
 def test_a_run_whose_verdicts_are_all_cached_starts_no_evaluator_process():

@@ -36,6 +36,7 @@ there (bench/README.md).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from dataclasses import dataclass
@@ -153,6 +154,7 @@ def _mean_cases_run(simulation: _Simulation, horizon: int, batch: int) -> float:
     return float(np.mean(np.where(first <= horizon, looks, horizon)))
 
 
+@functools.lru_cache(maxsize=256)
 def sequential_cases_for_power(
     mean: float,
     threshold: float,
@@ -174,6 +176,10 @@ def sequential_cases_for_power(
     does not pass as running to the end). ``cases`` is None when the truth is not
     beyond the threshold, or when no size reaches the power (up to ten million by
     the formula, up to ``2 * SIMULATED_UP_TO`` in the simulation).
+
+    The answer depends on the arguments alone (the draws are seeded by them), so a
+    process asks the simulation, up to a second of it, once per question: a gate's
+    decision, its report and a page showing it read the same plan.
     """
     level = check_confidence(confidence)
     if side == "max":

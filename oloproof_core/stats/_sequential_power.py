@@ -29,7 +29,9 @@ The truth is a distribution on ``[0, 1]`` with the planned mean and spread:
 Determinism: the random draws are seeded from a digest of the inputs, and every
 size is simulated on the same draws (common random numbers, a prefix per size),
 so the same question always gets the same answer and the power grows with ``N``
-without simulation noise between neighbouring sizes. Beyond ``SIMULATED_UP_TO``
+without simulation noise between neighbouring sizes. A process therefore simulates
+each question once, up to a second or so of it: a gate's decision, its report and a
+page showing the plan all read the same answer. Beyond ``SIMULATED_UP_TO``
 cases the betting formula of ``_power`` is used, which the simulation approaches
 there (bench/README.md).
 """
@@ -176,10 +178,6 @@ def sequential_cases_for_power(
     does not pass as running to the end). ``cases`` is None when the truth is not
     beyond the threshold, or when no size reaches the power (up to ten million by
     the formula, up to ``2 * SIMULATED_UP_TO`` in the simulation).
-
-    The answer depends on the arguments alone (the draws are seeded by them), so a
-    process asks the simulation, up to a second of it, once per question: a gate's
-    decision, its report and a page showing it read the same plan.
     """
     level = check_confidence(confidence)
     if side == "max":

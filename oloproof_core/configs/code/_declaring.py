@@ -13,7 +13,6 @@ import base64
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.machinery import PathFinder
 from typing import Any
 
 from oloproof_core.configs.code._probe import first_process_reply, probe, start_first_process
@@ -21,7 +20,7 @@ from oloproof_core.configs.code._stand_ins import DeclaredEvaluator, DeclaredSys
 from oloproof_core.errors import ConfigError, OloproofError
 from oloproof_core.execution.isolation import DEFAULT_MEMORY_LIMIT_MB
 from oloproof_core.execution.isolation._first_process import FirstProcess
-from oloproof_core.execution.isolation._process import child_setup
+from oloproof_core.execution.isolation._reference import find_afresh
 from oloproof_core.judging.evaluators import Evaluator, MetricFile
 from oloproof_core.judging.evaluators._metric_file import default_criterion
 from oloproof_core.judging.evaluators._metric_loading import read_metric_file
@@ -118,12 +117,11 @@ def _first_folders(system: str, folders: list[str]) -> list[str]:
     found without it: one found on the path anyway is imported from there, and a pool's
     process is shown the path alone, so a first process shown the config's folder too
     would see more than the pool's and could not be adopted (its pool would start
-    another). Found by looking at the files, running nothing."""
+    another). Found as a fresh interpreter's finders would find it, running nothing."""
     module = system.partition(":")[0]
     if module.endswith(".py"):  # loaded by its path; its own folder is shown
         return folders[1:]
-    path = child_setup(None, None)["sys_path"]
-    if PathFinder.find_spec(module.partition(".")[0], path) is not None:
+    if find_afresh(module.partition(".")[0]) is not None:
         return folders[1:]
     return folders
 

@@ -95,7 +95,7 @@ def importable_by_name(module_name: str, module: Any = None) -> bool:
         return False
     if top_name in sys.builtin_module_names:
         return True
-    found = _find_afresh(top_name)
+    found = find_afresh(top_name)
     if found is None:
         return False
     held_origin = getattr(getattr(top, "__spec__", None), "origin", None)
@@ -106,7 +106,7 @@ def importable_by_name(module_name: str, module: Any = None) -> bool:
     return bool(found_paths) and any(_same_path(a, b) for a in found_paths for b in held_paths)
 
 
-def _find_afresh(name: str) -> Any:
+def find_afresh(name: str) -> Any:
     """The spec a fresh interpreter's finders give a top-level module, past this process's
     module cache: `sys.path`'s finder and the others on `sys.meta_path` (an editable
     install's, for one)."""

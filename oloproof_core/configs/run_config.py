@@ -269,7 +269,10 @@ def _positive(data: Mapping[str, Any], key: str, where: _Locator, *, integer: bo
     value = data[key]
     valid = isinstance(value, int) if integer else isinstance(value, (int, float))
     if isinstance(value, bool) or not valid or not value > 0 or value == float("inf"):
-        raise ConfigError(f"{where(key)}: {key!r} must be a {KEYS[key]}, got {value!r}")
+        kind = "whole number" if integer else "number"
+        raise ConfigError(
+            f"{where(key)}: {key!r} must be a positive {kind}, got {value!r}: {KEYS[key]}"
+        )
     most = MOST.get(key)
     if most is not None and value > most:
         raise ConfigError(

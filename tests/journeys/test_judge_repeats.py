@@ -130,7 +130,7 @@ def test_a_bad_judge_repeats_flag_is_refused_before_any_case_runs(
 
 @pytest.mark.parametrize(
     ("value", "says"),
-    [("0", "'judge_repeats' must be a how many times"), ("500", "must be at most 100")],
+    [("0", "'judge_repeats' must be a positive whole number, got"), ("500", "must be at most 100")],
 )
 def test_bad_judge_repeats_in_a_config_name_file_line_and_key(
     folder: Path, fake_openai: FakeOpenAI, value: str, says: str

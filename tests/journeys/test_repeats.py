@@ -116,10 +116,11 @@ def test_a_script_with_repeats_gives_each_repeat_its_own_call(folder: Path) -> N
 @pytest.mark.parametrize(
     ("value", "says"),
     [
-        ("0", "'repeats' must be a how many times"),
-        ("-1", "'repeats' must be a how many times"),
-        ("true", "'repeats' must be a how many times"),
-        ("2.5", "'repeats' must be a how many times"),
+        ("0", "'repeats' must be a positive whole number, got"),
+        ("-1", "'repeats' must be a positive whole number, got"),
+        ("true", "'repeats' must be a positive whole number, got"),
+        ("2.5", "'repeats' must be a positive whole number, got"),
+        ("auto", "'repeats' must be a positive whole number, got 'auto'"),
         ("101", "'repeats' must be at most 100"),
     ],
 )

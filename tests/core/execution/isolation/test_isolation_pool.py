@@ -120,8 +120,8 @@ def test_a_system_in_a_script_travels_by_value_without_rerunning_the_script(tmp_
     ("line", "message"),
     [
         ("isolation: docker", "'isolation' must be 'process' or 'thread'"),
-        ("memory_limit_mb: -5", "'memory_limit_mb' must be a memory cap"),
-        ("memory_limit_mb: lots", "'memory_limit_mb' must be a memory cap"),
+        ("memory_limit_mb: -5", "'memory_limit_mb' must be a positive whole number, got"),
+        ("memory_limit_mb: lots", "'memory_limit_mb' must be a positive whole number, got"),
     ],
 )
 def test_config_errors_for_the_new_keys_name_the_file_line_and_key(tmp_path, line, message):

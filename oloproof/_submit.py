@@ -85,6 +85,7 @@ def submit(
     base_dir: str | None = None,
     concurrency: int | None = None,
     repeats: int | None = None,
+    judge_repeats: int | None = None,
     timeout: float | None = None,
     log: Log | None = None,
 ) -> Result: ...
@@ -96,6 +97,7 @@ def submit(
     base_dir: str | None = None,
     concurrency: int | None = None,
     repeats: int | None = None,
+    judge_repeats: int | None = None,
     timeout: float | None = None,
     log: Log | None = None,
 ) -> Submission: ...
@@ -106,6 +108,7 @@ def submit(
     base_dir: str | None = None,
     concurrency: int | None = None,
     repeats: int | None = None,
+    judge_repeats: int | None = None,
     timeout: float | None = None,
     log: Log | None = None,
 ) -> Submission | Result:
@@ -113,14 +116,15 @@ def submit(
 
     `config` is a run-config file (oloproof.yaml) or a mapping of its keys, whose
     relative paths resolve from `base_dir` (default: the working directory);
-    `concurrency` and `repeats` override the config's. Returns a `Submission`; with
+    `concurrency`, `repeats` and `judge_repeats` override the config's. Returns a `Submission`; with
     `wait=True`, follows the run and returns its `Result` (`timeout` seconds at most).
     """
     raw, folder, label, lines = _read(config, base_dir)
     if concurrency and isinstance(raw, Mapping):
         raw = {**raw, "concurrency": concurrency}
-    if repeats is not None and isinstance(raw, Mapping):
-        raw = {**raw, "repeats": repeats}
+    overrides = {"repeats": repeats, "judge_repeats": judge_repeats}
+    if isinstance(raw, Mapping):
+        raw = {**raw, **{key: value for key, value in overrides.items() if value is not None}}
     run_id, n_cases = outside_event_loop(lambda: _queue(raw, folder, label, lines))
     submission = Submission(run_id=run_id, n_cases=n_cases)
     if log is not None:

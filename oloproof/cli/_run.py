@@ -105,8 +105,6 @@ def handle(args: argparse.Namespace) -> int:
             "`oloproof continue RUN` adds batches until the gate decides"
         )
     args.repeats = _count(args.repeats, "--repeats", "runs per case", check_repeats)
-    if args.judge_repeats is not None and args.submit:
-        raise ConfigError("--judge-repeats runs here: the workers do not judge repeatedly yet")
     args.judge_repeats = _count(
         args.judge_repeats, "--judge-repeats", "verdicts per output", check_judge_repeats
     )

@@ -21,7 +21,13 @@ def _log(line: str) -> None:
 
 
 def handle_submit(args: argparse.Namespace) -> int:
-    submission = submit(args.config, concurrency=args.concurrency, repeats=args.repeats, log=_log)
+    submission = submit(
+        args.config,
+        concurrency=args.concurrency,
+        repeats=args.repeats,
+        judge_repeats=args.judge_repeats,
+        log=_log,
+    )
     if not args.wait:
         print(submission.run_id)
         print(

@@ -109,7 +109,6 @@ def run_config_check(
     if policy is not None and len(loaded) == len(shaped["evaluators"]):
         attempt("policy", lambda: _never_passing(policy, loaded, where))
     problems += _repeats_and_sequential(shaped, policy, where)
-    problems += _not_on_workers(shaped, where)
     if not problems:
         _plan(shaped, system, loaded, policy, where, problems)
     if problems or dataset is None:
@@ -133,17 +132,6 @@ def _repeats_and_sequential(
         "its gate decides; leave out repeats or use a policy without `sequential:`"
     )
     return [ConfigProblem("repeats", message)]
-
-
-def _not_on_workers(data: Mapping[str, Any], where: _Locator) -> list[ConfigProblem]:
-    """Refused rather than run once: the workers' chunks do not repeat verdicts yet."""
-    if (data.get("judge_repeats") or 1) == 1:
-        return []
-    message = (
-        f"{where('judge_repeats')}: runs on the workers do not judge repeatedly yet; run "
-        "this config here with `oloproof run` (without --submit), or leave out judge_repeats"
-    )
-    return [ConfigProblem("judge_repeats", message)]
 
 
 def _code(

@@ -32,6 +32,9 @@ class RunChunk(models.Model):
     judging = models.JSONField(default=dict, blank=True)
     execution = models.JSONField(default=dict, blank=True)
     """How this chunk's worker ran the system (its pool's provenance: sandbox, protection)."""
+    judge_asked = models.JSONField(default=dict, blank=True)
+    """With judge repeats: per repeated judge, per case id, each asking's value (None where
+    it gave none), for the run's split of the variance between system and judge."""
     touched_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -201,6 +201,12 @@ _FORM_FIELD_KINDS: dict[str, Any] = {
 }
 
 
+_AT_LEAST_ONCE = {
+    "repeats": "each case runs at least once",
+    "judge_repeats": "each output is judged at least once",
+}
+
+
 def _form_field(item: engine.RunConfigField) -> forms.Field:
     """The form's field for a config key; a whole number with a most (repeats) says its
     range when a value falls outside it, as the engine's check of a config file does."""
@@ -212,7 +218,7 @@ def _form_field(item: engine.RunConfigField) -> forms.Field:
         max_value=item.most,
         error_messages={
             "invalid": f"{outside}, e.g. 3",
-            "min_value": f"{outside}: each case runs at least once",
+            "min_value": f"{outside}: {_AT_LEAST_ONCE.get(item.name, 'at least once')}",
             "max_value": f"{outside}: beyond {item.most}, more cases serve a run better",
         },
     )

@@ -53,6 +53,7 @@ _CHUNK_COLUMNS = (
     "cases_done",
     "judging",
     "execution",
+    "judge_asked",
     "touched_at",
     "finished_at",
 )
@@ -91,7 +92,7 @@ _PENDING = str(RunChunk.Status.PENDING.value)  # plain text: COPY sends an enum 
 
 def _chunk_row(run_id: int, index: int, first: int, size: int, now: datetime) -> tuple[Any, ...]:
     """A pending chunk's row, in the order of `_CHUNK_COLUMNS`."""
-    return (run_id, index, first, size, _PENDING, "", 0, 0, {}, {}, now, None)
+    return (run_id, index, first, size, _PENDING, "", 0, 0, {}, {}, {}, now, None)
 
 
 def _chunk_claim(chunk_id: int, token: str) -> bool:
@@ -270,6 +271,7 @@ def _chunk_complete(
             cases_done=len(cases),
             judging={name: tally.to_dict() for name, tally in plan.tallies.items()},
             execution=plan.execution,
+            judge_asked=plan.judge_asked,
         )
         if not finished:
             # Taken for dead and re-claimed by another worker, which records these cases.

@@ -115,9 +115,10 @@ class _ChunksRead:
 
     @classmethod
     def of(cls, run_id: int, plan: engine.RunPlan) -> _ChunksRead:
-        """The chunks' summary; their judging tallies are added to `plan`'s."""
+        """The chunks' summary; their judging tallies and judge repeats' values are added
+        to `plan`'s."""
         found = cls()
-        fields = ("judging", "execution", "claimed_by", "attempts")
+        fields = ("judging", "execution", "claimed_by", "attempts", "judge_asked")
         for chunk in RunChunk.objects.filter(run_id=run_id).only(*fields).iterator(500):
             found.count += 1
             found.attempts += chunk.attempts
@@ -131,6 +132,8 @@ class _ChunksRead:
             for name, counts in chunk.judging.items():
                 tally = plan.tallies.setdefault(name, engine.JudgingTally())
                 tally.add(engine.JudgingTally(**counts))
+            for name, values in chunk.judge_asked.items():
+                plan.judge_asked.setdefault(name, {}).update(values)
         return found
 
 

@@ -162,6 +162,7 @@ def run_plan_load(
             memory_limit_mb=config.memory_limit_mb,
             sandbox=config.sandbox,
             repeats=config.repeats,
+            judge_repeats=config.judge_repeats,
         )
     except engine.SandboxFloorError as exc:
         # Queued where the floor was not set: this worker's operator's floor still holds.

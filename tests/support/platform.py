@@ -217,12 +217,12 @@ class Platform:
         return process
 
     def call(
-        self, args: Sequence[str], *, timeout: float = 120
+        self, args: Sequence[str], *, timeout: float = 120, extra_env: Mapping[str, str] = ()
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [PYTHON, "-m", "oloproof", *args],
             cwd=self.root,
-            env=self.env,
+            env={**self.env, **dict(extra_env)},
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -257,9 +257,13 @@ class Platform:
         assert done.returncode == 0, done.stderr
         return int(done.stdout.split()[0])
 
-    def worker(self, *, concurrency: int = 2, name: str = "worker") -> subprocess.Popen[bytes]:
+    def worker(
+        self, *, concurrency: int = 2, name: str = "worker", extra_env: Mapping[str, str] = ()
+    ) -> subprocess.Popen[bytes]:
         return self.start(
-            ["worker", f"--concurrency={concurrency}", "--loglevel=WARNING"], name=name
+            ["worker", f"--concurrency={concurrency}", "--loglevel=WARNING"],
+            name=name,
+            extra_env=extra_env,
         )
 
     def kill(self, process: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:

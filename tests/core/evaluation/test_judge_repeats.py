@@ -174,7 +174,9 @@ def test_bad_judge_repeats_are_refused_before_any_case_runs(value: Any, says: st
     assert not calls
 
 
-def test_a_submitted_config_with_judge_repeats_is_refused(tmp_path: Any) -> None:
+def test_a_config_for_the_workers_keeps_its_judge_repeats(tmp_path: Any) -> None:
+    """The check a submitted config goes through (the API, the form, `--submit`) keeps
+    `judge_repeats` for the workers, which judge repeatedly as one process does."""
     (tmp_path / "data.jsonl").write_text('{"id": "a", "input": {}, "expected": {}}\n')
     (tmp_path / "bot.py").write_text("def answer(question):\n    return {}\n")
     config = {
@@ -183,11 +185,10 @@ def test_a_submitted_config_with_judge_repeats_is_refused(tmp_path: Any) -> None
         "evaluators": [{"ExactMatch": {"criterion": "ok"}}],
         "judge_repeats": 3,
     }
-    with pytest.raises(ConfigError, match="workers do not judge repeatedly yet") as raised:
-        engine.run_config_check(
-            config, base_dir=str(tmp_path), label="oloproof.yaml", lines={"judge_repeats": 4}
-        )
-    assert "oloproof.yaml:4" in str(raised.value)
+    checked = engine.run_config_check(
+        config, base_dir=str(tmp_path), label="oloproof.yaml", lines={"judge_repeats": 4}
+    )
+    assert checked.config.judge_repeats == 3
 
 
 def test_a_run_without_a_model_judge_judges_once_and_says_so() -> None:

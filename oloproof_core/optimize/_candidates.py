@@ -82,8 +82,10 @@ class Evaluations:
         concurrency: int | None,
         timeout: float | None,
         pool: CandidatePool | None = None,
+        judge_repeats: int = 1,
     ) -> None:
         self.make_release, self.base_version = make_release, base_version
+        self.judge_repeats = judge_repeats
         self.evaluators, self.objective = list(evaluators), objective
         self.store, self.ledger, self.optimization_id = store, ledger, optimization_id
         self.meter, self.concurrency, self.timeout = meter, concurrency, timeout
@@ -136,6 +138,7 @@ class Evaluations:
                 evaluators=self.evaluators,
                 concurrency=self.concurrency,
                 timeout=self.timeout,
+                judge_repeats=self.judge_repeats,
             )
             if self.pool is not None:
                 plan = self.pool.lend(plan)

@@ -137,6 +137,7 @@ def optimize_spec_from_mapping(
         timeout=run.timeout,
         confidence=run.confidence,
         repeats=run.repeats,
+        judge_repeats=run.judge_repeats,
         seed=int(data.get("seed", 0)),
         settings=dict(data.get("settings") or {}),
         name=data.get("name"),

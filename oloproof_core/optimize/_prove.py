@@ -46,10 +46,12 @@ def held_out_run(
     timeout: float | None = None,
     confidence: float = 0.95,
     repeats: int = 1,
+    judge_repeats: int = 1,
     pool: CandidatePool | None = None,
 ) -> Result:
-    """One candidate on the test split (each case `repeats` times), recorded as its release's
-    run (in `pool`'s processes if given); a `policy` without `baseline`: its own."""
+    """One candidate on the test split (each case `repeats` times, each model judge asked
+    `judge_repeats` times), recorded as its release's run (in `pool`'s processes if
+    given); a `policy` without `baseline`: its own."""
     own_baseline = policy is not None and baseline is None
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
@@ -60,6 +62,7 @@ def held_out_run(
         timeout=timeout,
         confidence=confidence,
         repeats=repeats,
+        judge_repeats=judge_repeats,
     )
     plan = plan if pool is None else pool.lend(plan)
     cases = process_rows(plan, test.rows, store)
@@ -75,11 +78,8 @@ def held_out_run(
     if own_baseline:
         result.provenance["policy"] = plan.policy.describe()
         result.gate = gated_against_itself(plan.policy, result, store)
-    result.provenance["optimization"] = {
-        "id": optimization_id,
-        "split": "test",
-        "candidate": candidate.index,
-    }
+    where = {"id": optimization_id, "split": "test", "candidate": candidate.index}
+    result.provenance["optimization"] = where
     result.run_id = store.record_run(result)
     return result
 

@@ -168,6 +168,7 @@ def _search_for(
         confidence=spec.confidence,
         on_candidate=on_candidate,
         repeats=splits.repeats,
+        judge_repeats=spec.judge_repeats,
     )
     search = Search(
         artifact=artifact,
@@ -207,6 +208,7 @@ def _evaluations_for(
         concurrency=spec.concurrency,
         timeout=spec.timeout,
         pool=pool,
+        judge_repeats=spec.judge_repeats,
     )
 
 
@@ -288,6 +290,7 @@ def _prove(
         "timeout": spec.timeout,
         "confidence": spec.confidence,
         "repeats": search.splits.repeats,
+        "judge_repeats": spec.judge_repeats,
         "pool": pool,
     }
     if winner.index == seed.index:

@@ -66,11 +66,12 @@ class CandidateRecorder:
         confidence: float,
         on_candidate: Callable[[CandidateRecord], None] | None = None,
         repeats: int = 1,
+        judge_repeats: int = 1,
     ) -> None:
         self.ledger, self.optimization_id = ledger, optimization_id
         self.evaluations, self.reflector, self.store = evaluations, reflector, store
         self.val_dataset, self.confidence = val_dataset, confidence
-        self.repeats = repeats
+        self.repeats, self.judge_repeats = repeats, judge_repeats
         self.on_candidate = on_candidate
         self._kept = {record.digest: record for record in ledger.candidates(optimization_id)}
 
@@ -132,6 +133,7 @@ class CandidateRecorder:
             evaluators=self.evaluations.evaluators,
             confidence=self.confidence,
             repeats=self.repeats,
+            judge_repeats=self.judge_repeats,
         )
         result = conclude_run(
             plan, cases, self.val_dataset, self.store, started_at=datetime.now(UTC), duration_s=0.0

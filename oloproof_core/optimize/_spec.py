@@ -30,6 +30,8 @@ class OptimizationSpec:
     confidence: float = 0.95
     repeats: int = 1
     """How many times each case runs, in the search and in the proof on test."""
+    judge_repeats: int = 1
+    """How many times each model judge judges each output, wherever a candidate is judged."""
     seed: int = 0
     settings: Mapping[str, Any] = field(default_factory=dict)
     name: str | None = None

@@ -4,13 +4,13 @@ run with `oloproof run`, the judge (a stand-in server) answering differently eac
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import pytest
 
 from tests.journeys.conftest import run_user
-from tests.support.fake_openai import FakeOpenAI, Reply, Request
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.wavering_judge import judge_environment, judge_that_wavers
 
 DATASET = "".join(
     json.dumps({"id": f"q{i}", "input": {"question": f"question {i}"}, "expected": {}}) + "\n"
@@ -42,27 +42,11 @@ def folder(tmp_path: Path) -> Path:
     return folder
 
 
-def _judge_that_wavers(server: FakeOpenAI) -> None:
-    """The first time it sees an output: PASS; the second: FAIL; the third: PASS."""
-    seen: dict[str, int] = {}
-    lock = threading.Lock()
-
-    def reply(request: Request) -> Reply:
-        with lock:
-            times = seen[request.user_text] = seen.get(request.user_text, 0) + 1
-        word = "FAIL" if times == 2 else "PASS"
-        return Reply(json.dumps({"verdict": word, "reason": f"time {times}"}))
-
-    server.respond_with(reply)
-
-
 def _run(folder: Path, server: FakeOpenAI, *args: str) -> tuple[int, str, str]:
     ran = run_user(
         ["oloproof", "run", "oloproof.yaml", *args],
         folder,
-        OLOPROOF_JUDGE_MODEL="stand-in-judge",
-        OLOPROOF_JUDGE_BASE_URL=server.base_url,
-        OLOPROOF_DEFAULT_BACKOFF="0.01",
+        **judge_environment(server),
     )
     return ran.returncode, ran.stdout, ran.stderr
 
@@ -70,7 +54,7 @@ def _run(folder: Path, server: FakeOpenAI, *args: str) -> tuple[int, str, str]:
 def test_a_model_judge_judges_each_output_three_times(
     folder: Path, fake_openai: FakeOpenAI
 ) -> None:
-    _judge_that_wavers(fake_openai)
+    judge_that_wavers(fake_openai)
     code, out, err = _run(folder, fake_openai, "--json", "out.json")
     assert code == 0, err
     # Both repeats of a case give the same output: the judge sees each text 2 × 3 times,
@@ -104,7 +88,7 @@ def test_a_model_judge_judges_each_output_three_times(
 def test_the_flag_overrides_the_config_and_a_second_run_reads_the_cache(
     folder: Path, fake_openai: FakeOpenAI
 ) -> None:
-    _judge_that_wavers(fake_openai)
+    judge_that_wavers(fake_openai)
     code, _, err = _run(folder, fake_openai, "--judge-repeats", "2", "--repeats", "1")
     assert code == 0, err
     assert fake_openai.request_count == 5 * 2

@@ -12,8 +12,8 @@ from pathlib import Path
 from tests.journeys.conftest import run_user
 from tests.support.fake_openai import FakeOpenAI, Reply, Request
 from tests.support.optimize_task import model_environment, responder, write_project
+from tests.support.wavering_judge import JUDGE_MODEL, judge_environment
 
-JUDGE_MODEL = "stand-in-judge"
 STORE_REPORT = """
 import json
 from oloproof.cli._django import django_ready
@@ -65,9 +65,7 @@ def test_an_optimization_asks_its_model_judge_three_times_an_output(
         ["oloproof", "optimize", "optimize.yaml", "--json", "outcome.json"],
         folder,
         timeout=600,
-        OLOPROOF_JUDGE_MODEL=JUDGE_MODEL,
-        OLOPROOF_JUDGE_BASE_URL=fake_openai.base_url,
-        **model_environment(fake_openai.base_url),
+        **judge_environment(fake_openai) | model_environment(fake_openai.base_url),
     )
 
     assert done.returncode == 0, done.stdout + done.stderr

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.fake_openai import FakeOpenAI, Reply, Request
+from tests.support.fake_openai import FakeOpenAI
 from tests.support.platform import PYTHON, Platform, platform, redis_flush, redis_url
+from tests.support.wavering_judge import judge_environment, judge_that_wavers
 
 pytestmark = pytest.mark.redis
 
@@ -51,36 +51,13 @@ def _project(folder: Path) -> Path:
     return folder / "oloproof.yaml"
 
 
-def _judge_that_wavers(server: FakeOpenAI) -> None:
-    """The second time it sees an output: FAIL; otherwise PASS. Every output names its
-    repeat, so each output is judged PASS, FAIL, PASS whichever worker asks first."""
-    seen: dict[str, int] = {}
-    lock = threading.Lock()
-
-    def reply(request: Request) -> Reply:
-        with lock:
-            times = seen[request.user_text] = seen.get(request.user_text, 0) + 1
-        word = "FAIL" if times == 2 else "PASS"
-        return Reply(json.dumps({"verdict": word, "reason": f"time {times}"}))
-
-    server.respond_with(reply)
-
-
-def _judge_env(server: FakeOpenAI) -> dict[str, str]:
-    return {
-        "OLOPROOF_JUDGE_MODEL": "stand-in-judge",
-        "OLOPROOF_JUDGE_BASE_URL": server.base_url,
-        "OLOPROOF_DEFAULT_BACKOFF": "0.01",
-    }
-
-
 def _here(running: Platform, config: Path, server: FakeOpenAI) -> dict[str, Any]:
     """The same run in one process, not recorded (its verdicts stay out of the workers'
     cache), for the figures to compare with."""
     done = subprocess.run(
         [PYTHON, "-m", "oloproof", "run", str(config), *HERE_FLAGS],
         cwd=running.root,
-        env={**running.env, **_judge_env(server), "OLOPROOF_RECORD": "0"},
+        env={**running.env, **judge_environment(server), "OLOPROOF_RECORD": "0"},
         capture_output=True,
         text=True,
         timeout=120,
@@ -102,15 +79,15 @@ def test_a_submitted_run_asks_the_judge_again_as_a_run_in_one_process_does(
     config = _project(tmp_path / "project")
     with platform(tmp_path, broker_url=redis_url(REDIS_PORT, REDIS_DB), chunk_size=3) as running:
         running.migrate_server_database()
-        _judge_that_wavers(fake_openai)
+        judge_that_wavers(fake_openai)
         here = _here(running, config, fake_openai)
-        _judge_that_wavers(fake_openai)  # afresh: the workers' askings count from one
+        judge_that_wavers(fake_openai)  # afresh: the workers' askings count from one
         asked_before = fake_openai.request_count
-        running.worker(concurrency=2, extra_env=_judge_env(fake_openai))
+        running.worker(concurrency=2, extra_env=judge_environment(fake_openai))
         submitted = running.call(
             ["run", str(config), "--submit", "--wait", *THERE_FLAGS],
             timeout=240,
-            extra_env=_judge_env(fake_openai),
+            extra_env=judge_environment(fake_openai),
         )
         log = running.log_text()
         chunks = running.database.value("SELECT COUNT(*) FROM runs_runchunk")

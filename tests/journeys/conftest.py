@@ -8,6 +8,7 @@ test settings, no store but the project's own.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -82,3 +83,20 @@ def browser() -> Iterator[Any]:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield launched
         launched.close()
+
+
+def optimize_in_folder(folder: Path, store_report: str, **extra: str) -> tuple[Any, Any]:
+    """`oloproof optimize optimize.yaml --json outcome.json` in the user's folder, then
+    `store_report` (a Python script printing JSON last) run there: the outcome and the
+    report's JSON."""
+    done = run_user(
+        ["oloproof", "optimize", "optimize.yaml", "--json", "outcome.json"],
+        folder,
+        timeout=600,
+        **extra,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    outcome = json.loads((folder / "outcome.json").read_text(encoding="utf-8"))
+    read = run_user(["python", "-c", store_report], folder)
+    assert read.returncode == 0, read.stderr
+    return outcome, json.loads(read.stdout.strip().splitlines()[-1])

@@ -9,7 +9,7 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-from tests.journeys.conftest import run_user
+from tests.journeys.conftest import optimize_in_folder
 from tests.support.fake_openai import FakeOpenAI, Reply, Request
 from tests.support.optimize_task import model_environment, responder, write_project
 from tests.support.wavering_judge import JUDGE_MODEL, judge_environment
@@ -61,18 +61,11 @@ def test_an_optimization_asks_its_model_judge_three_times_an_output(
     judge = JudgeOrTask()
     fake_openai.respond_with(judge)
 
-    done = run_user(
-        ["oloproof", "optimize", "optimize.yaml", "--json", "outcome.json"],
+    outcome, test_runs = optimize_in_folder(
         folder,
-        timeout=600,
+        STORE_REPORT,
         **judge_environment(fake_openai) | model_environment(fake_openai.base_url),
     )
-
-    assert done.returncode == 0, done.stdout + done.stderr
-    outcome = json.loads((folder / "outcome.json").read_text(encoding="utf-8"))
-    read = run_user(["python", "-c", STORE_REPORT], folder)
-    assert read.returncode == 0, read.stderr
-    test_runs = json.loads(read.stdout.strip().splitlines()[-1])
     proved = {outcome["proof"]["seed"]["test"]["n"], outcome["proof"]["winner"]["test"]["n"]}
     (test_cases,) = proved
     proof = outcome["proof"]

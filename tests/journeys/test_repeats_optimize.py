@@ -5,11 +5,10 @@ in the folder's store."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
-from tests.journeys.conftest import REPO, run_user
+from tests.journeys.conftest import REPO, optimize_in_folder
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.optimize_task import TASK_MODEL, model_environment, serve_task
 
@@ -43,18 +42,9 @@ def test_an_optimization_with_repeats_runs_and_proves_every_case_twice(
     config.write_text(config.read_text(encoding="utf-8") + "repeats: 2\n", encoding="utf-8")
     serve_task(fake_openai)
 
-    done = run_user(
-        ["oloproof", "optimize", "optimize.yaml", "--json", "outcome.json"],
-        folder,
-        timeout=600,
-        **model_environment(fake_openai.base_url),
+    outcome, stored = optimize_in_folder(
+        folder, STORE_REPORT, **model_environment(fake_openai.base_url)
     )
-
-    assert done.returncode == 0, done.stdout + done.stderr
-    outcome = json.loads((folder / "outcome.json").read_text(encoding="utf-8"))
-    read = run_user(["python", "-c", STORE_REPORT], folder)
-    assert read.returncode == 0, read.stderr
-    stored = json.loads(read.stdout.strip().splitlines()[-1])
     splits = stored["splits"]
     assert splits["repeats"] == 2
     test_ids = splits["ids"]["test"]

@@ -14,7 +14,12 @@ fixed cost.
 Bytecode: the processes compile into a private cache (PYTHONPYCACHEPREFIX) warmed before
 measuring, as an installed package would be; PYTHONDONTWRITEBYTECODE is dropped.
 
+DeepEval and promptfoo, where they are installed in environments of their own (see
+bench/speed/others.py), run the 10,000-case workload in the same run, each in turns
+with the plain loop.
+
 Run: .venv/bin/python -m bench.speed [--repeats 2] [--skip-100k]
+     [--deepeval PYTHON] [--promptfoo COMMAND] [--others-repeats N] [--others-limit S]
 Writes bench/results/speed.json.
 """
 
@@ -33,6 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.speed.others import against_plain_loop, tool_commands
 from bench.speed.workloads import write_dataset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -313,6 +319,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.speed", description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-100k", action="store_true")
+    parser.add_argument("--deepeval", help="the Python of an environment with deepeval")
+    parser.add_argument("--promptfoo", help="the promptfoo command")
+    parser.add_argument(
+        "--others-repeats", type=int, help="pairs for DeepEval and promptfoo (default --repeats)"
+    )
+    parser.add_argument(
+        "--others-limit",
+        type=float,
+        default=1200,
+        help="seconds a DeepEval or promptfoo run may take",
+    )
     args = parser.parse_args()
     # The machine may be shared: its load is part of the figures.
     load = {"load_average_at_start": round(os.getloadavg()[0], 2)}
@@ -320,10 +337,19 @@ def main() -> None:
         bench = Bench(Path(scratch), args.repeats)
         datasets = prepare(bench, [10, 1000, 10_000, 100_000])
         figures: dict[str, Any] = workloads(bench, datasets, args.skip_100k)
+        tools = tool_commands(datasets[10_000], bench.folder, args.deepeval, args.promptfoo)
+        others = against_plain_loop(
+            datasets[10_000],
+            bench.folder,
+            tools,
+            args.others_repeats or args.repeats,
+            args.others_limit,
+        )
     load["load_average_at_end"] = round(os.getloadavg()[0], 2)
     print(load)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "speed.json").write_text(json.dumps(load | figures, indent=2) + "\n")
+    kept = load | figures | ({"others at 10,000": others} if others else {})
+    (RESULTS / "speed.json").write_text(json.dumps(kept, indent=2) + "\n")
     print(
         f"{'workload':<32} {'plain s':>8} {'oloproof s':>10} {'ratio':>6} "
         f"{'plain cpu':>9} {'oloproof cpu':>12} {'peak MB':>8}"
@@ -333,6 +359,9 @@ def main() -> None:
             f"{name:<32} {row['plain_s']:>8} {row['oloproof_s']:>10} {row['ratio']:>6} "
             f"{row['plain_cpu_s']:>9} {row['oloproof_cpu_s']:>12} {row['oloproof_rss_mb']:>8}"
         )
+    for name, row in others.items():
+        tool_s = row["tool_s"] or f"> {row['tool_s_at_least']}"
+        print(f"{name + ' 10,000':<32} {row['plain_s']:>8} {tool_s:>10} {row['ratio']!s:>6}")
     print(json.dumps({k: v for k, v in figures.items() if "evaluator" in k or "cached" in k}))
 
 

@@ -1,10 +1,10 @@
 """The statistics of repeats: coverage and width of a repeated run's intervals against
-Inspect AI's epochs reducer, adaptive repeats on the release figure, and what repeats
-cost in wall time.
+Inspect AI's epochs reducer, adaptive repeats on the release figure (simulated, and the
+best unbiased two-phase plan in closed form), and what repeats cost in wall time.
 
 Run: .venv/bin/python -m bench.repeats [--reps 10000] [--quick] [--only PART ...]
 Prints one table per part and writes bench/results/repeats.json; with `--only` (parts:
-coverage, adaptive, wall_time) it runs those parts and replaces just them in the file.
+coverage, adaptive, two_phase, wall_time) it runs those parts and replaces just them in the file.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ from typing import Any
 from bench.repeats._adaptive import adaptive_rows
 from bench.repeats._coverage import cell
 from bench.repeats._population import POPULATIONS
+from bench.repeats._two_phase import two_phase_rows
 from bench.repeats._wall_time import measure
 from bench.stats.coverage import print_table
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "repeats.json"
-PARTS = ("coverage", "adaptive", "wall_time")
+PARTS = ("coverage", "adaptive", "two_phase", "wall_time")
 
 
 def _flat(row: dict[str, Any]) -> dict[str, Any]:
@@ -67,6 +68,12 @@ def _adaptive(reps: int, sizes: list[int]) -> list[dict[str, Any]]:
     return rows
 
 
+def _two_phase() -> list[dict[str, Any]]:
+    rows = [row for population in POPULATIONS for row in two_phase_rows(population)]
+    print_table("Unbiased two-phase plans at 2.5 calls a case, variance per case", rows)
+    return rows
+
+
 def _wall_time(quick: bool) -> list[dict[str, Any]]:
     rows = measure([3, 5] if quick else [3, 5, 10], 1 if quick else 3)
     print_table("Wall time: one run with repeats k against k separate runs", rows)
@@ -84,6 +91,7 @@ def main() -> None:
     parts: dict[str, Callable[[], list[dict[str, Any]]]] = {
         "coverage": lambda: _coverage(reps, sizes),
         "adaptive": lambda: _adaptive(reps, sizes),
+        "two_phase": _two_phase,
         "wall_time": lambda: _wall_time(args.quick),
     }
     results: dict[str, Any] = {}

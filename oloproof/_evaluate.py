@@ -85,18 +85,18 @@ def _how_far(until_decided: bool, *, batch: int | None, keep_cases: bool) -> dic
 
 
 def _repeats(until_decided: bool, *, repeats: int, judge_repeats: int) -> dict[str, Any]:
-    """How many times each case runs and each output is judged (a run that runs every case)."""
+    """How many times each case runs and each output is judged; a run that stops when
+    decided adds cases batch by batch, which would cut a case's repeats between two."""
     if not until_decided:
         return {"repeats": repeats, "judge_repeats": judge_repeats}
-    for name, value in (("repeats", repeats), ("judge_repeats", judge_repeats)):
-        if value != 1:
-            from oloproof_core import ConfigError
+    if repeats != 1:
+        from oloproof_core import ConfigError
 
-            raise ConfigError(
-                f"{name} cannot be combined with until_decided yet: a run that stops when "
-                "decided adds cases, not repeats; run with one or the other"
-            )
-    return {}
+        raise ConfigError(
+            "repeats cannot be combined with until_decided yet: a run that stops when "
+            "decided adds cases, not repeats; run with one or the other"
+        )
+    return {"judge_repeats": judge_repeats}
 
 
 def _baseline(baseline: RunRef | None, store: Store) -> Result | None:

@@ -137,9 +137,11 @@ def run_until_decided(
     sandbox: str | None = None,
     origin: Mapping[str, Any] | None = None,
     evaluator_timeout: float | None = None,
+    judge_repeats: int = 1,
 ) -> Result:
     """Add cases in batches until the gate decides or the cases run out (module docstring).
-    `batch` overrides the policy's `sequential: {batch: N}` (a policy without it: 50)."""
+    `batch` overrides the policy's `sequential: {batch: N}` (a policy without it: 50);
+    `judge_repeats`: each model judge's verdicts per output, in every batch."""
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
         system=system,
@@ -152,6 +154,7 @@ def run_until_decided(
         memory_limit_mb=memory_limit_mb,
         sandbox=sandbox,
         evaluator_timeout=evaluator_timeout,
+        judge_repeats=judge_repeats,
     )
     if plan.policy is None:
         raise ConfigError("--until-decided needs a policy: there is no gate to decide")

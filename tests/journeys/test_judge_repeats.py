@@ -127,3 +127,37 @@ def test_bad_judge_repeats_in_a_config_name_file_line_and_key(
     assert "oloproof.yaml:7: " in err
     assert says in err
     assert fake_openai.request_count == 0
+
+
+POLICY = """version: 1
+sequential: {batch: 2}
+rules:
+  - metric: polite
+    min: 0.95
+"""
+
+
+def test_a_run_that_stops_when_decided_judges_each_output_three_times(
+    folder: Path, fake_openai: FakeOpenAI
+) -> None:
+    """`--until-decided` adds cases, not repeats: without `repeats` in the config, each
+    output is still judged `--judge-repeats` times, batch after batch."""
+    judge_that_wavers(fake_openai)
+    config = CONFIG.replace("repeats: 2\n", "").replace("judge_repeats: 3\n", "")
+    (folder / "oloproof.yaml").write_text(config + "policy: release.yaml\n", encoding="utf-8")
+    (folder / "release.yaml").write_text(POLICY, encoding="utf-8")
+    code, out, err = _run(
+        folder, fake_openai, "--until-decided", "--judge-repeats", "3", "--json", "out.json"
+    )
+    assert code == 1, err  # the gate failed
+    data = json.loads((folder / "out.json").read_text())
+    ran = data["provenance"]["sequential"]["n_run"]
+    assert ran >= 2
+    assert len(data["cases"]) == ran
+    assert fake_openai.request_count == 3 * ran  # each output PASS, FAIL, PASS
+    values = [case["verdicts"]["polite"]["value"] for case in data["cases"]]
+    assert values == [pytest.approx(2 / 3)] * ran
+    # Below 0.95 on every case: the gate fails once the evidence says so.
+    assert data["gate"]["outcome"] == "fail"
+    assert data["provenance"]["judge_repeats"]["judge_repeats"] == 3
+    assert "judge repeats: each output judged 3 times" in out

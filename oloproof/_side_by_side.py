@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from oloproof._results import RunRef, load
-from oloproof_core import ConfigError, Result, Store
+from oloproof_core import ConfigError, Result, Store, repeats_differ
 
 if TYPE_CHECKING:
     from oloproof_core.results.compare import SideBySide
@@ -19,10 +19,13 @@ def _dataset_digest(result: Result) -> str:
 
 def different_datasets(baseline: Result, candidate: Result) -> str:
     """Why two runs are not compared, as the dashboard's compare page refuses them: they
-    were evaluated on different datasets (by content digest). "" when they were not."""
+    were evaluated on different datasets (by content digest), or repeated their cases a
+    different number of times. "" when neither."""
     first, second = _dataset_digest(baseline), _dataset_digest(candidate)
     if not first or not second or first == second:
         return ""
+    if differ := repeats_differ(baseline.provenance, candidate.provenance):
+        return differ
     return (
         f"the runs were evaluated on different datasets (digest {first[:12]} and "
         f"{second[:12]}); a paired comparison needs the same cases: compare runs "

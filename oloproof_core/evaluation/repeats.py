@@ -10,8 +10,9 @@ its own keeps them: a case's repeats lie in its cluster, which stays the unit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from oloproof_core._util.canonical import digest_text
 from oloproof_core.datasets.file import DatasetFile
@@ -86,6 +87,22 @@ def with_repeat_index(rows: Sequence[Row]) -> list[Row]:
 
 def repeated_digest(digest: str, repeats: int) -> str:
     return digest_text(f"{digest}|repeats={repeats}")
+
+
+def repeats_differ(first: Mapping[str, Any], second: Mapping[str, Any]) -> str:
+    """Why two runs, by their provenances, cannot be compared case by case because they
+    repeated their cases a different number of times; "" when they did not."""
+    counts = [
+        int((provenance.get("repeats") or {}).get("repeats") or 1) for provenance in (first, second)
+    ]
+    if counts[0] == counts[1]:
+        return ""
+    return (
+        f"the runs repeated each case a different number of times ({counts[0]} and "
+        f"{counts[1]}): a paired comparison pairs repeat j with repeat j, so it needs the "
+        f"same repeats; run one of them again with the other's (--repeats {counts[0]} or "
+        f"--repeats {counts[1]}; docs/repeats.md)"
+    )
 
 
 def repeated_dataset(data: Dataset, repeats: int) -> Dataset:

@@ -42,6 +42,8 @@ def comparison_problem(*, baseline: Run, candidate: Run) -> str:
     if not (baseline.is_finished and candidate.is_finished):
         return "both runs must have finished"
     if baseline.dataset_id != candidate.dataset_id:
+        if differ := engine.repeats_differ(baseline.provenance, candidate.provenance):
+            return differ
         return (
             "the runs were evaluated on different datasets; a paired comparison "
             "needs the same cases"

@@ -162,3 +162,18 @@ def test_a_run_recorded_as_it_goes_reports_the_same_figures(folder: Path) -> Non
     assert "pass@3 0.667 [0.132, 1.000], pass^3 0.333 [0.000, 0.824]" in ran.stdout
     assert "2 stable pass, 2 stable fail, 2 flaky (q4, q5)" in ran.stdout
     assert "recorded run #1" in ran.stderr
+
+
+def test_runs_with_different_repeats_are_refused_by_compare_with_both_counts(
+    folder: Path,
+) -> None:
+    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
+    for repeats in ("3", "2"):
+        ran = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", repeats], folder)
+        assert ran.returncode == 0, ran.stderr
+    compared = run_user(["oloproof", "compare", "1", "2"], folder)
+    assert compared.returncode == 3
+    assert "repeated each case a different number of times (3 and 2)" in compared.stderr
+    assert "--repeats 3 or --repeats 2" in compared.stderr
+    assert "Traceback" not in compared.stderr

@@ -144,6 +144,18 @@ def test_compare_refuses_runs_on_different_datasets(teammate) -> None:
     assert "different datasets" in page.content.decode()
 
 
+def test_compare_says_when_runs_repeated_their_cases_a_different_number_of_times(
+    teammate,
+) -> None:
+    twice = Run.objects.get(pk=int(record_evaluation(6, repeats=2, isolation="thread").run_id))
+    thrice = Run.objects.get(pk=int(record_evaluation(6, repeats=3, isolation="thread").run_id))
+    page = signed_in(teammate).get(f"/compare/?baseline={twice.pk}&candidate={thrice.pk}")
+    assert page.status_code == 400
+    content = page.content.decode()
+    assert "repeated each case a different number of times (2 and 3)" in content
+    assert "--repeats 2 or --repeats 3" in content
+
+
 def test_the_status_endpoint_reports_progress(teammate) -> None:
     run = recorded("1")
     data = signed_in(teammate).get(f"/runs/status.json?ids={run.pk},abc").json()

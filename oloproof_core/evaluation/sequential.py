@@ -84,6 +84,16 @@ def decide_sequential(
     return result
 
 
+def _batch_size(plan: RunPlan, batch: int | None) -> int:
+    """Cases per batch: `batch`, else the policy's, else 50; a run without a policy refused."""
+    if plan.policy is None:
+        raise ConfigError("--until-decided needs a policy: there is no gate to decide")
+    size = batch or plan.policy.spec.batch or DEFAULT_BATCH
+    if size < 1:
+        raise ConfigError(f"batch must be at least 1, got {size}")
+    return size
+
+
 def _batches(
     plan: RunPlan,
     data: Dataset,
@@ -156,12 +166,9 @@ def run_until_decided(
         evaluator_timeout=evaluator_timeout,
         judge_repeats=judge_repeats,
     )
-    if plan.policy is None:
-        raise ConfigError("--until-decided needs a policy: there is no gate to decide")
-    size = batch or plan.policy.spec.batch or DEFAULT_BATCH
-    if size < 1:
-        raise ConfigError(f"batch must be at least 1, got {size}")
+    size = _batch_size(plan, batch)
     data = load_for_plan(plan, dataset, split)
+    assert plan.policy is not None  # `_batch_size` refused a run without one
     if not plan.policy.sequential:
         plan.policy = plan.policy.as_sequential(size)
     # One pool of system processes for every batch, started once.

@@ -116,8 +116,9 @@ def submit(
 
     `config` is a run-config file (oloproof.yaml) or a mapping of its keys, whose
     relative paths resolve from `base_dir` (default: the working directory);
-    `concurrency`, `repeats` and `judge_repeats` override the config's. Returns a `Submission`; with
-    `wait=True`, follows the run and returns its `Result` (`timeout` seconds at most).
+    `concurrency`, `repeats` and `judge_repeats` override the config's. Returns a
+    `Submission`; with `wait=True`, follows the run and returns its `Result` (`timeout`
+    seconds at most).
     """
     raw, folder, label, lines = _read(config, base_dir)
     if concurrency and isinstance(raw, Mapping):

@@ -178,6 +178,18 @@ def test_new_run_needs_the_add_run_permission(outsider, teammate) -> None:
     assert b"Queue the run" in page.content
 
 
+def test_the_new_run_form_shows_every_key_of_a_run_config(teammate) -> None:
+    """A key the form takes but does not show would refuse a value with an error no one
+    sees: every key of the run-config schema has its field and its error on the page."""
+    import oloproof_core as engine
+
+    content = signed_in(teammate).get("/runs/new/").content.decode()
+    for item in engine.RUN_CONFIG_FIELDS:
+        assert f'name="{item.name}"' in content, item.name
+    refused = signed_in(teammate).post("/runs/new/", {"judge_repeats": "0"}).content.decode()
+    assert "judge_repeats must be a whole number from 1 to 100" in refused
+
+
 def test_the_new_run_form_queues_a_run_and_its_page_follows_it(teammate, tmp_path) -> None:
     write_project(tmp_path, n_cases=4)
     code_root_register(by=LOCAL, project=project_default_ensure(), path=str(tmp_path))

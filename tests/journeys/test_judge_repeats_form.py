@@ -6,7 +6,6 @@ PASS, FAIL, PASS), and the run page shows the Judge repeats card."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import pytest
 
 from tests.journeys.conftest import run_user
 from tests.journeys.test_approvals import account, dashboard, post_form, signed_in
+from tests.journeys.test_repeats_dashboard import queue_from_the_form
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.wavering_judge import judge_environment, judge_that_wavers
 
@@ -58,13 +58,7 @@ def test_a_run_queued_from_the_form_judges_each_output_three_times(
         )
         assert "judge_repeats must be a whole number from 1 to 100" in refused.text()
         assert "each output is judged at least once" in refused.text()
-        page.fill("input[name=base_dir]", str(user_folder))
-        for name, value in FORM.items():
-            page.fill(f"[name={name}]", value)
-        page.fill("input[name=judge_repeats]", "3")
-        page.click("button[type=submit].primary")
-        page.wait_for_url(re.compile(r".*/runs/1/$"))
-        page.wait_for_selector("[data-status-of='1'].status-succeeded", timeout=180_000)
+        queue_from_the_form(page, user_folder, FORM, judge_repeats="3")
         page.goto(base + "/runs/1/")
         card = page.locator("#judge-repeat-figures")
         assert "judged every output 3 times" in card.inner_text()

@@ -92,10 +92,17 @@ def queue_a_run_with_repeats(page: Any, base: str, folder: Path) -> None:
     )
     assert refused.status == 200
     assert "repeats must be a whole number from 1 to 100" in refused.text()
+    queue_from_the_form(page, folder, FORM, repeats="3")
+
+
+def queue_from_the_form(page: Any, folder: Path, form: dict[str, str], **counts: str) -> None:
+    """Fill the New-run form (`counts`: its whole-number fields), queue the run, and wait
+    for the worker to finish it."""
     page.fill("input[name=base_dir]", str(folder))
-    for name, value in FORM.items():
+    for name, value in form.items():
         page.fill(f"[name={name}]", value)
-    page.fill("input[name=repeats]", "3")
+    for name, value in counts.items():
+        page.fill(f"input[name={name}]", value)
     page.click("button[type=submit].primary")
     page.wait_for_url(re.compile(r".*/runs/1/$"))
     assert "Run 1 submitted" in page.locator(".messages .success").inner_text()

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.journeys.test_judge_repeats import CONFIG as JOURNEY_CONFIG
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.platform import PYTHON, Platform, platform, redis_flush, redis_url
 from tests.support.wavering_judge import judge_environment, judge_that_wavers
@@ -32,13 +33,9 @@ from oloproof import current_case
 def answer(question):
     return {"text": f"Thanks for asking about {question['q']} ({current_case().id})"}
 """
-CONFIG = """system: bot.py:answer
-dataset: data.jsonl
-evaluators:
-  - RubricJudge: {criterion: polite, rubric: 'The answer is polite.'}
-  - Contains: {criterion: thanks, value: Thanks}
-repeats: 2
-"""
+# The journey's config (a model judge and a Contains, repeats: 2); judge repeats come
+# from the flag on both sides.
+CONFIG = JOURNEY_CONFIG.replace("judge_repeats: 3\n", "")
 
 
 def _project(folder: Path) -> Path:

@@ -6,7 +6,10 @@ for the release's mean truth over its N cases:
 - adaptive: the engine's labelled interval (`_judge_or_labels.labelled_bounds`, what
   `labelled_estimate` computes; checked against `prediction_powered_interval` on the
   first rows of every chunk, which `_world.cross_check` checks against the labels layer);
-- previous: the interval it replaced, the betting interval on ``y - f`` (lambda = 1)
+- betting and exact: what the engine gave pass/fail labels before the judge's two
+  verdicts split them (from 100 labels; below, and for scores, the adaptive interval):
+  the betting interval and Clopper–Pearson's common part, the error rate split;
+- previous: the interval those replaced, the betting interval on ``y - f`` (lambda = 1)
   with the same bets (`tuning_for`), read in draw order;
 - labels only: Clopper–Pearson (pass/fail) or the betting interval (scores) on the
   labelled draws alone, exact for the release's mean (uniform draws are i.i.d.);
@@ -29,24 +32,33 @@ import numpy as np
 
 from oloproof_core.labels._labelled import tuning_for
 from oloproof_core.stats import bounded_mean_bounds, clopper_pearson, prediction_powered_interval
-from oloproof_core.stats._judge_or_labels import labelled_bounds
+from oloproof_core.stats._judge_or_labels import BY_VERDICT_FROM, _judge_and_exact, labelled_bounds
 from oloproof_core.stats._power_tuned import Rectified, power_tuned_bounds
 
 from . import _adaptive_world as w
 
 CONFIDENCE = 0.95
-METHODS = ("adaptive", "previous", "labels_only", "ppi++", "ideal_lean")
+METHODS = ("adaptive", "betting_and_exact", "previous", "labels_only", "ppi++", "ideal_lean")
 PPI_PYTHON = Path(__file__).resolve().parents[1] / ".ppi-venv" / "bin" / "python"
 Bounds = tuple[w.Array, w.Array]
 
 
-def _adaptive(kind: str, found: w.Releases, n: int) -> Bounds:
+def _draws(found: w.Releases, n: int) -> Rectified:
     ys, fs, verdicts = found.drawn_truth[:, :n], found.drawn_verdicts[:, :n], found.verdicts
-    draws = Rectified(
-        ys, fs, verdicts.mean(axis=1), verdicts.max(axis=1), verdicts.min(axis=1), 1.0
+    return Rectified(
+        ys,
+        fs,
+        verdicts.mean(axis=1),
+        verdicts.max(axis=1),
+        verdicts.min(axis=1),
+        1.0,
+        two_valued=((verdicts == 0.0) | (verdicts == 1.0)).all(axis=1),
     )
+
+
+def _adaptive(kind: str, found: w.Releases, n: int) -> Bounds:
     lower, upper, _ = labelled_bounds(
-        draws, 1.0 - CONFIDENCE, tuning_for(kind), exact_labels=kind == "pass_fail"
+        _draws(found, n), 1.0 - CONFIDENCE, tuning_for(kind), exact_labels=kind == "pass_fail"
     )
     _check_entry_point(kind, found, n, (lower, upper))
     return lower, upper
@@ -69,6 +81,15 @@ def _check_entry_point(kind: str, found: w.Releases, n: int, bounds: Bounds) -> 
         apart = max(abs(single.lower - bounds[0][row]), abs(single.upper - bounds[1][row]))
         if apart > 1e-12:
             raise AssertionError(f"{kind} n={n} row {row}: {single} against the fast path")
+
+
+def _betting_and_exact(kind: str, found: w.Releases, n: int, adaptive: Bounds) -> Bounds:
+    """What the engine gave pass/fail labels before the judge's two verdicts split them
+    (the betting interval and Clopper–Pearson's common part); scores are unchanged."""
+    if kind != "pass_fail" or n < BY_VERDICT_FROM:
+        return adaptive
+    lower, upper, _ = _judge_and_exact(_draws(found, n), 1.0 - CONFIDENCE, tuning_for(kind))
+    return lower, upper
 
 
 def _ideal_lean(kind: str, found: w.Releases, n: int) -> Bounds:
@@ -141,7 +162,11 @@ def _cell(kind: str, name: str, sims: int, ppi: dict[str, w.Array]) -> list[dict
         judge_mean.append(chunk.verdicts.mean(axis=1))
         for n in w.LABELS:
             ys, fs = chunk.drawn_truth[:, :n], chunk.drawn_verdicts[:, :n]
-            found.setdefault(("adaptive", n), []).append(_adaptive(kind, chunk, n))
+            adaptive = _adaptive(kind, chunk, n)
+            found.setdefault(("adaptive", n), []).append(adaptive)
+            found.setdefault(("betting_and_exact", n), []).append(
+                _betting_and_exact(kind, chunk, n, adaptive)
+            )
             found.setdefault(("ideal_lean", n), []).append(_ideal_lean(kind, chunk, n))
             found.setdefault(("previous", n), []).append(_previous(kind, chunk.verdicts, ys, fs))
             found.setdefault(("labels_only", n), []).append(_labels_only(kind, ys))
@@ -159,7 +184,7 @@ def _cell(kind: str, name: str, sims: int, ppi: dict[str, w.Array]) -> list[dict
         row.update({method: _stats(found[(method, n)], run_mean) for method in METHODS})
         for method in ("labels_only", "ppi++"):
             row[f"adaptive / {method}"] = round(row["adaptive"]["width"] / row[method]["width"], 3)
-        for method in ("previous", "ideal_lean"):
+        for method in ("betting_and_exact", "previous", "ideal_lean"):
             row[f"{method} / ppi++"] = round(row[method]["width"] / row["ppi++"]["width"], 3)
         rows.append(row)
     return rows
@@ -182,19 +207,22 @@ def _cell_text(stats: dict[str, float]) -> str:
 
 def markdown(rows: list[dict[str, Any]]) -> str:
     """The table as bench/README.md shows it."""
-    shown = ("adaptive", "labels_only", "ppi++", "previous", "ideal_lean")
+    shown = ("adaptive", "labels_only", "ppi++", "betting_and_exact", "previous", "ideal_lean")
     ratios = (
         "adaptive / labels_only",
         "adaptive / ppi++",
+        "betting_and_exact / ppi++",
         "previous / ppi++",
         "ideal_lean / ppi++",
     )
     head = (
         "| kind | judge | n | adaptive: coverage | width | labels only: coverage | width "
-        "| PPI++: coverage | width | previous: coverage | width | ideal lean: coverage | width "
-        "| adaptive / labels only | adaptive / PPI++ | previous / PPI++ | ideal lean / PPI++ |"
+        "| PPI++: coverage | width | betting and exact: coverage | width "
+        "| previous: coverage | width | ideal lean: coverage | width "
+        "| adaptive / labels only | adaptive / PPI++ | betting and exact / PPI++ "
+        "| previous / PPI++ | ideal lean / PPI++ |"
     )
-    lines = [head, "|" + "---|" * 17]
+    lines = [head, "|" + "---|" * 20]
     for row in rows:
         cells = " | ".join(_cell_text(row[method]) for method in shown)
         figures = " | ".join(f"{row[ratio]:.2f}" for ratio in ratios)

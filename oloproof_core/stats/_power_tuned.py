@@ -52,7 +52,8 @@ LEAN_PRIOR = 4.0
 @dataclass(frozen=True, slots=True)
 class Rectified:
     """Labelled draws, one row per sample: ``w y`` and ``w f`` in draw order, and per row
-    the judge's mean ``fbar``, ``max w f``, the least verdict and the largest weight."""
+    the judge's mean ``fbar``, ``max w f``, the least verdict and the largest weight;
+    ``two_valued`` per row: every verdict of the run is 0 or 1 (not only the drawn ones)."""
 
     labels: FloatArray
     verdicts: FloatArray
@@ -60,6 +61,7 @@ class Rectified:
     top_weighted_verdict: FloatArray
     least_verdict: FloatArray
     weight_bound: float
+    two_valued: npt.NDArray[np.bool_] | None = None
 
 
 @dataclass(frozen=True, slots=True)

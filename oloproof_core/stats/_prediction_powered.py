@@ -23,7 +23,9 @@ uniform one (``oloproof_core.labels``), so the weights ``1 / (n q_i)`` have a bo
 take ``lambda = 1`` as given: it leans on the judge by a ``lambda_t`` learnt from the
 draws before each one (``_power_tuned``, a betting interval valid at every number
 of labels), and for a pass/fail metric with uniform draws it keeps only what the
-labels alone, exactly, also allow. Missing cases (no verdict, no label) may have any
+labels alone, exactly, also allow; from 100 such labels, with a judge that only
+passes or fails, it is the exact interval within the judge's two verdicts instead
+(``_verdict_strata``). Missing cases (no verdict, no label) may have any
 truth, so the mean over all ``N`` cases is bounded by their worst and best
 completions, as every other interval here (``_missing``).
 
@@ -127,6 +129,7 @@ def _rectified(
         top_weighted_verdict=np.array([weighted.max()]),
         least_verdict=np.array([verdicts.min()]),
         weight_bound=float(weights.max()),
+        two_valued=np.array([bool(np.all((verdicts == 0.0) | (verdicts == 1.0)))]),
     )
 
 

@@ -132,6 +132,7 @@ def _shown(report: dict[str, Any]) -> str:
         lines.append(
             f"  with labels:  {_number(labelled['estimate'])}  {_interval(labelled['interval'])}  "
             f"from {labelled['n_labels']} labelled draws"
+            + (", split by the judge's two verdicts (exact)" if labelled.get("by_verdict") else "")
         )
         lines.append(f"  judge's bias (people minus judge): {_interval(labelled['judge_bias'])}")
     lines.append(_calibration_line("judge vs people", report["calibration"]))

@@ -36,6 +36,11 @@ METHOD = (
     "prediction-powered: judge verdicts + labelled random draws, leaning on the judge as far"
     " as the labels show it agrees (betting, finite-sample)"
 )
+BY_VERDICT_METHOD = (
+    "prediction-powered within the judge's two verdicts: people's pass rate among the cases"
+    " the judge passed and among those it failed, from labelled random draws, weighed by"
+    " the judge's shares (exact test, finite-sample)"
+)
 KNOWN_METHOD = "people's labels of every case: the figure is theirs, exact, not estimated"
 
 
@@ -134,6 +139,7 @@ class LabelledEstimate:
             "interval": {"lower": self.interval.lower, "upper": self.interval.upper},
             "judge_bias": {"lower": self.judge_bias.lower, "upper": self.judge_bias.upper},
             "method": self.method,
+            "by_verdict": self.method == BY_VERDICT_METHOD,
             "confidence": self.confidence,
             "n_labels": self.n_labels,
             "next_position": self.next_position,
@@ -341,7 +347,7 @@ def _conclude(
         estimate=offset + estimate * span,
         interval=Interval(offset + interval.lower * span, offset + interval.upper * span),
         judge_bias=Interval(found.rectifier.lower * span, found.rectifier.upper * span),
-        method=METHOD,
+        method=BY_VERDICT_METHOD if found.by_verdict else METHOD,
         confidence=confidence,
         n_labels=found.n_draws,
         next_position=next_position,

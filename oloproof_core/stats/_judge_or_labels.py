@@ -38,7 +38,7 @@ from ._bounded_mean import BetTuning
 from ._power_tuned import Rectified, power_tuned_bounds
 from ._verdict_strata import verdict_strata_bounds
 
-__all__ = ["BY_VERDICT_FROM", "EXACT_SHARE", "labelled_bounds"]
+__all__ = ["BY_VERDICT_FROM", "EXACT_SHARE", "by_verdict_rows", "labelled_bounds"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -70,13 +70,9 @@ def labelled_bounds(
     ``exact_labels`` says, before any label is seen, that the metric is pass/fail; the
     exact member takes part only then and with uniform draws (every weight 1).
     """
-    uniform = draws.weight_bound == 1.0
-    if not (exact_labels and uniform):
+    if not (exact_labels and draws.weight_bound == 1.0):
         return power_tuned_bounds(draws, alpha, tuning)
-    rows, labelled = draws.labels.shape
-    two_valued = np.zeros(rows, dtype=bool)
-    if draws.two_valued is not None and labelled >= BY_VERDICT_FROM:
-        two_valued = draws.two_valued
+    two_valued = by_verdict_rows(draws, exact_labels=exact_labels)
     if two_valued.all():
         return _by_verdict(draws, alpha)
     combined = _judge_and_exact(draws, alpha, tuning)
@@ -88,6 +84,16 @@ def labelled_bounds(
         for mine, theirs in zip(by_verdict, combined, strict=True)
     )
     return lower, upper, estimate
+
+
+def by_verdict_rows(draws: Rectified, *, exact_labels: bool) -> npt.NDArray[np.bool_]:
+    """Per row, whether the interval is the one within the judge's two verdicts: a
+    pass/fail metric, uniform draws, at least ``BY_VERDICT_FROM`` of them, and every
+    verdict of the run pass or fail."""
+    rows, labelled = draws.labels.shape
+    if not exact_labels or draws.weight_bound != 1.0 or labelled < BY_VERDICT_FROM:
+        return np.zeros(rows, dtype=bool)
+    return np.zeros(rows, dtype=bool) if draws.two_valued is None else draws.two_valued
 
 
 def _by_verdict(draws: Rectified, alpha: float) -> tuple[FloatArray, FloatArray, FloatArray]:

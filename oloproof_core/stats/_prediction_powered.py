@@ -46,7 +46,7 @@ import numpy.typing as npt
 
 from ._bounded_mean import SCORE_TUNING, BetTuning
 from ._interval import Interval
-from ._judge_or_labels import labelled_bounds
+from ._judge_or_labels import by_verdict_rows, labelled_bounds
 from ._power_tuned import Rectified
 from ._validate import check_confidence, check_count
 
@@ -58,13 +58,15 @@ class RectifiedMean:
     """A prediction-powered figure on the unit scale.
 
     ``rectifier`` covers the mean of ``truth - judge`` over the observed cases:
-    how far, and which way, the judge is off.
+    how far, and which way, the judge is off. ``by_verdict``: the interval is the
+    exact one within the judge's two verdicts (``_verdict_strata``).
     """
 
     estimate: float
     interval: Interval
     rectifier: Interval
     n_draws: int
+    by_verdict: bool = False
 
 
 def prediction_powered_interval(
@@ -102,13 +104,13 @@ def prediction_powered_interval(
     if verdicts.size == 0:
         return RectifiedMean(0.5, _with_missing(Interval(0.0, 1.0), 0, missing), _ANY, 0)
     judge_mean = float(verdicts.mean())
-    lower, upper, estimate = labelled_bounds(
-        _rectified(verdicts, weights, index, labels), 1.0 - level, tuning, exact_labels=exact_labels
-    )
+    draws = _rectified(verdicts, weights, index, labels)
+    lower, upper, estimate = labelled_bounds(draws, 1.0 - level, tuning, exact_labels=exact_labels)
     observed = Interval(float(lower[0]), float(upper[0]))
     rectifier = Interval(observed.lower - judge_mean, observed.upper - judge_mean)
     interval = _with_missing(observed, verdicts.size, missing)
-    return RectifiedMean(float(estimate[0]), interval, rectifier, int(index.size))
+    by_verdict = bool(by_verdict_rows(draws, exact_labels=exact_labels)[0])
+    return RectifiedMean(float(estimate[0]), interval, rectifier, int(index.size), by_verdict)
 
 
 _ANY = Interval(-1.0, 1.0)

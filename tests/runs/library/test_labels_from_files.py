@@ -24,28 +24,17 @@ from typing import Any
 import pytest
 
 from tests.journeys.conftest import user_env
-from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.greeting_bot import (
+    SIGN_IN,
+    judge_greetings,
+    oloproof,
+    run_signed_in,
+    write_project,
+)
 from tests.support.platform import Database
 
 pytestmark = pytest.mark.slow
-
-BOT = """\
-from oloproof import system
-
-
-@system(name="helper", version="1")
-def answer(case):
-    number = int(case["question"].split("#")[1].rstrip("?"))
-    greeting = "Hello! " if number % 4 else ""
-    return {"reply": f"{greeting}About order #{number}: it ships tomorrow."}
-"""
-
-CONFIG = """\
-system: bot:answer
-dataset: data/cases.jsonl
-evaluators:
-  - RubricJudge: {criterion: helpful, rubric: "The reply greets the customer and answers."}
-"""
 
 POLICY = """\
 version: 1
@@ -54,24 +43,16 @@ rules:
     min: 0.55
 """
 
-READER = """\
-import json, os, sys
-
-import django
-
-os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
-django.setup()
-from django.test import Client
-
-client = Client(HTTP_HOST="localhost")
-password = sys.stdin.readline().strip()
-signed = client.post("/accounts/login/", {"username": "bob", "password": password})
-assert signed.status_code == 302, signed.status_code
+READER = (
+    'USER = "bob"\n'
+    + SIGN_IN
+    + """\
 for path in sys.argv[1:]:
     response = client.get(path)
     print(json.dumps({"path": path, "status": response.status_code,
                       "body": response.content.decode()}))
 """
+)
 
 PASSWORD = "a-long-test-password"
 CASES = [f"c{i:02d}" for i in range(40)]
@@ -99,23 +80,11 @@ def labels_file(path: Path, case_ids: list[str]) -> Path:
 def project(tmp_path: Path, fake_openai: FakeOpenAI) -> Iterator[tuple[Path, dict[str, str]]]:
     """A user's project folder with a system, a judged metric, data and a policy, its store
     ready, and the stand-in model server as every model role's provider."""
-    verdict = json.dumps({"verdict": "PASS", "reason": "Greets the customer."})
-    refusal = json.dumps({"verdict": "FAIL", "reason": "No greeting."})
-    fake_openai.respond_with(
-        lambda request: Reply(verdict if "Hello" in request.user_text else refusal)
-    )
+    judge_greetings(fake_openai)
     folder = tmp_path / "my-evals"
-    (folder / "data").mkdir(parents=True)
+    write_project(folder, CASES)
     (folder / "pyproject.toml").write_text('[project]\nname = "my-evals"\n', encoding="utf-8")
-    (folder / "bot.py").write_text(BOT, encoding="utf-8")
-    (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
     (folder / "release.yaml").write_text(POLICY, encoding="utf-8")
-    rows = [
-        {"id": case, "input": {"question": f"Where is order #{int(case[1:])}?"}} for case in CASES
-    ]
-    (folder / "data" / "cases.jsonl").write_text(
-        "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
-    )
     database = Database(folder / ".oloproof", os.environ.get("DATABASE_URL"))
     env = user_env(
         OLOPROOF_DEFAULT_MODEL="judge-model",
@@ -141,22 +110,6 @@ def project(tmp_path: Path, fake_openai: FakeOpenAI) -> Iterator[tuple[Path, dic
         database.drop()
 
 
-def oloproof(
-    folder: Path, env: dict[str, str], *args: str, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """The install's `oloproof` as the user runs it in their folder."""
-    return subprocess.run(
-        [str(Path(sys.executable).parent / "oloproof"), *args],
-        cwd=folder,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-
-
 def shown(folder: Path, env: dict[str, str], *extra: str) -> tuple[dict[str, Any], str]:
     """`oloproof label show 1 helpful`, as JSON and as text."""
     as_text = oloproof(folder, env, "label", "show", "1", "helpful", *extra)
@@ -179,16 +132,7 @@ def gate(folder: Path, env: dict[str, str]) -> tuple[int, str]:
 
 def read_pages(folder: Path, env: dict[str, str], reader: Path, *paths: str) -> dict[str, Any]:
     """GET each path as the signed-in account `bob`, in a fresh process on the store."""
-    done = subprocess.run(
-        [sys.executable, str(reader), *paths],
-        cwd=folder,
-        env=env,
-        input=PASSWORD + "\n",
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    done = run_signed_in(folder, env, reader, PASSWORD, *paths)
     assert done.returncode == 0, done.stderr
     pages = [json.loads(line) for line in done.stdout.splitlines()]
     assert [page["status"] for page in pages] == [200] * len(paths), pages

@@ -51,7 +51,7 @@ def evaluate(
     a Result, a result file or a run id; `sandbox`: auto, required or off (docs/isolation.md);
     `repeats`: runs per case; `judge_repeats`: a model judge's verdicts per output (repeats.md)"""
     extra = _how_far(until_decided, batch=batch, keep_cases=keep_cases)
-    extra.update(_repeats(until_decided, repeats=repeats, judge_repeats=judge_repeats))
+    extra.update(repeats=repeats, judge_repeats=judge_repeats)
     extra.update(isolation=isolation, memory_limit_mb=memory_limit_mb, sandbox=sandbox)
     extra.update(timeout=timeout, evaluator_timeout=evaluator_timeout, confidence=confidence)
     chosen = _store_for(store, baseline)
@@ -82,21 +82,6 @@ def _runner(until_decided: bool) -> Any:
 def _how_far(until_decided: bool, *, batch: int | None, keep_cases: bool) -> dict[str, Any]:
     """The options of a run that stops when decided, or of one that runs every case."""
     return {"batch": batch} if until_decided else {"keep_cases": keep_cases}
-
-
-def _repeats(until_decided: bool, *, repeats: int, judge_repeats: int) -> dict[str, Any]:
-    """How many times each case runs and each output is judged; a run that stops when
-    decided adds cases batch by batch, which would cut a case's repeats between two."""
-    if not until_decided:
-        return {"repeats": repeats, "judge_repeats": judge_repeats}
-    if repeats != 1:
-        from oloproof_core import ConfigError
-
-        raise ConfigError(
-            "repeats cannot be combined with until_decided yet: a run that stops when "
-            "decided adds cases, not repeats; run with one or the other"
-        )
-    return {"judge_repeats": judge_repeats}
 
 
 def _baseline(baseline: RunRef | None, store: Store) -> Result | None:

@@ -120,16 +120,16 @@ def run_config_check(
 def _repeats_and_sequential(
     data: Mapping[str, Any], policy: Any, where: _Locator
 ) -> list[ConfigProblem]:
-    """A sequential policy adds cases batch by batch until its gate decides: repeats would
-    cut a case's repeats between batches, so the two are refused together, as
-    `evaluate(until_decided=True)` refuses them."""
+    """A sequential policy on the workers adds cases batch by batch, a chunk a range of the
+    dataset's rows: it would cut a case's repeats between batches, so the workers refuse the
+    two together (in one process, `oloproof run --until-decided` runs whole cases)."""
     sequential = policy is not None and policy.spec.batch is not None
     if (data.get("repeats") or 1) == 1 or not sequential:
         return []
     message = (
-        f"{where('repeats')}: repeats cannot be combined with a sequential policy "
-        f"({data.get('policy')} has `sequential:`), which adds cases, not repeats, until "
-        "its gate decides; leave out repeats or use a policy without `sequential:`"
+        f"{where('repeats')}: the workers cannot run repeats with a sequential policy "
+        f"({data.get('policy')} has `sequential:`) yet: run it here with `oloproof run "
+        "--until-decided`, which adds whole cases, or leave out repeats or `sequential:`"
     )
     return [ConfigProblem("repeats", message)]
 

@@ -28,6 +28,7 @@ from oloproof_core.datasets.rows import Dataset, Row
 from oloproof_core.errors import ConfigError
 from oloproof_core.evaluation.conclusion import conclude_run
 from oloproof_core.evaluation.plan import DatasetSource, RunPlan, load_for_plan, plan_run
+from oloproof_core.evaluation.repeats import case_id_of
 from oloproof_core.evaluation.run import open_pool, process_rows, record_result
 from oloproof_core.execution.running import ProgressCallback
 from oloproof_core.results.result import Result
@@ -40,14 +41,39 @@ DEFAULT_BATCH = 50
 
 
 def sequential_order(rows: Sequence[Row]) -> list[Row]:
-    """The dataset's rows in the order of their ids' SHA-256 digests."""
-    return [rows[i] for i in key_order([row.id for row in rows])]
+    """The dataset's rows in the order of their ids' SHA-256 digests; a repeated case's
+    repeats (`evaluation/repeats.py`) together, at the place of its own id's digest."""
+    together: dict[str, list[Row]] = {}
+    for row in rows:
+        together.setdefault(_case_of(row), []).append(row)
+    cases = list(together)
+    return [row for i in key_order(cases) for row in together[cases[i]]]
 
 
 def next_batch(rows: Sequence[Row], done: set[str], batch: int) -> list[Row]:
-    """The next `batch` rows in sequential order that are not among the ids `done`."""
+    """The next `batch` cases' rows in sequential order that are not among the ids `done`
+    (a repeated case's every repeat)."""
     pending = [row for row in sequential_order(rows) if row.id not in done]
-    return pending[:batch]
+    return _first_cases(pending, batch)
+
+
+def _case_of(row: Row) -> str:
+    """The case a row is a repeat of; the row itself when it is no repeat."""
+    return case_id_of(row.id) if row.repeat else row.id
+
+
+def _first_cases(rows: Sequence[Row], count: int) -> list[Row]:
+    """The rows of the first `count` cases of `rows` (each case's rows together)."""
+    cases: set[str] = set()
+    taken = []
+    for row in rows:
+        case = _case_of(row)
+        if case not in cases:
+            if len(cases) == count:
+                break
+            cases.add(case)
+        taken.append(row)
+    return taken
 
 
 def decide_sequential(
@@ -66,7 +92,7 @@ def decide_sequential(
 
     `readouts=False` skips the sample-size readouts (intermediate looks).
     """
-    horizon = len(dataset.rows)
+    horizon = len({_case_of(row) for row in dataset.rows})
     # Concluded without the policy, which is then applied once, sequentially.
     bare = replace(plan, policy=None)
     result = conclude_run(bare, cases, dataset, store, started_at=started_at, duration_s=duration_s)
@@ -74,7 +100,7 @@ def decide_sequential(
     result.provenance["sequential"] = {
         "horizon": horizon,
         "looks": looks,
-        "n_run": len(cases),
+        "n_run": len(cases) // plan.repeats,
         "order": "sha256(case id)",
     }
     if plan.policy is not None:
@@ -111,7 +137,7 @@ def _batches(
     cases: list[CaseResult] = []
     looks = 0
     while True:
-        cases += process_rows(plan, order[len(cases) : len(cases) + size], store, progress)
+        cases += process_rows(plan, _first_cases(order[len(cases) :], size), store, progress)
         looks += 1
         result = decide_sequential(
             plan, cases, data, store, started_at=started_at,
@@ -121,8 +147,9 @@ def _batches(
         if not result.gate.more_cases_may_settle:
             return result
         if len(cases) >= len(order):
+            horizon = result.provenance["sequential"]["horizon"]
             result.gate = plan.policy.decide(
-                result, baseline=baseline, store=store, horizon=len(order)
+                result, baseline=baseline, store=store, horizon=horizon
             )
             return result
 
@@ -147,11 +174,11 @@ def run_until_decided(
     sandbox: str | None = None,
     origin: Mapping[str, Any] | None = None,
     evaluator_timeout: float | None = None,
+    repeats: int = 1,
     judge_repeats: int = 1,
 ) -> Result:
-    """Add cases in batches until the gate decides or the cases run out (module docstring).
-    `batch` overrides the policy's `sequential: {batch: N}` (a policy without it: 50);
-    `judge_repeats`: each model judge's verdicts per output, in every batch."""
+    """Add cases in batches until the gate decides or the cases run out (module docstring);
+    `batch` (cases, each run `repeats` times) overrides the policy's, else 50."""
     started_at, started = datetime.now(UTC), time.perf_counter()
     plan = plan_run(
         system=system,
@@ -164,10 +191,10 @@ def run_until_decided(
         memory_limit_mb=memory_limit_mb,
         sandbox=sandbox,
         evaluator_timeout=evaluator_timeout,
+        repeats=repeats,
         judge_repeats=judge_repeats,
     )
-    size = _batch_size(plan, batch)
-    data = load_for_plan(plan, dataset, split)
+    size, data = _batch_size(plan, batch), load_for_plan(plan, dataset, split)
     assert plan.policy is not None  # `_batch_size` refused a run without one
     if not plan.policy.sequential:
         plan.policy = plan.policy.as_sequential(size)

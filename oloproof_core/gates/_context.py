@@ -10,12 +10,13 @@ import numpy as np
 import numpy.typing as npt
 
 from oloproof_core.evaluation.aggregate import estimate_metric
+from oloproof_core.evaluation.repeats import case_id_of
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._outcome import MoreCases
 from oloproof_core.results.columns.case_columns import CaseColumns
 from oloproof_core.results.compare._values import values_listed
 from oloproof_core.results.estimate import MetricEstimate
-from oloproof_core.stats import Interval, running_interval
+from oloproof_core.stats import Interval, case_means, running_interval
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -131,15 +132,39 @@ class DecisionContext:
             if level == self.confidence:
                 return self.estimate(name).interval
             return self._recompute(stored, level).interval
-        if stored.n_clusters is not None:
-            raise PolicyError(
-                f"a sequential gate cannot decide {name!r}: its cases are clustered, and "
-                "the anytime-valid interval treats cases as independent"
-            )
         low, high = stored.score_range
         worst, best = unit_fills(self.values(name), low, high)
-        lower, upper = running_interval(worst, best, self.ids(), self.horizon, level)
+        keys: Sequence[str] = self.ids()
+        if stored.n_clusters is not None:
+            worst, best, keys = self.repeats_as_cases(worst, best, f"decide {name!r}")
+        lower, upper = running_interval(worst, best, keys, self.horizon, level)
         return Interval(low + lower * (high - low), low + upper * (high - low))
+
+    def repeats_as_cases(
+        self,
+        worst: FloatArray,
+        best: FloatArray,
+        doing: str,
+        rows: Sequence[str] | None = None,
+        clusters: Sequence[str] | None = None,
+    ) -> tuple[FloatArray, FloatArray, list[str]]:
+        """A sequential gate's values of repeated cases as each case's mean, the case the
+        unit (``stats.case_means``); refused for clusters other than a case's repeats,
+        which the run does not add whole, or cases with unequal numbers of repeats.
+        ``rows`` and ``clusters`` default to the run's cases and theirs."""
+        rows = list(self.ids() if rows is None else rows)
+        clusters = list(self.clusters() if clusters is None else clusters)
+        cases = [case_id_of(row) for row in rows]
+        found = None
+        if clusters == cases:  # every cluster a case's repeats, as a repeated run makes them
+            found = case_means(worst, best, rows, cases)
+        if found is None:
+            raise PolicyError(
+                f"a sequential gate cannot {doing}: its cases are clustered by the dataset "
+                "(or repeated unequally), and the anytime-valid interval needs independent "
+                "cases added whole; run it without --until-decided"
+            )
+        return found
 
     def judged_by_model(self, name: str) -> bool:
         """Whether the run's provenance says a model gives this metric's verdicts."""

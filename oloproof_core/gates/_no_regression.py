@@ -77,9 +77,12 @@ class NoRegressionRule(Rule):
             return labelled.interval
         if context.horizon is None:
             return paired.interval
-        if paired.cluster_aware:
-            raise PolicyError(f"{self.where}: a sequential gate cannot pair clustered cases")
         worst, best, ids = paired.unit_fills()
+        if paired.cluster_aware:
+            doing = f"pair {self.metric!r} ({self.where})"
+            worst, best, ids = context.repeats_as_cases(
+                worst, best, doing, ids, paired.cluster_labels()
+            )
         tuning = stats.SCORE_TUNING if paired.value_type == "pass_fail" else stats.DIFFERENCE_TUNING
         level = context.confidence if confidence is None else confidence
         lower, upper = stats.running_interval(

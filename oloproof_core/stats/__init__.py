@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from ._power import POWER, betting_cases_for_power, proportion_cases_for_power
     from ._prediction_powered import RectifiedMean, prediction_powered_interval
     from ._sample_size import MAX_CASES, cases_needed
-    from ._sequential import running_interval, running_side_p_values
+    from ._sequential import case_means, running_interval, running_side_p_values
     from ._sequential_power import SequentialPlan, sequential_cases_for_power
     from ._spilled import ColumnFile, spilled_mean_interval
 
@@ -123,6 +123,7 @@ _EXPORTS: dict[str, str] = {
     "proportion_interval": "._missing_proportion",
     "ReadOrder": "._order",
     "running_interval": "._sequential",
+    "case_means": "._sequential",
     "running_side_p_values": "._sequential",
     "SCORE_TUNING": "._bounded_mean",
     "sequential_cases_for_power": "._sequential_power",
@@ -150,6 +151,7 @@ __all__ = [
     "betting_side_p_values",
     "bounded_mean_bounds",
     "bounded_mean_interval",
+    "case_means",
     "cases_needed",
     "check_case_scores",
     "clopper_pearson",

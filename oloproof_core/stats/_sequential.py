@@ -32,7 +32,7 @@ from ._bounded_mean import SCORE_TUNING, BetTuning, Sample, betting_side_p_value
 from ._order import key_order
 from ._validate import check_confidence
 
-__all__ = ["running_interval", "running_side_p_values"]
+__all__ = ["case_means", "running_interval", "running_side_p_values"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -93,3 +93,29 @@ def running_side_p_values(
     return betting_side_p_values(
         low, high, null_mean, confidence, tuning=tuning, ordered=True, horizon=size
     )
+
+
+def case_means(
+    worst: npt.ArrayLike, best: npt.ArrayLike, keys: Sequence[str], cases: Sequence[str]
+) -> tuple[FloatArray, FloatArray, list[str]] | None:
+    """Each case's mean of its repeats (``cases`` names each row's case), for
+    ``running_interval`` to read cases, not repeats, as its units; None unless every
+    case has as many rows as every other.
+
+    With equal counts the mean over cases of the case means is the mean over rows, and
+    the case means are independent of each other, as ``running_interval`` needs. A run
+    that adds whole cases in the order of their ids' digests then shows, at every look,
+    a prefix of that order: so the keys returned are the cases' own ids.
+    """
+    low = np.asarray(worst, dtype=np.float64).reshape(-1)
+    high = np.asarray(best, dtype=np.float64).reshape(-1)
+    if not low.size == high.size == len(keys) == len(cases):
+        raise ValueError("worst, best, keys and cases must have the same length")
+    names, index, counts = np.unique(
+        np.asarray(cases, dtype=object), return_inverse=True, return_counts=True
+    )
+    if counts.size == 0 or counts.min() != counts.max():
+        return None
+    sums_low = np.bincount(index, weights=low, minlength=names.size)
+    sums_high = np.bincount(index, weights=high, minlength=names.size)
+    return sums_low / counts, sums_high / counts, [str(name) for name in names]

@@ -177,3 +177,47 @@ def test_runs_with_different_repeats_are_refused_by_compare_with_both_counts(
     assert "repeated each case a different number of times (3 and 2)" in compared.stderr
     assert "--repeats 3 or --repeats 2" in compared.stderr
     assert "Traceback" not in compared.stderr
+
+
+SEQUENTIAL_DATASET = "".join(
+    json.dumps({"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}}) + "\n"
+    for i in range(60)
+)
+
+POLICY = """version: 1
+sequential: {batch: 10}
+rules:
+  - metric: right
+    min: 0.5
+"""
+
+
+def test_a_run_that_stops_when_decided_runs_whole_cases_three_times(folder: Path) -> None:
+    """`oloproof run --until-decided` with `repeats: 3`: batch after batch of ten cases,
+    each case's three calls in its batch, until the gate on the case means decides."""
+    (folder / "data.jsonl").write_text(SEQUENTIAL_DATASET, encoding="utf-8")
+    # Every case right on its 1st and 3rd call: 2/3 of its repeats.
+    stable = (
+        '    if q < 2:\n        return {"label": "a"}\n'
+        '    if q < 4:\n        return {"label": "b"}\n'
+    )
+    counting = COUNTING_BOT.replace(stable, "")
+    (folder / "bot.py").write_text(counting, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(CONFIG + "policy: release.yaml\n", encoding="utf-8")
+    (folder / "release.yaml").write_text(POLICY, encoding="utf-8")
+    ran = run_user(
+        ["oloproof", "run", "oloproof.yaml", "--until-decided", "--json", "out.json"], folder
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr  # the gate passed
+    data = json.loads((folder / "out.json").read_text())
+    sequential = data["provenance"]["sequential"]
+    assert sequential["horizon"] == 60
+    assert sequential["n_run"] in (10, 20, 30, 40, 50)
+    run = sorted(path.stem for path in (folder / "calls").iterdir())
+    assert len(run) == sequential["n_run"]
+    for name in run:  # every case run was run three times, never cut between batches
+        assert (folder / "calls" / f"{name}.log").read_text().splitlines() == ["call"] * 3
+    assert len(data["cases"]) == 3 * sequential["n_run"]
+    assert data["metrics"][0]["estimate"] == pytest.approx(2 / 3)
+    assert data["gate"]["outcome"] == "pass"
+    assert data["provenance"]["repeats"]["repeats"] == 3

@@ -109,6 +109,10 @@ class MetricComparison:
             fills.append(np.clip((b - a + span) / (2.0 * span), 0.0, 1.0))
         return fills[0], fills[1], list(self._ids)
 
+    def cluster_labels(self) -> list[str]:
+        """Each pair's cluster, in the order of `unit_fills`' ids (the ids where none)."""
+        return list(self._ids if self._clusters is None else self._clusters)
+
     def pair_counts(self) -> PairCounts:
         """Complete, tied and missing pairs counted, with `sentences()` that say them."""
         return PairCounts.of(self)

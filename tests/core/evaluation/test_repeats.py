@@ -138,21 +138,62 @@ def test_an_id_that_looks_like_a_repeat_keeps_its_own_repeats() -> None:
     assert (figures["stable_pass"], figures["stable_fail"]) == (1, 1)
 
 
-def test_the_library_refuses_repeats_with_a_run_that_stops_when_decided() -> None:
-    import oloproof
+def test_a_run_that_stops_when_decided_adds_whole_cases_and_decides_on_their_means(
+    tmp_path: Any,
+) -> None:
+    # 60 cases, each right on two tries in three: the gate's rule (at least 0.3) passes
+    # on the case means once enough cases are in, batch after batch of ten cases.
+    calls: Counter[int] = Counter()
 
-    system, calls = _flaky_system()
-    with pytest.raises(ConfigError, match="repeats cannot be combined with until_decided"):
-        oloproof.evaluate(
-            system,
-            ROWS,
-            [ExactMatch(criterion="ok", field="label")],
-            repeats=3,
-            until_decided=True,
+    def system(question: dict[str, int]) -> dict[str, str]:
+        calls[question["q"]] += 1
+        return {"label": "a" if calls[question["q"]] % 3 else "b"}
+
+    policy = tmp_path / "release.yaml"
+    policy.write_text("version: 1\nrules:\n  - metric: ok\n    min: 0.3\n")
+    rows = [{"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}} for i in range(60)]
+    result = engine.run_until_decided(
+        system=system,
+        dataset=rows,
+        evaluators=[ExactMatch(criterion="ok", field="label")],
+        store=InMemoryStore(),
+        policy=str(policy),
+        batch=10,
+        isolation="thread",
+        concurrency=1,
+        repeats=3,
+    )
+    assert result.gate is not None
+    assert result.gate.outcome == "pass", result.gate
+    run = result.provenance["sequential"]
+    assert run["horizon"] == 60
+    assert run["n_run"] % 10 == 0
+    assert run["n_run"] < 60
+    # Every case run was run three times, whole: no case's repeats split between batches.
+    assert set(calls.values()) == {3}
+    assert len(calls) == run["n_run"]
+    assert len(result.cases) == 3 * run["n_run"]
+    assert result.metric("ok").estimate == pytest.approx(2 / 3)
+
+
+def test_a_sequential_gate_refuses_clusters_of_the_dataset_s_own(tmp_path: Any) -> None:
+    policy = tmp_path / "release.yaml"
+    policy.write_text("version: 1\nrules:\n  - metric: ok\n    min: 0.3\n")
+    rows = [
+        {"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}, "cluster": f"c{i // 3}"}
+        for i in range(12)
+    ]
+    with pytest.raises(Exception, match="clustered by the dataset"):
+        engine.run_until_decided(
+            system=lambda question: {"label": "a"},
+            dataset=rows,
+            evaluators=[ExactMatch(criterion="ok", field="label")],
             store=InMemoryStore(),
+            policy=str(policy),
+            batch=4,
             isolation="thread",
+            repeats=2,
         )
-    assert not calls
 
 
 def _config_folder(tmp_path: Any) -> dict[str, Any]:
@@ -198,7 +239,9 @@ def test_rows_read_back_by_id_get_their_repeat_index() -> None:
     assert engine.repeat_id("q#r1", 2) == "q#r1#r2"
 
 
-def test_repeats_with_a_sequential_policy_are_refused_beside_the_key(tmp_path: Any) -> None:
+def test_the_workers_refuse_repeats_with_a_sequential_policy_beside_the_key(
+    tmp_path: Any,
+) -> None:
     (tmp_path / "release.yaml").write_text(
         "version: 1\nsequential: {batch: 2}\nrules:\n  - metric: ok\n    min: 0.5\n"
     )
@@ -208,9 +251,10 @@ def test_repeats_with_a_sequential_policy_are_refused_beside_the_key(tmp_path: A
             config, base_dir=str(tmp_path), label="oloproof.yaml", lines={"repeats": 5}
         )
     assert [problem.key for problem in raised.value.problems] == ["repeats"]
-    assert "oloproof.yaml:5: repeats cannot be combined with a sequential policy" in str(
+    assert "oloproof.yaml:5: the workers cannot run repeats with a sequential policy" in str(
         raised.value
     )
+    assert "oloproof run --until-decided" in str(raised.value)
 
 
 def test_a_run_over_the_cases_limit_counts_every_repeat(tmp_path: Any) -> None:
@@ -275,3 +319,39 @@ def test_the_figures_read_from_value_columns_are_the_cases_figures() -> None:
     from_columns = repeat_figures(columns, evaluators, 3, 0.95)
     assert from_columns == repeat_figures(cases, evaluators, 3, 0.95)
     assert from_columns["metrics"][0]["incomplete"] == 1  # q0, its first repeat missing
+
+
+def test_a_sequential_no_regression_rule_pairs_the_case_means(tmp_path: Any) -> None:
+    # The baseline and the candidate answer alike (each case right on its 1st and 3rd
+    # call): the paired difference of the case means is 0, within a margin of 0.3.
+    def flaky() -> Any:
+        calls: Counter[int] = Counter()
+
+        def system(question: dict[str, int]) -> dict[str, str]:
+            calls[question["q"]] += 1
+            return {"label": "a" if calls[question["q"]] % 2 else "b"}
+
+        return system
+
+    rows = [{"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}} for i in range(40)]
+    options: dict[str, Any] = {"isolation": "thread", "concurrency": 1, "repeats": 3}
+    evaluators = [ExactMatch(criterion="ok", field="label")]
+    store = InMemoryStore()
+    baseline = engine.run_evaluation(
+        system=flaky(), dataset=rows, evaluators=evaluators, store=store, **options
+    )
+    policy = tmp_path / "release.yaml"
+    policy.write_text("version: 1\nrules:\n  - metric: ok\n    no_regression: {margin: 0.3}\n")
+    result = engine.run_until_decided(
+        system=flaky(),
+        dataset=rows,
+        evaluators=evaluators,
+        store=store,
+        policy=str(policy),
+        baseline=baseline,
+        batch=10,
+        **options,
+    )
+    assert result.gate is not None
+    assert result.gate.outcome == "pass", result.gate
+    assert result.provenance["sequential"]["horizon"] == 40

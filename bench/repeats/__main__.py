@@ -4,7 +4,8 @@ best unbiased two-phase plan in closed form), and what repeats cost in wall time
 
 Run: .venv/bin/python -m bench.repeats [--reps 10000] [--quick] [--only PART ...]
 Prints one table per part and writes bench/results/repeats.json; with `--only` (parts:
-coverage, adaptive, two_phase, wall_time) it runs those parts and replaces just them in the file.
+coverage, adaptive, two_phase, sequential, wall_time) it runs those parts and replaces
+just them in the file.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from typing import Any
 from bench.repeats._adaptive import adaptive_rows
 from bench.repeats._coverage import cell
 from bench.repeats._population import POPULATIONS
+from bench.repeats._sequential import sequential_rows
 from bench.repeats._two_phase import two_phase_rows
 from bench.repeats._wall_time import measure
 from bench.stats.coverage import print_table
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "repeats.json"
-PARTS = ("coverage", "adaptive", "two_phase", "wall_time")
+PARTS = ("coverage", "adaptive", "two_phase", "sequential", "wall_time")
 
 
 def _flat(row: dict[str, Any]) -> dict[str, Any]:
@@ -74,6 +76,15 @@ def _two_phase() -> list[dict[str, Any]]:
     return rows
 
 
+def _sequential(reps: int) -> list[dict[str, Any]]:
+    rows = []
+    for p_index, population in enumerate(POPULATIONS):
+        for k in (3, 5):
+            rows += sequential_rows(population, k, reps, seed=3_000 + 10 * p_index + k)
+    print_table("A sequential gate on repeated cases: the running interval on case means", rows)
+    return rows
+
+
 def _wall_time(quick: bool) -> list[dict[str, Any]]:
     rows = measure([3, 5] if quick else [3, 5, 10], 1 if quick else 3)
     print_table("Wall time: one run with repeats k against k separate runs", rows)
@@ -92,6 +103,7 @@ def main() -> None:
         "coverage": lambda: _coverage(reps, sizes),
         "adaptive": lambda: _adaptive(reps, sizes),
         "two_phase": _two_phase,
+        "sequential": lambda: _sequential(reps),
         "wall_time": lambda: _wall_time(args.quick),
     }
     results: dict[str, Any] = {}

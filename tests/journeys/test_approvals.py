@@ -70,16 +70,24 @@ def dashboard(folder: Path, *command: str, **extra_env: str) -> Iterator[str]:
     environment (and its worker's); its address."""
     port = free_port()
     args = list(command or ("serve", "--no-worker"))
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "oloproof"), *args, f"--port={port}"],
-        cwd=folder,
-        env=user_env(**extra_env),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    # What the server and its worker say is kept beside the folder, and shown when the
+    # test fails: a run that never finishes is otherwise a timeout with no reason.
+    said = folder.parent / f"serve-{port}.log"
+    with open(said, "wb") as log:
+        server = subprocess.Popen(
+            [str(Path(sys.executable).parent / "oloproof"), *args, f"--port={port}"],
+            cwd=folder,
+            env=user_env(**extra_env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         wait_until(lambda: server_ready(port), timeout=120, what="the dashboard to serve")
         yield f"http://127.0.0.1:{port}"
+    except BaseException:
+        print(f"--- oloproof {' '.join(args)} said (last 4,000 characters):")
+        print(said.read_text(encoding="utf-8", errors="replace")[-4000:])
+        raise
     finally:
         server.send_signal(signal.SIGTERM)  # serve stops the worker it started, too
         try:

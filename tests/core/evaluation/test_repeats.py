@@ -149,20 +149,8 @@ def test_a_run_that_stops_when_decided_adds_whole_cases_and_decides_on_their_mea
         calls[question["q"]] += 1
         return {"label": "a" if calls[question["q"]] % 3 else "b"}
 
-    policy = tmp_path / "release.yaml"
-    policy.write_text("version: 1\nrules:\n  - metric: ok\n    min: 0.3\n")
     rows = [{"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}} for i in range(60)]
-    result = engine.run_until_decided(
-        system=system,
-        dataset=rows,
-        evaluators=[ExactMatch(criterion="ok", field="label")],
-        store=InMemoryStore(),
-        policy=str(policy),
-        batch=10,
-        isolation="thread",
-        concurrency=1,
-        repeats=3,
-    )
+    result = _until_decided(system, rows, tmp_path, batch=10, repeats=3)
     assert result.gate is not None
     assert result.gate.outcome == "pass", result.gate
     run = result.provenance["sequential"]
@@ -177,23 +165,28 @@ def test_a_run_that_stops_when_decided_adds_whole_cases_and_decides_on_their_mea
 
 
 def test_a_sequential_gate_refuses_clusters_of_the_dataset_s_own(tmp_path: Any) -> None:
-    policy = tmp_path / "release.yaml"
-    policy.write_text("version: 1\nrules:\n  - metric: ok\n    min: 0.3\n")
     rows = [
         {"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}, "cluster": f"c{i // 3}"}
         for i in range(12)
     ]
     with pytest.raises(Exception, match="clustered by the dataset"):
-        engine.run_until_decided(
-            system=lambda question: {"label": "a"},
-            dataset=rows,
-            evaluators=[ExactMatch(criterion="ok", field="label")],
-            store=InMemoryStore(),
-            policy=str(policy),
-            batch=4,
-            isolation="thread",
-            repeats=2,
-        )
+        _until_decided(lambda question: {"label": "a"}, rows, tmp_path, batch=4, repeats=2)
+
+
+def _until_decided(system: Any, rows: list[dict[str, Any]], folder: Any, **options: Any) -> Any:
+    """`run_until_decided` in this process, the gate asking for a pass rate of 0.3."""
+    policy = folder / "release.yaml"
+    policy.write_text("version: 1\nrules:\n  - metric: ok\n    min: 0.3\n")
+    return engine.run_until_decided(
+        system=system,
+        dataset=rows,
+        evaluators=[ExactMatch(criterion="ok", field="label")],
+        store=InMemoryStore(),
+        policy=str(policy),
+        isolation="thread",
+        concurrency=1,
+        **options,
+    )
 
 
 def _config_folder(tmp_path: Any) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from runs.selectors.runs import LIVE_STATUSES
 from runs.workers.chunks import chunks_create
 from runs.workers.dispatch import Enqueue, chunk_size, send_work_on_commit
 from runs.workers.run_code import run_submission_verify
-from runs.workers.sequential_runs import sequential_continuation
+from runs.workers.sequential_runs import sequential_continuation, sequential_repeats
 from runs.writers.dataset_recording import dataset_record
 from runs.writers.optimization_records import optimization_create
 from runs.writers.projects import (
@@ -150,7 +150,7 @@ def run_continue(*, user: Actor, run_id: int) -> Run:
                 f"{standing.user}), made on {run.cases_done} cases; revoke it with a reason "
                 "before running more cases"
             )
-        done = int(state["n_run"])
+        done = int(state["n_run"]) * sequential_repeats(state)  # rows: each case's repeats
         if not run_sequential_moved(
             run_id=run.pk,
             cases_total=total,

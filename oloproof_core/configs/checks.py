@@ -108,30 +108,12 @@ def run_config_check(
     loaded = evaluators
     if policy is not None and len(loaded) == len(shaped["evaluators"]):
         attempt("policy", lambda: _never_passing(policy, loaded, where))
-    problems += _repeats_and_sequential(shaped, policy, where)
     if not problems:
         _plan(shaped, system, loaded, policy, where, problems)
     if problems or dataset is None:
         raise ConfigProblemsError(problems)
     config = run_config_resolved(shaped, base=base, label=label, system=system, evaluators=loaded)
     return CheckedRunConfig(config=config, dataset=dataset, policy=policy)
-
-
-def _repeats_and_sequential(
-    data: Mapping[str, Any], policy: Any, where: _Locator
-) -> list[ConfigProblem]:
-    """A sequential policy on the workers adds cases batch by batch, a chunk a range of the
-    dataset's rows: it would cut a case's repeats between batches, so the workers refuse the
-    two together (in one process, `oloproof run --until-decided` runs whole cases)."""
-    sequential = policy is not None and policy.spec.batch is not None
-    if (data.get("repeats") or 1) == 1 or not sequential:
-        return []
-    message = (
-        f"{where('repeats')}: the workers cannot run repeats with a sequential policy "
-        f"({data.get('policy')} has `sequential:`) yet: run it here with `oloproof run "
-        "--until-decided`, which adds whole cases, or leave out repeats or `sequential:`"
-    )
-    return [ConfigProblem("repeats", message)]
 
 
 def _code(

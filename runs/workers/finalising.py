@@ -24,7 +24,12 @@ from runs.store import DjangoStore
 from runs.workers.chunks import all_chunks_done, chunks_create
 from runs.workers.dispatch import Enqueue, chunk_size, send_work_on_commit
 from runs.workers.run_code import RunCodeError, load_failure, run_plan_load
-from runs.workers.sequential_runs import sequential_decide, sequential_next, sequential_state
+from runs.workers.sequential_runs import (
+    sequential_decide,
+    sequential_next,
+    sequential_repeats,
+    sequential_state,
+)
 from runs.writers.recording import run_conclusion_record, run_fail, run_sequential_moved
 
 
@@ -95,7 +100,7 @@ def _next_batch_queued(run: Run, result: engine.Result, state: dict[str, Any]) -
             run_id=run.pk,
             cases_before=run.cases_total,
             cases_total=total,
-            sequential={**state, "looks": looks, "n_run": done},
+            sequential={**state, "looks": looks, "n_run": done // sequential_repeats(state)},
         ):
             chunk_ids = chunks_create(run_id=run.pk, total=total, size=chunk_size(), start=done)
             send_work_on_commit(Enqueue(chunks=chunk_ids))

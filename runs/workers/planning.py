@@ -31,13 +31,19 @@ def run_start(*, run_id: int) -> str:
     release = release_get_or_create(
         project=run.project, system_name=plan.release.name, version=plan.release.version
     )
-    batch = sequential_batch(plan)
-    sequential = None if batch is None else sequential_start(horizon=dataset.n_cases, batch=batch)
+    batch, cases = sequential_batch(plan), dataset.n_cases // plan.repeats
+    sequential = None
+    if batch is not None:
+        sequential = sequential_start(horizon=cases, batch=batch, repeats=plan.repeats)
+    # A sequential run starts with its first batch (runs.workers.sequential_runs), each of
+    # its cases as many rows as it has repeats.
+    total = dataset.n_cases if batch is None else min(batch, cases) * plan.repeats
     with transaction.atomic():
-        if not run_started(run_id=run_id, release=release, dataset=dataset, sequential=sequential):
+        started = run_started(
+            run_id=run_id, release=release, dataset=dataset, sequential=sequential, total=total
+        )
+        if not started:
             return "skipped"
-        # A sequential run starts with its first batch (runs.workers.sequential_runs).
-        total = dataset.n_cases if batch is None else min(batch, dataset.n_cases)
         chunk_ids = chunks_create(run_id=run_id, total=total, size=chunk_size())
         send_work_on_commit(Enqueue(chunks=chunk_ids))
     return "started"

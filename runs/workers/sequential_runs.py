@@ -10,9 +10,12 @@ until the gate decides or the dataset's cases run out. However often it looks, a
 whose truth sits at its threshold passes at most 2.5 % of the time.
 
 The state lives in the run's `provenance["sequential"]`: `horizon` (cases in the
-dataset), `batch`, `looks` so far, `n_run` (cases decided on), and `until_decided`
-while a continuation is under way. A chunk of a sequential run covers ranks in the
-sequential order rather than dataset positions; its cases are recorded at those ranks.
+dataset), `batch`, `looks` so far, `n_run` (cases decided on), `repeats` when each
+case runs more than once, and `until_decided` while a continuation is under way. A
+chunk of a sequential run covers ranks in the sequential order rather than dataset
+positions; its cases are recorded at those ranks. With repeats the order keeps a case's
+repeats together, the state counts cases, and the chunks and totals count rows: a case's
+repeats are `repeats` rows, all in one batch.
 """
 
 from __future__ import annotations
@@ -36,9 +39,16 @@ def sequential_batch(plan: engine.RunPlan) -> int | None:
     return int(plan.policy.spec.batch)
 
 
-def sequential_start(*, horizon: int, batch: int) -> dict[str, Any]:
-    """The provenance of a sequential run as planned: nothing decided, one batch to run."""
-    return {"horizon": horizon, "batch": batch, "looks": 0, "n_run": 0, "order": ORDER}
+def sequential_start(*, horizon: int, batch: int, repeats: int = 1) -> dict[str, Any]:
+    """The provenance of a sequential run as planned: nothing decided, one batch to run;
+    `horizon` and `batch` in cases, each run `repeats` times."""
+    state = {"horizon": horizon, "batch": batch, "looks": 0, "n_run": 0, "order": ORDER}
+    return state if repeats == 1 else {**state, "repeats": repeats}
+
+
+def sequential_repeats(state: dict[str, Any]) -> int:
+    """How many rows each case of a sequential run is: its repeats."""
+    return int(state.get("repeats") or 1)
 
 
 def sequential_state(run: Run) -> dict[str, Any] | None:
@@ -58,11 +68,18 @@ def _case_ids(run: Run) -> list[str]:
     return list(cases.values_list("case_id", flat=True))
 
 
+def _rows(run: Run) -> list[engine.Row]:
+    """The dataset's rows as the sequential order reads them: ids, and each repeat's index
+    when the run repeats its cases (so that a case's repeats stay together)."""
+    rows = [engine.Row(id=case_id, input={}) for case_id in _case_ids(run)]
+    state = sequential_state(run)
+    repeated = state is not None and sequential_repeats(state) > 1
+    return engine.with_repeat_index(rows) if repeated else rows
+
+
 def sequential_rows(*, run: Run, first: int, size: int) -> list[dict[str, Any]]:
     """The records of the cases at ranks [first, first + size) of the sequential order."""
-    ordered = engine.sequential_order(
-        [engine.Row(id=case_id, input={}) for case_id in _case_ids(run)]
-    )
+    ordered = engine.sequential_order(_rows(run))
     wanted = [row.id for row in ordered[first : first + size]]
     rank = {case_id: index for index, case_id in enumerate(wanted)}
     records = DatasetCase.objects.filter(dataset_id=_dataset_id(run), case_id__in=wanted)
@@ -98,10 +115,7 @@ def sequential_decide(
         # The policy file lost its `sequential:` since planning: the run is still one.
         plan.policy = plan.policy.as_sequential(int(state["batch"]))
     horizon = engine.Dataset(
-        source=dataset.source,
-        rows=[engine.Row(id=case_id, input={}) for case_id in _case_ids(run)],
-        digest=dataset.digest,
-        split=dataset.split,
+        source=dataset.source, rows=_rows(run), digest=dataset.digest, split=dataset.split
     )
     result = engine.decide_sequential(
         plan,
@@ -114,22 +128,24 @@ def sequential_decide(
         looks=int(state.get("looks") or 0) + 1,
     )
     result.provenance["sequential"]["batch"] = int(state["batch"])
+    if sequential_repeats(state) > 1:
+        result.provenance["sequential"]["repeats"] = sequential_repeats(state)
     return result
 
 
 def sequential_next(*, result: engine.Result, state: dict[str, Any]) -> tuple[int, int] | None:
-    """(cases run, new total) when a continued run's gate is still inconclusive and cases
-    remain; None when the run is to be concluded as it stands."""
-    done = len(result.cases)
-    horizon = int(result.provenance["sequential"]["horizon"])
+    """(rows run, new total of rows) when a continued run's gate is still inconclusive and
+    cases remain; None when the run is to be concluded as it stands."""
+    done, repeats = len(result.cases), sequential_repeats(state)
+    horizon = int(result.provenance["sequential"]["horizon"]) * repeats
     undecided = result.gate is not None and result.gate.more_cases_may_settle
     if not (state.get("until_decided") and undecided and done < horizon):
         return None
-    return done, min(horizon, done + int(state["batch"]))
+    return done, min(horizon, done + int(state["batch"]) * repeats)
 
 
 def sequential_continuation(*, run: Run) -> tuple[dict[str, Any], int]:
-    """The state of a run that may run more cases, and its next total; else why not."""
+    """The state of a run that may run more cases, and its next total of rows; else why not."""
     if run.status != Run.Status.SUCCEEDED:
         if run.status == Run.Status.FAILED:
             raise InvalidRequestError(f"run {run.pk} failed; submit it again rather")
@@ -161,4 +177,4 @@ def sequential_continuation(*, run: Run) -> tuple[dict[str, Any], int]:
         raise InvalidRequestError(
             f"all {horizon} cases of run {run.pk}'s dataset have run: there are no more to add"
         )
-    return state, min(horizon, done + int(state["batch"]))
+    return state, min(horizon, done + int(state["batch"])) * sequential_repeats(state)

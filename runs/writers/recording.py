@@ -271,16 +271,15 @@ def run_started(
     release: Release,
     dataset: Dataset,
     sequential: Mapping[str, Any] | None = None,
+    total: int | None = None,
 ) -> bool:
     """Move a queued run to running (once, whoever asks); False if it was not queued.
-
-    A sequential run (`sequential`: its state) counts its first batch as its total."""
-    total = dataset.n_cases if sequential is None else min(dataset.n_cases, sequential["batch"])
+    `total`: the rows it runs now, when not all (a sequential run's first batch)."""
     started = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
         status=Run.Status.RUNNING,
         release=release,
         dataset=dataset,
-        cases_total=total,
+        cases_total=dataset.n_cases if total is None else total,
         cases_done=0,
         cases_failed=0,
         **OUTCOME_COUNTS_ZERO,

@@ -232,24 +232,6 @@ def test_rows_read_back_by_id_get_their_repeat_index() -> None:
     assert engine.repeat_id("q#r1", 2) == "q#r1#r2"
 
 
-def test_the_workers_refuse_repeats_with_a_sequential_policy_beside_the_key(
-    tmp_path: Any,
-) -> None:
-    (tmp_path / "release.yaml").write_text(
-        "version: 1\nsequential: {batch: 2}\nrules:\n  - metric: ok\n    min: 0.5\n"
-    )
-    config = {**_config_folder(tmp_path), "policy": "release.yaml"}
-    with pytest.raises(engine.ConfigProblemsError) as raised:
-        engine.run_config_check(
-            config, base_dir=str(tmp_path), label="oloproof.yaml", lines={"repeats": 5}
-        )
-    assert [problem.key for problem in raised.value.problems] == ["repeats"]
-    assert "oloproof.yaml:5: the workers cannot run repeats with a sequential policy" in str(
-        raised.value
-    )
-    assert "oloproof run --until-decided" in str(raised.value)
-
-
 def test_a_run_over_the_cases_limit_counts_every_repeat(tmp_path: Any) -> None:
     with pytest.raises(engine.ConfigProblemsError, match="run 2 times per case has 4 cases"):
         engine.run_config_check(

@@ -75,7 +75,7 @@ def kept_columns(run: Run) -> ValueColumns:
     return runs_value_columns(run_ids=[run.pk])[run.pk]
 
 
-def engine_until_decided(config_path: Path) -> engine.Result:
+def engine_until_decided(config_path: Path, repeats: int = 1) -> engine.Result:
     """The same run through the engine's own sequential runner, in this process."""
     config = engine.run_config_from_mapping(
         {**yaml.safe_load(config_path.read_text()), "isolation": "thread"},
@@ -90,6 +90,7 @@ def engine_until_decided(config_path: Path) -> engine.Result:
         policy=str(config_path.parent / "release.yaml"),
         record=False,
         isolation="thread",
+        repeats=repeats,
     )
 
 
@@ -133,6 +134,37 @@ def test_a_sequential_run_stops_after_its_first_batch_and_continues_to_the_engin
         rule.outcome for rule in expected.gate.rules
     ]
     assert RunChunk.objects.filter(run=run).exclude(status=RunChunk.Status.DONE).count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sequential_run_with_repeats_adds_whole_cases_to_the_engines_decision(
+    project: Path, eager_tasks: None
+) -> None:
+    # Each case runs three times; a batch is ten cases, thirty rows, cut into chunks of six.
+    run = submit(project, repeats=3)
+    assert run.status == Run.Status.SUCCEEDED, run.error
+    assert (run.cases_done, run.cases_total) == (3 * BATCH, 3 * BATCH)
+    state = run.provenance["sequential"]
+    assert (state["horizon"], state["n_run"], state["batch"], state["repeats"]) == (
+        N_CASES, BATCH, BATCH, 3,
+    )  # fmt: skip
+    assert run.gate.outcome == "inconclusive"
+    run_continue(user=LOCAL, run_id=run.pk)
+    run.refresh_from_db()
+    expected = engine_until_decided(project, repeats=3)
+    assert run.status == Run.Status.SUCCEEDED, run.error
+    assert run.gate.outcome == expected.gate.outcome == "pass"
+    assert BATCH < run.provenance["sequential"]["n_run"] < N_CASES
+    assert run.provenance["sequential"]["n_run"] == expected.provenance["sequential"]["n_run"]
+    ids = list(
+        CaseResult.objects.filter(run=run).order_by("position").values_list("case_id", flat=True)
+    )
+    # The engine's rows in its order: every case's three repeats together, none cut.
+    assert ids == [case.id for case in expected.cases]
+    assert len(ids) == 3 * run.provenance["sequential"]["n_run"]
+    assert all(
+        ids[i].rpartition("#r")[0] == ids[i + 2].rpartition("#r")[0] for i in range(0, len(ids), 3)
+    )
 
 
 @pytest.mark.django_db(transaction=True)

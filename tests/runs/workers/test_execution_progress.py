@@ -79,6 +79,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Platform, A
     sequential = write_project(root / "sequential", n_cases=SEQUENTIAL_CASES)
     rule = {"metric": "short_label", "min": 0.7}
     with_policy(sequential, {"version": 1, "sequential": {"batch": BATCH}, "rules": [rule]})
+    repeated = write_project(root / "repeated", n_cases=SEQUENTIAL_CASES)
+    with_policy(repeated, {"version": 1, "sequential": {"batch": BATCH}, "rules": [rule]})
+    with repeated.open("a", encoding="utf-8") as handle:
+        handle.write("repeats: 3\n")
     with platform(root, broker_url=redis_url(REDIS_PORT, REDIS_DB), chunk_size=CHUNK) as running:
         token = running.python(SETUP.format(root=str(root))).strip().splitlines()[-1]
         port = free_port()
@@ -144,6 +148,7 @@ def engine_until_decided(config: Path) -> engine.Result:
         policy=loaded.policy,
         record=False,
         isolation="thread",
+        repeats=loaded.repeats,
     )
 
 
@@ -180,6 +185,34 @@ def test_run_more_cases_continues_the_same_run_on_the_workers_to_a_decision(
     assert again.returncode == 3
     assert "is decided (pass)" in again.stderr
     assert "Traceback" not in again.stderr
+
+
+def test_run_more_cases_of_a_repeated_run_adds_whole_cases_on_the_workers(
+    site: tuple[Platform, Api, Path],
+) -> None:
+    """`repeats: 3` with a sequential policy, from `oloproof run --submit` to `oloproof
+    continue`: each batch is ten whole cases, thirty rows, and the decision the engine's."""
+    running, api, root = site
+    config = root / "repeated" / "oloproof.yaml"
+    worker = running.worker(concurrency=2, name="repeated-worker")
+    try:
+        run_id = running.submit(config)
+        first = follow(api, run_id)[-1]
+        assert first["status"] == "succeeded", first["error"]
+        assert (first["cases_done"], first["cases_total"]) == (3 * BATCH, 3 * BATCH)
+        done = running.call(["continue", str(run_id), "--wait", "--json", "-"], timeout=300)
+    finally:
+        running.kill(worker)
+    assert done.returncode == 0, done.stderr  # the gate passed
+    expected = engine_until_decided(config)
+    run = api.get(f"/api/runs/{run_id}")
+    sequential = run["provenance"]["sequential"]
+    assert json.loads(done.stdout)["gate"]["outcome"] == expected.gate.outcome == "pass"
+    assert (sequential["repeats"], sequential["horizon"]) == (3, SEQUENTIAL_CASES)
+    assert sequential["n_run"] == expected.provenance["sequential"]["n_run"]
+    assert run["cases_done"] == len(expected.cases) == 3 * sequential["n_run"]
+    cases = api.get(f"/api/runs/{run_id}/cases?limit=500")["items"]
+    assert [case["case_id"] for case in cases] == [case.id for case in expected.cases]
 
 
 def wait_with_a_terminal(running: Platform, config: Path) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import sys
 import traceback
 import warnings
@@ -99,6 +100,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("oloproof: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader stopped early (`oloproof compare 1 2 | head`): nothing is wrong, and
+        # the interpreter must not complain at exit about the output it cannot flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as exc:
         if _refused_by_platform(exc):
             print(f"oloproof: error: {exc}", file=sys.stderr)

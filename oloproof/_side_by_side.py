@@ -7,30 +7,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from oloproof._results import RunRef, load
-from oloproof_core import ConfigError, Result, Store, repeats_differ
+from oloproof_core import ConfigError, Result, Store, different_cases
 
 if TYPE_CHECKING:
     from oloproof_core.results.compare import SideBySide
 
 
-def _dataset_digest(result: Result) -> str:
-    return str((result.provenance.get("dataset") or {}).get("digest") or "")
-
-
 def different_datasets(baseline: Result, candidate: Result) -> str:
     """Why two runs are not compared, as the dashboard's compare page refuses them: they
-    were evaluated on different datasets (by content digest), or repeated their cases a
-    different number of times. "" when neither."""
-    first, second = _dataset_digest(baseline), _dataset_digest(candidate)
-    if not first or not second or first == second:
-        return ""
-    if differ := repeats_differ(baseline.provenance, candidate.provenance):
-        return differ
-    return (
-        f"the runs were evaluated on different datasets (digest {first[:12]} and "
-        f"{second[:12]}); a paired comparison needs the same cases: compare runs "
-        "of one dataset"
-    )
+    were evaluated on different datasets (by content digest; one dataset repeated a
+    different number of times is the same cases). "" when they were not."""
+    return different_cases(baseline.provenance, candidate.provenance)
 
 
 def compare_side_by_side(

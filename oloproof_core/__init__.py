@@ -101,7 +101,7 @@ _EXPORTS: dict[str, str] = {
     "repeat_id": "oloproof_core.evaluation.repeats",
     "repeat_of": "oloproof_core.evaluation.repeats",
     "repeated_dataset": "oloproof_core.evaluation.repeats",
-    "repeats_differ": "oloproof_core.evaluation.repeats",
+    "different_cases": "oloproof_core.evaluation.repeats",
     "with_repeat_index": "oloproof_core.evaluation.repeats",
     "start_serving_process": "oloproof_core._util.serving_process",
     "reward": "oloproof_core.cases.rewards",
@@ -188,10 +188,10 @@ if TYPE_CHECKING:
     from oloproof_core.evaluation.repeats import case_id_of as case_id_of
     from oloproof_core.evaluation.repeats import check_judge_repeats as check_judge_repeats
     from oloproof_core.evaluation.repeats import check_repeats as check_repeats
+    from oloproof_core.evaluation.repeats import different_cases as different_cases
     from oloproof_core.evaluation.repeats import repeat_id as repeat_id
     from oloproof_core.evaluation.repeats import repeat_of as repeat_of
     from oloproof_core.evaluation.repeats import repeated_dataset as repeated_dataset
-    from oloproof_core.evaluation.repeats import repeats_differ as repeats_differ
     from oloproof_core.evaluation.repeats import with_repeat_index as with_repeat_index
     from oloproof_core.evaluation.run import process_rows as process_rows
     from oloproof_core.evaluation.run import run_evaluation as run_evaluation
@@ -288,6 +288,7 @@ __all__ = [
     "current_case",
     "decide_sequential",
     "did_you_mean",
+    "different_cases",
     "digest_text",
     "dspy_examples",
     "dspy_metric",
@@ -313,7 +314,6 @@ __all__ = [
     "repeat_id",
     "repeat_of",
     "repeated_dataset",
-    "repeats_differ",
     "result_from_dict",
     "reward",
     "run_config_check",

@@ -33,6 +33,8 @@ class DatasetFile:
     n_cases: int
     split: str | None = None
     splits: dict[str, int] = field(default_factory=dict)
+    unrepeated_digest: str = ""
+    """As `Dataset.unrepeated_digest`: the digest before repeats, for repeated rows."""
 
     def __len__(self) -> int:
         return self.n_cases

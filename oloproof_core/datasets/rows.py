@@ -34,6 +34,9 @@ class Dataset:
     digest: str
     split: str | None = None
     splits: dict[str, int] = field(default_factory=dict)
+    unrepeated_digest: str = ""
+    """For a dataset whose rows are another's repeated (`evaluation/repeats.py`), that
+    dataset's digest: runs of one dataset at different repeat counts share it."""
 
     def __len__(self) -> int:
         return len(self.rows)

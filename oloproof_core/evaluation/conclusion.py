@@ -98,6 +98,12 @@ def provenance_head(plan: RunPlan, dataset: Dataset, n_cases: int) -> dict[str, 
             "digest": dataset.digest,
             "n_cases": n_cases,
             "split": dataset.split,
+            # Runs of one file at different repeat counts are the same cases.
+            **(
+                {"unrepeated_digest": unrepeated}
+                if (unrepeated := dataset.unrepeated_digest)
+                else {}
+            ),
         },
         "evaluators": [evaluator.describe() for evaluator in plan.evaluators],
         "policy": None if plan.policy is None else plan.policy.describe(),

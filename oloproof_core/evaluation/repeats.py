@@ -89,19 +89,43 @@ def repeated_digest(digest: str, repeats: int) -> str:
     return digest_text(f"{digest}|repeats={repeats}")
 
 
-def repeats_differ(first: Mapping[str, Any], second: Mapping[str, Any]) -> str:
-    """Why two runs, by their provenances, cannot be compared case by case because they
-    repeated their cases a different number of times; "" when they did not."""
-    counts = [
-        int((provenance.get("repeats") or {}).get("repeats") or 1) for provenance in (first, second)
-    ]
-    if counts[0] == counts[1]:
+def repeats_in(provenance: Mapping[str, Any]) -> int:
+    """How many times a run, by its provenance, ran each case (1 without repeats)."""
+    figures = provenance.get("repeats")
+    count = figures.get("repeats") if isinstance(figures, Mapping) else None
+    return count if isinstance(count, int) and count > 1 else 1
+
+
+def unrepeated_digest(provenance: Mapping[str, Any]) -> str:
+    """The digest of the dataset a run repeated, or ran once ("" when not recorded)."""
+    info = provenance.get("dataset") or {}
+    key = "unrepeated_digest" if repeats_in(provenance) > 1 else "digest"
+    return str(info.get(key) or "")
+
+
+def different_cases(first: Mapping[str, Any], second: Mapping[str, Any]) -> str:
+    """Why two runs, by their provenances, were not over the same cases; "" when they were:
+    one dataset (by content digest), run at the same or at different repeat counts.
+
+    A run that does not name its dataset's digest is taken at its word ("")."""
+    digests = [str((p.get("dataset") or {}).get("digest") or "") for p in (first, second)]
+    if not all(digests) or digests[0] == digests[1]:
         return ""
+    counts = [repeats_in(provenance) for provenance in (first, second)]
+    unrepeated = [unrepeated_digest(provenance) for provenance in (first, second)]
+    if counts[0] != counts[1] and all(unrepeated) and unrepeated[0] == unrepeated[1]:
+        return ""
+    if counts[0] != counts[1] and not all(unrepeated):
+        return (
+            f"the runs repeated each case a different number of times ({counts[0]} and "
+            f"{counts[1]}), and a run recorded by an earlier oloproof does not name the "
+            "dataset it repeated, so the cases cannot be matched; run it again (docs/repeats.md)"
+        )
+    shown = [(unrepeated[i] or digests[i])[:12] for i in (0, 1)]
     return (
-        f"the runs repeated each case a different number of times ({counts[0]} and "
-        f"{counts[1]}): a paired comparison pairs repeat j with repeat j, so it needs the "
-        f"same repeats; run one of them again with the other's (--repeats {counts[0]} or "
-        f"--repeats {counts[1]}; docs/repeats.md)"
+        f"the runs were evaluated on different datasets (digest {shown[0]} and "
+        f"{shown[1]}); a paired comparison needs the same cases: compare runs "
+        "of one dataset"
     )
 
 
@@ -116,7 +140,14 @@ def repeated_dataset(data: Dataset, repeats: int) -> Dataset:
     rows = list(repeated_rows(data.rows, repeats))
     splits = {name: count * repeats for name, count in data.splits.items()}
     digest = repeated_digest(data.digest, repeats)
-    return Dataset(source=data.source, rows=rows, digest=digest, split=data.split, splits=splits)
+    return Dataset(
+        source=data.source,
+        rows=rows,
+        digest=digest,
+        split=data.split,
+        splits=splits,
+        unrepeated_digest=data.digest,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +173,7 @@ def repeated_dataset_file(data: DatasetFile, repeats: int) -> DatasetFile:
         n_cases=data.n_cases * repeats,
         split=data.split,
         splits={name: count * repeats for name, count in data.splits.items()},
+        unrepeated_digest=data.digest,
         file=data,
         repeats=repeats,
     )

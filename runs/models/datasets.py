@@ -17,6 +17,9 @@ class Dataset(models.Model):
     """A dataset known by the digest of its content; its cases are stored once per digest."""
 
     digest = models.CharField(max_length=64, unique=True)
+    unrepeated_digest = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    """For a dataset of repeated rows (`q7#r2`), the digest of the dataset it repeats: runs
+    of one dataset at different repeat counts are compared case by case through it."""
     source = models.CharField(max_length=1000)
     n_cases = models.PositiveIntegerField()
     splits = models.JSONField(default=dict, blank=True)

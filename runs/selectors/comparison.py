@@ -6,13 +6,13 @@ import threading
 from collections import OrderedDict
 
 from django.core.cache import cache
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 import oloproof_core as engine
 from oloproof_core.results.compare import Comparison, compare_paired_values
 from runs.access import Actor, runs_visible
 from runs.errors import InvalidRequestError
-from runs.models import Run
+from runs.models import Dataset, Run
 from runs.selectors.comparison_values import runs_paired_values
 
 COMPARISON_CACHE_S = 3600
@@ -24,15 +24,28 @@ _recent_lock = threading.Lock()
 
 
 def comparable_runs(*, user: Actor, dataset_id: int | None, limit: int = 200) -> QuerySet[Run]:
-    """Finished runs `user` may see on a dataset (all of them without one), newest first."""
+    """Finished runs `user` may see on a dataset's cases, at any repeat count (all runs
+    without a dataset), newest first."""
     query = (
         runs_visible(user=user)
         .filter(status=Run.Status.SUCCEEDED)
         .select_related("release__system")
     )
     if dataset_id is not None:
-        query = query.filter(dataset_id=dataset_id)
+        query = query.filter(_same_cases(dataset_id))
     return query.order_by("-created_at", "-id")[:limit]
+
+
+def _same_cases(dataset_id: int) -> Q:
+    """The runs over this dataset's cases: on it, or on it (or the dataset it repeats)
+    repeated any number of times."""
+    found = Dataset.objects.filter(pk=dataset_id).values_list("digest", "unrepeated_digest")
+    digest, unrepeated = found.first() or ("", "")
+    same = Q(dataset_id=dataset_id)
+    if unrepeated or digest:
+        base = unrepeated or digest
+        same |= Q(dataset__digest=base) | Q(dataset__unrepeated_digest=base)
+    return same
 
 
 def comparison_problem(*, baseline: Run, candidate: Run) -> str:
@@ -42,13 +55,22 @@ def comparison_problem(*, baseline: Run, candidate: Run) -> str:
     if not (baseline.is_finished and candidate.is_finished):
         return "both runs must have finished"
     if baseline.dataset_id != candidate.dataset_id:
-        if differ := engine.repeats_differ(baseline.provenance, candidate.provenance):
-            return differ
-        return (
-            "the runs were evaluated on different datasets; a paired comparison "
-            "needs the same cases"
-        )
+        different = engine.different_cases(baseline.provenance, candidate.provenance)
+        return different or _unnamed_dataset(baseline, candidate)
     return ""
+
+
+def _unnamed_dataset(baseline: Run, candidate: Run) -> str:
+    """Runs of two dataset records whose provenances do not name their digests (a run
+    recorded before it finished): their records say whether they are the same cases."""
+    named = [(run.provenance or {}).get("dataset") or {} for run in (baseline, candidate)]
+    if all(info.get("digest") for info in named):
+        return ""
+    records = [run.dataset for run in (baseline, candidate)]
+    digests = [record.unrepeated_digest or record.digest for record in records if record]
+    if len(digests) == 2 and digests[0] == digests[1]:
+        return ""
+    return "the runs were evaluated on different datasets; a paired comparison needs the same cases"
 
 
 def runs_compare(*, baseline: Run, candidate: Run, fdr: bool = True) -> Comparison:

@@ -52,7 +52,13 @@ def run_finalise(*, run_id: int) -> str:
     chunks = _ChunksRead.of(run_id, plan)
     record = run.dataset
     assert record is not None, "a running run has its dataset recorded"
-    dataset = engine.Dataset(source=record.source, rows=[], digest=record.digest, split=run.split)
+    dataset = engine.Dataset(
+        source=record.source,
+        rows=[],
+        digest=record.digest,
+        split=run.split,
+        unrepeated_digest=record.unrepeated_digest,
+    )
     started_at = run.started_at or run.created_at
     finished_at = timezone.now()
     timing: dict[str, Any] = {

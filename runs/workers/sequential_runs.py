@@ -115,7 +115,11 @@ def sequential_decide(
         # The policy file lost its `sequential:` since planning: the run is still one.
         plan.policy = plan.policy.as_sequential(int(state["batch"]))
     horizon = engine.Dataset(
-        source=dataset.source, rows=_rows(run), digest=dataset.digest, split=dataset.split
+        source=dataset.source,
+        rows=_rows(run),
+        digest=dataset.digest,
+        split=dataset.split,
+        unrepeated_digest=dataset.unrepeated_digest,
     )
     result = engine.decide_sequential(
         plan,

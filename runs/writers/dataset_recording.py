@@ -33,6 +33,7 @@ def dataset_get_or_create(
     cases: Sequence[engine.CaseResult] | Sequence[engine.Row],
     batch_size: int | None = None,
     n_cases: int | None = None,
+    unrepeated_digest: str = "",
 ) -> Dataset:
     """The dataset with this digest; its cases are written only the first time it is seen
     (a run recorded as it goes gives none: `n_cases`, and the rows come with its batches)."""
@@ -43,13 +44,22 @@ def dataset_get_or_create(
                 "source": source[:1000],
                 "n_cases": len(cases) if n_cases is None else n_cases,
                 "splits": dict(splits),
+                "unrepeated_digest": unrepeated_digest,
             },
         )
         if created and cases:
             dataset_cases_create(
                 dataset_id=dataset.pk, cases=cases, batch_size=batch_size, new_dataset=True
             )
+        _name_unrepeated(dataset, unrepeated_digest)
     return dataset
+
+
+def _name_unrepeated(dataset: Dataset, unrepeated_digest: str) -> None:
+    """Give a dataset recorded before its unrepeated digest was kept the one a run names."""
+    if unrepeated_digest and not dataset.unrepeated_digest:
+        Dataset.objects.filter(pk=dataset.pk).update(unrepeated_digest=unrepeated_digest)
+        dataset.unrepeated_digest = unrepeated_digest
 
 
 def dataset_cases_create(
@@ -82,7 +92,11 @@ def dataset_record(data: engine.Dataset | engine.DatasetFile) -> Dataset:
     if isinstance(data, engine.DatasetFile):
         return _dataset_file_record(data)
     return dataset_get_or_create(
-        digest=data.digest, source=data.source, splits=data.splits, cases=data.rows
+        digest=data.digest,
+        source=data.source,
+        splits=data.splits,
+        cases=data.rows,
+        unrepeated_digest=data.unrepeated_digest,
     )
 
 
@@ -92,7 +106,12 @@ def _dataset_file_record(data: engine.DatasetFile) -> Dataset:
     with transaction.atomic():
         dataset, created = Dataset.objects.get_or_create(
             digest=data.digest,
-            defaults={"source": data.source[:1000], "n_cases": data.n_cases, "splits": data.splits},
+            defaults={
+                "source": data.source[:1000],
+                "n_cases": data.n_cases,
+                "splits": data.splits,
+                "unrepeated_digest": data.unrepeated_digest,
+            },
         )
         if created:
             rows_insert(
@@ -106,6 +125,7 @@ def _dataset_file_record(data: engine.DatasetFile) -> Dataset:
                 ignore_conflicts=False,
                 batch_size=_batch_size(None),
             )
+        _name_unrepeated(dataset, data.unrepeated_digest)
     return dataset
 
 
@@ -119,6 +139,7 @@ def dataset_of_result(result: engine.Result, *, batch_size: int | None = None) -
         splits=_split_counts(result.cases),
         cases=result.cases,
         batch_size=batch_size,
+        unrepeated_digest=str(info.get("unrepeated_digest") or ""),
     )
 
 

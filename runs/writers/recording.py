@@ -207,6 +207,7 @@ def run_open_record(
             splits=info.get("splits") or {},
             cases=(),
             n_cases=int(info["n_cases"]),
+            unrepeated_digest=str(info.get("unrepeated_digest") or ""),
         )
         run = run_queued_create(
             project=project,

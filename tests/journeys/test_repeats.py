@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -164,19 +165,29 @@ def test_a_run_recorded_as_it_goes_reports_the_same_figures(folder: Path) -> Non
     assert "recorded run #1" in ran.stderr
 
 
-def test_runs_with_different_repeats_are_refused_by_compare_with_both_counts(
-    folder: Path,
-) -> None:
+def test_runs_with_different_repeats_are_compared_on_each_cases_means(folder: Path) -> None:
+    """`oloproof run --repeats 3`, then `--repeats 2`, then `oloproof compare 1 2`: each
+    case's mean over its own repeats is paired with its mean over the other's."""
     (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
     (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
     for repeats in ("3", "2"):
         ran = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", repeats], folder)
         assert ran.returncode == 0, ran.stderr
     compared = run_user(["oloproof", "compare", "1", "2"], folder)
-    assert compared.returncode == 3
-    assert "repeated each case a different number of times (3 and 2)" in compared.stderr
-    assert "--repeats 3 or --repeats 2" in compared.stderr
-    assert "Traceback" not in compared.stderr
+    assert compared.returncode == 0, compared.stderr
+    # q4 and q5 were right on calls 1 and 3 of 3, then on call 5 of calls 4 and 5.
+    assert "6 cases (6 in both runs)" in compared.stdout
+    assert "right   0.556     0.500      -0.056" in compared.stdout
+    assert "the runs repeated each case 3 and 2 times" in compared.stdout
+    assert "cases against their own noise (3 → 2 repeats per case)" in compared.stdout
+    assert "2 flaky" in compared.stdout
+    as_json = run_user(["oloproof", "compare", "1", "2", "--json"], folder)
+    found = json.loads(as_json.stdout)
+    assert found["paired"] == "case means"
+    figure = found["metrics"][0]
+    assert figure["regressed"] == ["q4", "q5"]
+    assert figure["n_pairs"] == 6
+    assert figure["method"].endswith("pairs: each case's mean over each run's own repeats")
 
 
 SEQUENTIAL_DATASET = "".join(
@@ -221,3 +232,22 @@ def test_a_run_that_stops_when_decided_runs_whole_cases_three_times(folder: Path
     assert data["metrics"][0]["estimate"] == pytest.approx(2 / 3)
     assert data["gate"]["outcome"] == "pass"
     assert data["provenance"]["repeats"]["repeats"] == 3
+
+
+def test_a_reader_that_stops_early_leaves_no_traceback(folder: Path) -> None:
+    """`oloproof compare 1 2 --cases all | head -1`: the command's output outgrows what the
+    pipe holds once the reader has gone, and the command ends quietly."""
+    rows = [{"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}} for i in range(1500)]
+    text = "".join(json.dumps(row) + "\n" for row in rows)
+    (folder / "data.jsonl").write_text(text, encoding="utf-8")
+    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
+    for repeats in ("2", "3"):
+        ran = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", repeats], folder)
+        assert ran.returncode == 0, ran.stderr
+    command = Path(sys.executable).parent / "oloproof"
+    ran = run_user(["sh", "-c", f"'{command}' compare 1 2 --cases all | head -1"], folder)
+    assert ran.returncode == 0
+    assert " vs " in ran.stdout
+    assert "Traceback" not in ran.stderr, ran.stderr
+    assert "internal error" not in ran.stderr

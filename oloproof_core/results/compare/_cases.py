@@ -137,8 +137,9 @@ class CaseChanges(Sequence[CaseChange]):
         if order != "case":
             positions = _ordered(positions, change, _spans(comparison, shown), order)
         self._positions = positions
-        self._absent_from_baseline = frozenset(comparison.only_in_candidate)
-        self._absent_from_candidate = frozenset(comparison.only_in_baseline)
+        only_baseline, only_candidate = comparison.repeats_only_in
+        self._absent_from_baseline = frozenset((*comparison.only_in_candidate, *only_candidate))
+        self._absent_from_candidate = frozenset((*comparison.only_in_baseline, *only_baseline))
 
     def _chosen(self, show: str) -> np.ndarray[Any, Any]:
         """The rows `show` keeps, narrowed to the cases with `repeat_status`."""

@@ -68,8 +68,23 @@ def compare_runs(
 def compare_paired_values(
     paired: PairedValues, confidence: float = 0.95, *, fdr: bool = True
 ) -> Comparison:
-    """`compare_runs` on values already paired by case id (same figures, same Comparison)."""
+    """`compare_runs` on values already paired by case id (same figures, same Comparison).
+
+    Runs that repeated each case a different number of times are compared on each
+    case's means over its repeats (`_case_means.py`)."""
     level = check_confidence(confidence)
+    repeats = (repeats_of(paired.baseline), repeats_of(paired.candidate))
+    if repeats[0] != repeats[1]:
+        from oloproof_core.results.compare._case_means import compare_case_means
+
+        return compare_case_means(paired, lambda units: _compared(units, level, fdr, repeats))
+    return _compared(paired, level, fdr, repeats)
+
+
+def _compared(
+    paired: PairedValues, level: float, fdr: bool, repeats: tuple[int, int]
+) -> Comparison:
+    """The comparison of `paired`'s rows; with different `repeats` they are case means."""
     baseline_metrics = {metric.metric: metric for metric in paired.baseline.metrics}
     candidate_metrics = {metric.metric: metric for metric in paired.candidate.metrics}
     union, clusters = list(paired.ids), paired.clusters
@@ -85,6 +100,8 @@ def compare_paired_values(
         groups=groups,
         # Hashing every id costs more than the statistics: only where they read it.
         order=_read_order(paired, union) if groups is None else None,
+        # A case's mean over its repeats is a share, not a verdict: its bounded mean.
+        verdicts=repeats[0] == repeats[1],
     )
     compared = []
     for name, metric in candidate_metrics.items():
@@ -109,15 +126,15 @@ def compare_paired_values(
         metrics_only_in_candidate=tuple(n for n in candidate_metrics if n not in baseline_metrics),
         n_clusters=None if groups is None else groups.count,
         fdr=fdr,
-        repeats=(repeats_of(paired.baseline), repeats_of(paired.candidate)),
+        repeats=repeats,
     )
 
 
 def repeats_of(result: Result) -> int:
     """How many times the run ran each case (its `provenance["repeats"]`; 1 without)."""
-    figures = result.provenance.get("repeats")
-    count = figures.get("repeats") if isinstance(figures, dict) else None
-    return count if isinstance(count, int) and count > 1 else 1
+    from oloproof_core.evaluation.repeats import repeats_in
+
+    return repeats_in(result.provenance)
 
 
 def _check_has_cases(baseline: Result, candidate: Result) -> None:
@@ -166,6 +183,8 @@ class _Shared:
     labels: tuple[str, ...] | None
     groups: ClusterGroups | None
     order: ReadOrder | None
+    verdicts: bool
+    """Whether a pass/fail metric's values are verdicts (else shares of passed repeats)."""
 
 
 def _compare_metric(
@@ -181,7 +200,7 @@ def _compare_metric(
     both = ~(np.isnan(base) | np.isnan(cand))
     differences = cand[both] - base[both]
     ids = shared.ids[both]
-    pass_fail = cand_metric.value_type == "pass_fail"
+    pass_fail = cand_metric.value_type == "pass_fail" and shared.verdicts
     figures = paired_figures(
         base, cand, pass_fail=pass_fail, low=low, high=high, confidence=confidence,
         clusters=shared.groups, keys=shared.order,

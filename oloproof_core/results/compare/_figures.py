@@ -17,6 +17,17 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
+class CaseMeans:
+    """Each case's mean over its repeats on both sides (NaN: missing), the units a
+    comparison of runs with different repeat counts pairs (`_case_means.py`)."""
+
+    baseline: FloatArray
+    candidate: FloatArray
+    ids: tuple[str, ...]
+    clusters: tuple[str, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
 class MetricComparison:
     """One metric of two runs compared on the union of their cases.
 
@@ -56,13 +67,28 @@ class MetricComparison:
     _candidate: FloatArray = field(repr=False, compare=False)
     _clusters: tuple[str, ...] | None = field(repr=False, compare=False)
     _ids: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _units: CaseMeans | None = field(default=None, repr=False, compare=False)
+    """The pairs the figures are over when they are not the rows above (`_baseline`,
+    `_candidate`, `_ids`, which the case grid reads): each case's means over its repeats."""
 
     @property
     def cluster_aware(self) -> bool:
         return self.n_clusters is not None
 
     @property
+    def paired_units(self) -> CaseMeans:
+        """The pairs the figures are over: the rows, or each case's means over its repeats."""
+        if self._units is not None:
+            return self._units
+        return CaseMeans(self._baseline, self._candidate, self._ids, self._clusters)
+
+    @property
     def estimates_over(self) -> str:
+        if self._units is not None:
+            return (
+                f"{self.n_complete} complete pairs of case means (each side's mean over its "
+                "own repeats, observed in both runs)"
+            )
         return f"{self.n_complete} complete pairs (observed in both runs)"
 
     @property
@@ -81,15 +107,16 @@ class MetricComparison:
         """
         if copies <= 1:
             return self.interval
-        ids = [f"{case_id}#{r}" for r in range(copies) for case_id in self._ids]
+        units = self.paired_units
+        ids = [f"{case_id}#{r}" for r in range(copies) for case_id in units.ids]
         clusters = None
-        if self._clusters is not None:
-            clusters = [f"{label}#{r}" for r in range(copies) for label in self._clusters]
+        if units.clusters is not None:
+            clusters = [f"{label}#{r}" for r in range(copies) for label in units.clusters]
         low, high = self.score_range
         return paired_figures(
-            np.tile(self._baseline, copies),
-            np.tile(self._candidate, copies),
-            pass_fail=self.value_type == "pass_fail",
+            np.tile(units.baseline, copies),
+            np.tile(units.candidate, copies),
+            pass_fail=self.value_type == "pass_fail" and self._units is None,
             low=low,
             high=high,
             confidence=self.confidence,
@@ -100,18 +127,20 @@ class MetricComparison:
     def unit_fills(self) -> tuple[FloatArray, FloatArray, list[str]]:
         """Per-case differences on [0, 1] with missing sides at worst / best, and the ids."""
         span = self.score_range[1] - self.score_range[0]
-        missing_a, missing_b = np.isnan(self._baseline), np.isnan(self._candidate)
+        units = self.paired_units
+        missing_a, missing_b = np.isnan(units.baseline), np.isnan(units.candidate)
         low, high = self.score_range
         fills = []
         for best in (False, True):
-            a = np.where(missing_a, low if best else high, self._baseline)
-            b = np.where(missing_b, high if best else low, self._candidate)
+            a = np.where(missing_a, low if best else high, units.baseline)
+            b = np.where(missing_b, high if best else low, units.candidate)
             fills.append(np.clip((b - a + span) / (2.0 * span), 0.0, 1.0))
-        return fills[0], fills[1], list(self._ids)
+        return fills[0], fills[1], list(units.ids)
 
     def cluster_labels(self) -> list[str]:
         """Each pair's cluster, in the order of `unit_fills`' ids (the ids where none)."""
-        return list(self._ids if self._clusters is None else self._clusters)
+        units = self.paired_units
+        return list(units.ids if units.clusters is None else units.clusters)
 
     def pair_counts(self) -> PairCounts:
         """Complete, tied and missing pairs counted, with `sentences()` that say them."""
@@ -119,8 +148,9 @@ class MetricComparison:
 
     def difference_sd(self) -> float:
         """Standard deviation of the complete pairs' differences (planning)."""
-        both = ~(np.isnan(self._baseline) | np.isnan(self._candidate))
-        differences = self._candidate[both] - self._baseline[both]
+        units = self.paired_units
+        both = ~(np.isnan(units.baseline) | np.isnan(units.candidate))
+        differences = units.candidate[both] - units.baseline[both]
         return float(differences.std(ddof=1)) if differences.size > 1 else 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -174,6 +204,9 @@ class ComparisonFigures:
     repeats: tuple[int, int] = (1, 1)
     """How many times the baseline and the candidate ran each case (`Comparison.repeat_cases`
     puts a case's repeats back together)."""
+    repeats_only_in: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    """The repeats (`q7#r4`) only the baseline, and only the candidate, ran: with different
+    repeat counts the figures pair case means, and these rows have no partner."""
 
     @property
     def cluster_aware(self) -> bool:
@@ -206,6 +239,9 @@ class ComparisonFigures:
             "metrics": [item.to_dict() for item in self.metrics],
             "labelled": {name: figure.to_dict() for name, figure in self.labelled.items()},
             "repeats": {"baseline": self.repeats[0], "candidate": self.repeats[1]},
+            "paired": "case means" if self.repeats[0] != self.repeats[1] else "cases",
+            "repeats_only_in_baseline": len(self.repeats_only_in[0]),
+            "repeats_only_in_candidate": len(self.repeats_only_in[1]),
         }
 
 
@@ -226,7 +262,8 @@ class PairCounts:
 
     @classmethod
     def of(cls, item: MetricComparison) -> PairCounts:
-        gone_base, gone_cand = np.isnan(item._baseline), np.isnan(item._candidate)
+        units = item.paired_units
+        gone_base, gone_cand = np.isnan(units.baseline), np.isnan(units.candidate)
         complete = int(np.count_nonzero(~(gone_base | gone_cand)))
         regressed, improved = len(item.regressed), len(item.improved)
         low, high = item.score_range

@@ -144,16 +144,24 @@ def test_compare_refuses_runs_on_different_datasets(teammate) -> None:
     assert "different datasets" in page.content.decode()
 
 
-def test_compare_says_when_runs_repeated_their_cases_a_different_number_of_times(
+def test_compare_pairs_case_means_when_runs_repeated_their_cases_differently(
     teammate,
 ) -> None:
     twice = Run.objects.get(pk=int(record_evaluation(6, repeats=2, isolation="thread").run_id))
     thrice = Run.objects.get(pk=int(record_evaluation(6, repeats=3, isolation="thread").run_id))
-    page = signed_in(teammate).get(f"/compare/?baseline={twice.pk}&candidate={thrice.pk}")
-    assert page.status_code == 400
+    other = Run.objects.get(pk=int(record_evaluation(7, repeats=3, isolation="thread").run_id))
+    client = signed_in(teammate)
+    page = client.get(f"/compare/?baseline={twice.pk}&candidate={thrice.pk}")
+    assert page.status_code == 200, page.content.decode()[:2000]
     content = page.content.decode()
-    assert "repeated each case a different number of times (2 and 3)" in content
-    assert "--repeats 2 or --repeats 3" in content
+    assert "pairs: each case&#x27;s mean over each run&#x27;s own repeats" in content
+    assert "Flaky (" in content  # the grid's filter against each case's own noise
+    # The third repeat's row is the candidate's alone: no link to a baseline case page.
+    assert f"/runs/{thrice.pk}/cases/case_00001%23r3" in content
+    assert f"/runs/{twice.pk}/cases/case_00001%23r3" not in content
+    # The pickers offer the runs of these cases at any repeat count, and no other.
+    assert f'<option value="{twice.pk}"' in content
+    assert f'<option value="{other.pk}"' not in content
 
 
 def test_the_status_endpoint_reports_progress(teammate) -> None:

@@ -48,11 +48,14 @@ def _project(folder: Path) -> Path:
     return folder / "oloproof.yaml"
 
 
-def _recorded_here(running: Platform, config: Path) -> subprocess.CompletedProcess[str]:
+def _recorded_here(
+    running: Platform, config: Path, repeats: str = "3"
+) -> subprocess.CompletedProcess[str]:
     """`oloproof run --repeats 3` in one process, recorded in the workers' store (the test
     session's own processes record nothing unless told to)."""
+    saved = f"here-{repeats}.json"
     return subprocess.run(
-        [PYTHON, "-m", "oloproof", "run", str(config), "--repeats", "3", "--json", "here.json"],
+        [PYTHON, "-m", "oloproof", "run", str(config), "--repeats", repeats, "--json", saved],
         cwd=running.root,
         env={**running.env, "OLOPROOF_RECORD": "1"},
         capture_output=True,
@@ -91,13 +94,23 @@ def test_a_submitted_run_repeats_each_case_as_the_same_run_in_one_process(
             ["run", str(config), "--submit", "--repeats", "3", "--wait", "--json", "there.json"],
             timeout=240,
         )
+        twice = _recorded_here(running, config, "2")
+        compared = subprocess.run(
+            [PYTHON, "-m", "oloproof", "compare", "3", "2"],
+            cwd=running.root,
+            env={**running.env, "OLOPROOF_RECORD": "1"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         log = running.log_text()
         datasets = running.database.rows("SELECT dataset_id FROM runs_run ORDER BY id")
         chunks = running.database.chunk_counts(2)
 
     assert submitted.returncode == 0, submitted.stderr + log
     assert "run #2 queued (18 cases)" in submitted.stderr
-    here_result = json.loads((tmp_path / "here.json").read_text())
+    here_result = json.loads((tmp_path / "here-3.json").read_text())
     there = json.loads((tmp_path / "there.json").read_text())
     ids = [f"q{i}#r{j}" for i in range(6) for j in (1, 2, 3)]
     assert [case[0] for case in _cases(there)] == ids
@@ -114,3 +127,11 @@ def test_a_submitted_run_repeats_each_case_as_the_same_run_in_one_process(
     assert datasets[0] == datasets[1]
     assert sum(chunks.values()) == 4  # 18 repeats in chunks of 5
     assert there["provenance"]["execution"]["mode"] == "workers"
+    # A run of the same file twice per case pairs with the workers' run on case means.
+    assert twice.returncode == 0, twice.stderr
+    assert compared.returncode == 0, compared.stderr + log
+    assert "the runs repeated each case 2 and 3 times" in compared.stdout
+    assert "6 cases (6 in both runs)" in compared.stdout
+    named = there["provenance"]["dataset"]["unrepeated_digest"]
+    assert named == here_result["provenance"]["dataset"]["unrepeated_digest"]
+    assert named != there["provenance"]["dataset"]["digest"]

@@ -187,7 +187,7 @@ def test_runs_with_different_repeats_are_compared_on_each_cases_means(folder: Pa
     figure = found["metrics"][0]
     assert figure["regressed"] == ["q4", "q5"]
     assert figure["n_pairs"] == 6
-    assert figure["method"].endswith("pairs: each case's mean over each run's own repeats")
+    assert "pairs: each case's mean over each run's own repeats" in figure["method"]
 
 
 SEQUENTIAL_DATASET = "".join(
@@ -251,3 +251,26 @@ def test_a_reader_that_stops_early_leaves_no_traceback(folder: Path) -> None:
     assert " vs " in ran.stdout
     assert "Traceback" not in ran.stderr, ran.stderr
     assert "internal error" not in ran.stderr
+
+
+def test_a_repeated_release_is_gated_against_a_baseline_run_once(folder: Path) -> None:
+    """A baseline recorded without repeats and a release run three times a case: the
+    no_regression rule pairs each case's single try with its mean over the three."""
+    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
+    once = run_user(
+        ["oloproof", "run", "oloproof.yaml", "--repeats", "1", "--json", "v1.json"], folder
+    )
+    assert once.returncode == 0, once.stderr
+    (folder / "release.yaml").write_text(
+        "version: 1\nbaseline: {run: v1.json}\nrules:\n"
+        "  - metric: right\n    no_regression: {margin: 0.5}\n",
+        encoding="utf-8",
+    )
+    (folder / "gated.yaml").write_text(CONFIG + "policy: release.yaml\n", encoding="utf-8")
+    gated = run_user(["oloproof", "run", "gated.yaml", "--json", "v2.json"], folder)
+    # q4 and q5 right on call 1, then on call 3 of calls 2 to 4: 1 → 1/3 each.
+    assert "difference -0.222" in gated.stdout, gated.stdout + gated.stderr
+    figures = json.loads((folder / "v2.json").read_text(encoding="utf-8"))["gate"]["rules"][0]
+    assert figures["figures"]["n_pairs"] == 6
+    assert "each case's mean over each run's own repeats" in figures["figures"]["method"]

@@ -27,6 +27,7 @@ from oloproof_core.results.compare._repeat_cases import case_of
 
 Compare = Callable[[PairedValues], Comparison]
 CASE_MEANS_NOTE = "pairs: each case's mean over each run's own repeats"
+PASS_FAIL_MEANS = " (of a pass/fail metric: the share of its repeats that passed)"
 
 
 def compare_case_means(paired: PairedValues, compare: Compare) -> Comparison:
@@ -42,7 +43,8 @@ def compare_case_means(paired: PairedValues, compare: Compare) -> Comparison:
             _candidate=paired.candidate_values[item.metric],
             _ids=tuple(paired.ids),
             _clusters=row_clusters,
-            method=f"{item.method}; {CASE_MEANS_NOTE}",
+            method=f"{item.method}; {CASE_MEANS_NOTE}"
+            + (PASS_FAIL_MEANS if item.value_type == "pass_fail" else ""),
             _units=CaseMeans(item._baseline, item._candidate, item._ids, item._clusters),
         )
         for item in compared.metrics

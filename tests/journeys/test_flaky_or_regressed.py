@@ -158,3 +158,30 @@ def test_the_compare_grid_filters_by_regressed_improved_and_flaky(
         assert items[0]["repeat_case"]["metrics"]["right"]["evidence"] == "0/5 → 5/5"
         refused = page.request.get(base + "/api/compare/cases?baseline=1&candidate=2&cases=worse")
         assert refused.status == 422
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_compare_page_pairs_case_means_of_runs_with_different_repeats(
+    browser: Any, two_releases: Path
+) -> None:
+    """Release 2 run again three times a case (run #3), compared with release 1's five."""
+    again = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", "3"], two_releases)
+    assert again.returncode == 0, again.stderr
+    assert "recorded run #3" in again.stderr
+    password = account(two_releases, "ann")
+    with dashboard(two_releases) as base, signed_in(browser, base, "ann", password) as page:
+        page.goto(base + "/compare/?baseline=1&candidate=3")
+        note = page.locator("p.case-means").inner_text()
+        assert "The runs repeated each case 5 and 3 times: each pair is a case's mean" in note
+        filters = page.locator("nav.repeat-filters")
+        assert "5 → 3 repeats per case" in filters.inner_text()
+        assert len(grid_cases(page)) == 30  # the baseline's five repeats of each case
+        page.goto(base + "/compare/?baseline=1&candidate=3&cases=regressed")
+        assert grid_cases(page) == [f"q0#r{j}" for j in range(1, 6)]
+        evidence = page.locator("#grid tbody tr").first.locator(".repeat-case")
+        assert "right 5/5 → 0/3" in " ".join(evidence.inner_text().split())
+        # The fourth repeat is the baseline's alone: the candidate's side links nowhere.
+        fourth = page.locator('#grid tbody tr[data-case="q0#r4"]')
+        assert fourth.locator('a[href*="/runs/1/cases/"]').count() == 1
+        assert fourth.locator('a[href*="/runs/3/cases/"]').count() == 0

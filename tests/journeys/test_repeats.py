@@ -178,7 +178,7 @@ def test_runs_with_different_repeats_are_compared_on_each_cases_means(folder: Pa
     # q4 and q5 were right on calls 1 and 3 of 3, then on call 5 of calls 4 and 5.
     assert "6 cases (6 in both runs)" in compared.stdout
     assert "right   0.556     0.500      -0.056" in compared.stdout
-    assert "the runs repeated each case 3 and 2 times" in compared.stdout
+    assert "The runs repeated each case 3 and 2 times" in compared.stdout
     assert "cases against their own noise (3 → 2 repeats per case)" in compared.stdout
     assert "2 flaky" in compared.stdout
     as_json = run_user(["oloproof", "compare", "1", "2", "--json"], folder)

@@ -212,6 +212,19 @@ class ComparisonFigures:
     def cluster_aware(self) -> bool:
         return self.n_clusters is not None
 
+    @property
+    def case_means_note(self) -> str:
+        """What the pairs are when the runs repeated each case a different number of
+        times ("" when they did not)."""
+        before, after = self.repeats
+        if before == after:
+            return ""
+        return (
+            f"The runs repeated each case {before} and {after} times: each pair is a case's "
+            "mean over the baseline's repeats against its mean over the candidate's (a case "
+            "with a repeat left without a value is missing on that side)."
+        )
+
     def has_metric(self, name: str) -> bool:
         return any(item.metric == name for item in self.metrics)
 

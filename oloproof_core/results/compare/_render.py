@@ -103,13 +103,8 @@ def _notes(comparison: ComparisonFigures) -> list[str]:
             )
     if comparison.cluster_aware:
         lines.append(f"cluster-aware: {comparison.n_clusters} clusters.")
-    before, after = comparison.repeats
-    if before != after:
-        lines.append(
-            f"the runs repeated each case {before} and {after} times: each pair is a case's "
-            "mean over the baseline's repeats against its mean over the candidate's (a case "
-            "with a repeat left without a value is missing on that side)."
-        )
+    if comparison.case_means_note:
+        lines.append(comparison.case_means_note)
     for warning in dict.fromkeys(item.warning for item in comparison.metrics if item.warning):
         lines.append(f"! {warning}")
     for side, ids in (

@@ -130,7 +130,7 @@ def test_a_submitted_run_repeats_each_case_as_the_same_run_in_one_process(
     # A run of the same file twice per case pairs with the workers' run on case means.
     assert twice.returncode == 0, twice.stderr
     assert compared.returncode == 0, compared.stderr + log
-    assert "the runs repeated each case 2 and 3 times" in compared.stdout
+    assert "The runs repeated each case 2 and 3 times" in compared.stdout
     assert "6 cases (6 in both runs)" in compared.stdout
     named = there["provenance"]["dataset"]["unrepeated_digest"]
     assert named == here_result["provenance"]["dataset"]["unrepeated_digest"]

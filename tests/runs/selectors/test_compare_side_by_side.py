@@ -117,3 +117,23 @@ def test_the_command_exits_3_for_runs_of_different_datasets_or_too_many(
     assert "compare at most 8 runs at once" in capsys.readouterr().err
     assert main(["compare", *(str(run) for run in three), "--export", "x.csv"]) == 3
     assert "name one candidate" in capsys.readouterr().err
+
+
+def test_runs_of_one_dataset_at_different_repeat_counts_pair_case_means_everywhere(
+    viewer, token_for, recording
+) -> None:
+    """The API, the library and the command take runs repeated 2 and 3 times as the same
+    cases, each pair a case's means over both runs' repeats."""
+    twice = int(record_evaluation(8, repeats=2, isolation="thread", wrong_every=4).run_id)
+    thrice = int(record_evaluation(8, version="2", repeats=3, isolation="thread").run_id)
+    client, token = Client(), token_for(viewer)
+    answer = side_by_side(client, token, thrice, twice)
+    assert answer.status_code == 200, answer.content
+    exact = next(m for m in answer.json()["pairs"][0]["metrics"] if m["metric"] == "exact_label")
+    assert "each case's mean over each run's own repeats" in exact["method"]
+    assert (exact["n_pairs"], exact["difference"]) == (8, pytest.approx(0.25))
+    library = oloproof.compare_side_by_side(str(twice), [str(thrice)]).to_dict()
+    same = next(m for m in library["pairs"][0]["metrics"] if m["metric"] == "exact_label")
+    shared = ("difference", "interval", "p_value", "method", "n_pairs", "regressed")
+    assert {key: same[key] for key in shared} == {key: exact[key] for key in shared}
+    assert main(["compare", str(twice), str(thrice)]) == 0

@@ -272,6 +272,12 @@ class ComparisonOut(Schema):
     n_clusters: int | None
     fdr: str | None = None
     metrics: list[MetricComparisonOut]
+    repeats: dict[str, int] = Field(default_factory=lambda: {"baseline": 1, "candidate": 1})
+    """How many times each run ran each case."""
+    paired: str = "cases"
+    """What the pairs are: "cases", or "case means" for runs with different repeat counts."""
+    repeats_only_in_baseline: int = 0
+    repeats_only_in_candidate: int = 0
 
 
 class SideBySideOut(Schema):

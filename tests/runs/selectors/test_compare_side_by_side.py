@@ -129,7 +129,10 @@ def test_runs_of_one_dataset_at_different_repeat_counts_pair_case_means_everywhe
     client, token = Client(), token_for(viewer)
     answer = side_by_side(client, token, thrice, twice)
     assert answer.status_code == 200, answer.content
-    exact = next(m for m in answer.json()["pairs"][0]["metrics"] if m["metric"] == "exact_label")
+    pair = answer.json()["pairs"][0]
+    assert (pair["paired"], pair["repeats"]) == ("case means", {"baseline": 2, "candidate": 3})
+    assert (pair["repeats_only_in_baseline"], pair["repeats_only_in_candidate"]) == (0, 8)
+    exact = next(m for m in pair["metrics"] if m["metric"] == "exact_label")
     assert "each case's mean over each run's own repeats" in exact["method"]
     assert (exact["n_pairs"], exact["difference"]) == (8, pytest.approx(0.25))
     library = oloproof.compare_side_by_side(str(twice), [str(thrice)]).to_dict()

@@ -213,11 +213,8 @@ def test_the_search_index_survives_every_later_migration() -> None:
 @pytest.mark.django_db(transaction=True)
 def test_the_search_migration_is_reversible_and_indexes_existing_rows() -> None:
     run = recorded()
-    executor = MigrationExecutor(connection)
-    executor.migrate([("runs", "0008_case_annotations")])
-    assert not EXPECTED_OBJECTS[connection.vendor] & _search_objects()
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    with migrated_back_to("0008_case_annotations"):
+        assert not EXPECTED_OBJECTS[connection.vendor] & _search_objects()
     assert EXPECTED_OBJECTS[connection.vendor] <= _search_objects()
     assert found(run, "parcel") == ["alpha-1"]  # rows recorded before the index was made
 
@@ -241,15 +238,28 @@ def test_a_chunk_recorded_twice_is_indexed_once_and_later_chunks_are_found() -> 
 
 
 @contextmanager
+def migrated_back_to(migration: str) -> Iterator[None]:
+    """The database at `runs`' `migration`, and at the latest migrations again afterwards,
+    whatever happens inside: a test that stopped at an old schema would break every test
+    after it on the same database."""
+    MigrationExecutor(connection).migrate([("runs", migration)])
+    try:
+        yield
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@contextmanager
 def run_columns_added_later() -> Iterator[None]:
     """At 0009's schema, the columns later migrations add, which today's recording writes:
-    runs_run's outcome counts and runs_dataset's label seed (nullable or with a default:
-    SQLite adds and drops them in place)."""
+    runs_run's outcome counts and runs_dataset's label seed and unrepeated digest
+    (nullable or with a default: SQLite adds and drops them in place)."""
     from runs.models import Dataset
 
     fields = [
         *((Run, Run._meta.get_field(name)) for name in RUN_COLUMNS_ADDED_LATER),
-        (Dataset, Dataset._meta.get_field("label_seed")),
+        *((Dataset, Dataset._meta.get_field(name)) for name in DATASET_COLUMNS_ADDED_LATER),
     ]
     with connection.schema_editor() as editor:
         for model, field in fields:
@@ -263,17 +273,14 @@ def run_columns_added_later() -> Iterator[None]:
 
 
 RUN_COLUMNS_ADDED_LATER = ("outcome_passed", "outcome_failed", "outcome_missing")
+DATASET_COLUMNS_ADDED_LATER = ("label_seed", "unrepeated_digest")
 
 
 @pytest.mark.django_db(transaction=True)
 def test_the_index_keeps_its_rows_back_and_forth_over_the_trigger_migration() -> None:
     """0010 replaces SQLite's insert trigger by the recording's bulk add, and back."""
-    executor = MigrationExecutor(connection)
-    executor.migrate([("runs", "0009_case_search")])
-    with run_columns_added_later():
+    with migrated_back_to("0009_case_search"), run_columns_added_later():
         before = recorded()  # indexed by the trigger
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
     after = recorded([{**row, "id": f"{row['id']}-b"} for row in ROWS])  # by the recording
     assert found(before, "parcel") == ["alpha-1"]
     assert found(after, "parcel") == ["alpha-1-b"]

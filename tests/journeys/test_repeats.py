@@ -165,14 +165,19 @@ def test_a_run_recorded_as_it_goes_reports_the_same_figures(folder: Path) -> Non
     assert "recorded run #1" in ran.stderr
 
 
+def recorded_with_repeats(folder: Path, *counts: str) -> None:
+    """The counting bot run and recorded once with each of `--repeats COUNT`."""
+    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
+    for repeats in counts:
+        ran = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", repeats], folder)
+        assert ran.returncode == 0, ran.stderr
+
+
 def test_runs_with_different_repeats_are_compared_on_each_cases_means(folder: Path) -> None:
     """`oloproof run --repeats 3`, then `--repeats 2`, then `oloproof compare 1 2`: each
     case's mean over its own repeats is paired with its mean over the other's."""
-    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
-    (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
-    for repeats in ("3", "2"):
-        ran = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", repeats], folder)
-        assert ran.returncode == 0, ran.stderr
+    recorded_with_repeats(folder, "3", "2")
     compared = run_user(["oloproof", "compare", "1", "2"], folder)
     assert compared.returncode == 0, compared.stderr
     # q4 and q5 were right on calls 1 and 3 of 3, then on call 5 of calls 4 and 5.
@@ -240,11 +245,7 @@ def test_a_reader_that_stops_early_leaves_no_traceback(folder: Path) -> None:
     rows = [{"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}} for i in range(1500)]
     text = "".join(json.dumps(row) + "\n" for row in rows)
     (folder / "data.jsonl").write_text(text, encoding="utf-8")
-    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
-    (folder / "oloproof.yaml").write_text(CONFIG, encoding="utf-8")
-    for repeats in ("2", "3"):
-        ran = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", repeats], folder)
-        assert ran.returncode == 0, ran.stderr
+    recorded_with_repeats(folder, "2", "3")
     command = Path(sys.executable).parent / "oloproof"
     ran = run_user(["sh", "-c", f"'{command}' compare 1 2 --cases all | head -1"], folder)
     assert ran.returncode == 0

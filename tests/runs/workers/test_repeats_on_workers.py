@@ -48,20 +48,26 @@ def _project(folder: Path) -> Path:
     return folder / "oloproof.yaml"
 
 
-def _recorded_here(
-    running: Platform, config: Path, repeats: str = "3"
-) -> subprocess.CompletedProcess[str]:
-    """`oloproof run --repeats 3` in one process, recorded in the workers' store (the test
-    session's own processes record nothing unless told to)."""
-    saved = f"here-{repeats}.json"
+def _here(running: Platform, *args: str) -> subprocess.CompletedProcess[str]:
+    """`oloproof ARGS` in one process on the workers' store (the test session's own
+    processes record nothing unless told to)."""
     return subprocess.run(
-        [PYTHON, "-m", "oloproof", "run", str(config), "--repeats", repeats, "--json", saved],
+        [PYTHON, "-m", "oloproof", *args],
         cwd=running.root,
         env={**running.env, "OLOPROOF_RECORD": "1"},
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+    )
+
+
+def _recorded_here(
+    running: Platform, config: Path, repeats: str = "3"
+) -> subprocess.CompletedProcess[str]:
+    """`oloproof run --repeats 3` in one process, recorded in the workers' store."""
+    return _here(
+        running, "run", str(config), "--repeats", repeats, "--json", f"here-{repeats}.json"
     )
 
 
@@ -95,15 +101,7 @@ def test_a_submitted_run_repeats_each_case_as_the_same_run_in_one_process(
             timeout=240,
         )
         twice = _recorded_here(running, config, "2")
-        compared = subprocess.run(
-            [PYTHON, "-m", "oloproof", "compare", "3", "2"],
-            cwd=running.root,
-            env={**running.env, "OLOPROOF_RECORD": "1"},
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        compared = _here(running, "compare", "3", "2")
         log = running.log_text()
         datasets = running.database.rows("SELECT dataset_id FROM runs_run ORDER BY id")
         chunks = running.database.chunk_counts(2)

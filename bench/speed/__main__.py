@@ -319,6 +319,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.speed", description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-100k", action="store_true")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        help="where the figures go (default bench/results/speed.json; a run with "
+        "--skip-100k defaults to bench/results/speed-partial.json, so that it never "
+        "replaces the full run bench/README.md quotes)",
+    )
     parser.add_argument("--deepeval", help="the Python of an environment with deepeval")
     parser.add_argument("--promptfoo", help="the promptfoo command")
     parser.add_argument(
@@ -349,7 +356,9 @@ def main() -> None:
     print(load)
     RESULTS.mkdir(exist_ok=True)
     kept = load | figures | ({"others at 10,000": others} if others else {})
-    (RESULTS / "speed.json").write_text(json.dumps(kept, indent=2) + "\n")
+    output = args.output or RESULTS / ("speed-partial.json" if args.skip_100k else "speed.json")
+    output.write_text(json.dumps(kept, indent=2) + "\n")
+    print(f"figures written to {output}")
     print(
         f"{'workload':<32} {'plain s':>8} {'oloproof s':>10} {'ratio':>6} "
         f"{'plain cpu':>9} {'oloproof cpu':>12} {'peak MB':>8}"

@@ -1,11 +1,12 @@
 """The statistics of repeats: coverage and width of a repeated run's intervals against
 Inspect AI's epochs reducer, adaptive repeats on the release figure (simulated, and the
-best unbiased two-phase plan in closed form), and what repeats cost in wall time.
+best unbiased two-phase plan in closed form), comparisons of releases run at different
+repeat counts, and what repeats cost in wall time.
 
 Run: .venv/bin/python -m bench.repeats [--reps 10000] [--quick] [--only PART ...]
 Prints one table per part and writes bench/results/repeats.json; with `--only` (parts:
-coverage, adaptive, two_phase, sequential, wall_time) it runs those parts and replaces
-just them in the file.
+coverage, adaptive, two_phase, sequential, compare_counts, wall_time) it runs those
+parts and replaces just them in the file.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.repeats._adaptive import adaptive_rows
+from bench.repeats._compare_counts import COUNTS, compare_counts_cell
 from bench.repeats._coverage import cell
 from bench.repeats._population import POPULATIONS
 from bench.repeats._sequential import sequential_rows
@@ -27,7 +29,7 @@ from bench.repeats._wall_time import measure
 from bench.stats.coverage import print_table
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "repeats.json"
-PARTS = ("coverage", "adaptive", "two_phase", "sequential", "wall_time")
+PARTS = ("coverage", "adaptive", "two_phase", "sequential", "compare_counts", "wall_time")
 
 
 def _flat(row: dict[str, Any]) -> dict[str, Any]:
@@ -85,6 +87,37 @@ def _sequential(reps: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _compare_counts(reps: int, sizes: list[int]) -> list[dict[str, Any]]:
+    rows = [
+        compare_counts_cell(population, n, counts, regressed, reps, seed=hash_seed)
+        for hash_seed, (population, n, counts, regressed) in enumerate(
+            (population, n, counts, regressed)
+            for population in POPULATIONS
+            for n in sizes
+            for counts in COUNTS
+            for regressed in (False, True)
+        )
+    ]
+    print_table(
+        "Releases compared at different repeat counts (pairs of case means)",
+        [
+            {
+                "population": row["population"][:14],
+                "cases": row["cases"],
+                "repeats": row["repeats"],
+                "release": row["release"],
+                "truth": row["truth"],
+                "engine cov": row["engine"]["coverage"],
+                "engine width": row["engine"]["mean_width"],
+                "normal cov": row["normal"]["coverage"],
+                "normal width": row["normal"]["mean_width"],
+            }
+            for row in rows
+        ],
+    )
+    return rows
+
+
 def _wall_time(quick: bool) -> list[dict[str, Any]]:
     rows = measure([3, 5] if quick else [3, 5, 10], 1 if quick else 3)
     print_table("Wall time: one run with repeats k against k separate runs", rows)
@@ -104,6 +137,7 @@ def main() -> None:
         "adaptive": lambda: _adaptive(reps, sizes),
         "two_phase": _two_phase,
         "sequential": lambda: _sequential(reps),
+        "compare_counts": lambda: _compare_counts(reps, sizes),
         "wall_time": lambda: _wall_time(args.quick),
     }
     results: dict[str, Any] = {}

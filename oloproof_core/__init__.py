@@ -102,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "repeat_of": "oloproof_core.evaluation.repeats",
     "repeated_dataset": "oloproof_core.evaluation.repeats",
     "different_cases": "oloproof_core.evaluation.repeats",
+    "repeats_in": "oloproof_core.evaluation.repeats",
     "with_repeat_index": "oloproof_core.evaluation.repeats",
     "start_serving_process": "oloproof_core._util.serving_process",
     "reward": "oloproof_core.cases.rewards",
@@ -192,6 +193,7 @@ if TYPE_CHECKING:
     from oloproof_core.evaluation.repeats import repeat_id as repeat_id
     from oloproof_core.evaluation.repeats import repeat_of as repeat_of
     from oloproof_core.evaluation.repeats import repeated_dataset as repeated_dataset
+    from oloproof_core.evaluation.repeats import repeats_in as repeats_in
     from oloproof_core.evaluation.repeats import with_repeat_index as with_repeat_index
     from oloproof_core.evaluation.run import process_rows as process_rows
     from oloproof_core.evaluation.run import run_evaluation as run_evaluation
@@ -314,6 +316,7 @@ __all__ = [
     "repeat_id",
     "repeat_of",
     "repeated_dataset",
+    "repeats_in",
     "result_from_dict",
     "reward",
     "run_config_check",

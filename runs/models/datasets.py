@@ -37,6 +37,12 @@ class Dataset(models.Model):
         return f"{self.source} ({self.digest[:12]})"
 
     @property
+    def cases_digest(self) -> str:
+        """The digest of its cases before any repeats: equal for runs of one dataset at
+        every repeat count."""
+        return self.unrepeated_digest or self.digest
+
+    @property
     def name(self) -> str:
         """The file the dataset was read from, without its folders; rows given in code have none."""
         if self.source.startswith("<"):

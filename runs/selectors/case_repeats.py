@@ -18,9 +18,8 @@ from runs.models import CaseResult, Run
 
 def run_repeats(*, run: Run) -> int:
     """How many times the run ran each case (1: no repeats)."""
-    figures = (run.provenance or {}).get("repeats")
-    if isinstance(figures, dict) and isinstance(figures.get("repeats"), int):
-        return int(figures["repeats"])
+    if (concluded := engine.repeats_in(run.provenance or {})) > 1:
+        return concluded
     repeats = (run.config or {}).get("repeats")
     return repeats if isinstance(repeats, int) and repeats > 1 else 1
 

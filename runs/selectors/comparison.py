@@ -39,13 +39,11 @@ def comparable_runs(*, user: Actor, dataset_id: int | None, limit: int = 200) ->
 def _same_cases(dataset_id: int) -> Q:
     """The runs over this dataset's cases: on it, or on it (or the dataset it repeats)
     repeated any number of times."""
-    found = Dataset.objects.filter(pk=dataset_id).values_list("digest", "unrepeated_digest")
-    digest, unrepeated = found.first() or ("", "")
-    same = Q(dataset_id=dataset_id)
-    if unrepeated or digest:
-        base = unrepeated or digest
-        same |= Q(dataset__digest=base) | Q(dataset__unrepeated_digest=base)
-    return same
+    record = Dataset.objects.filter(pk=dataset_id).first()
+    if record is None:
+        return Q(dataset_id=dataset_id)
+    base = record.cases_digest
+    return Q(dataset_id=dataset_id) | Q(dataset__digest=base) | Q(dataset__unrepeated_digest=base)
 
 
 def comparison_problem(*, baseline: Run, candidate: Run) -> str:
@@ -54,23 +52,14 @@ def comparison_problem(*, baseline: Run, candidate: Run) -> str:
         return "pick two different runs"
     if not (baseline.is_finished and candidate.is_finished):
         return "both runs must have finished"
-    if baseline.dataset_id != candidate.dataset_id:
-        different = engine.different_cases(baseline.provenance, candidate.provenance)
-        return different or _unnamed_dataset(baseline, candidate)
-    return ""
-
-
-def _unnamed_dataset(baseline: Run, candidate: Run) -> str:
-    """Runs of two dataset records whose provenances do not name their digests (a run
-    recorded before it finished): their records say whether they are the same cases."""
-    named = [(run.provenance or {}).get("dataset") or {} for run in (baseline, candidate)]
-    if all(info.get("digest") for info in named):
+    if baseline.dataset_id == candidate.dataset_id:
         return ""
-    records = [run.dataset for run in (baseline, candidate)]
-    digests = [record.unrepeated_digest or record.digest for record in records if record]
-    if len(digests) == 2 and digests[0] == digests[1]:
-        return ""
-    return "the runs were evaluated on different datasets; a paired comparison needs the same cases"
+    records = (baseline.dataset, candidate.dataset)
+    if records[0] and records[1] and records[0].cases_digest == records[1].cases_digest:
+        return ""  # one dataset at different repeat counts
+    return engine.different_cases(baseline.provenance, candidate.provenance) or (
+        "the runs were evaluated on different datasets; a paired comparison needs the same cases"
+    )
 
 
 def runs_compare(*, baseline: Run, candidate: Run, fdr: bool = True) -> Comparison:

@@ -169,10 +169,17 @@ class Platform:
     """Starts and stops the processes of one test; everything it starts it also ends."""
 
     def __init__(
-        self, root: Path, *, broker_url: str, server_url: str | None, chunk_size: int
+        self,
+        root: Path,
+        *,
+        broker_url: str,
+        server_url: str | None,
+        chunk_size: int,
+        stale_after_s: int = STALE_AFTER_S,
     ) -> None:
         self.root = root
         self.chunk_size = chunk_size
+        self.stale_after_s = stale_after_s
         self.data_dir = root / "data"
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.database = Database(self.data_dir, server_url)
@@ -192,7 +199,7 @@ class Platform:
             OLOPROOF_DATA_DIR=str(self.data_dir),
             CELERY_BROKER_URL=self.broker_url,
             OLOPROOF_CHUNK_SIZE=str(self.chunk_size),
-            OLOPROOF_CHUNK_STALE_AFTER=str(STALE_AFTER_S),
+            OLOPROOF_CHUNK_STALE_AFTER=str(self.stale_after_s),
             OLOPROOF_SWEEP_INTERVAL=str(SWEEP_INTERVAL_S),
             OLOPROOF_LOG_LEVEL="WARNING",
             PYTHONPATH=str(REPO),
@@ -311,12 +318,15 @@ class Platform:
 
 
 @contextmanager
-def platform(root: Path, *, broker_url: str, chunk_size: int = 500) -> Iterator[Platform]:
+def platform(
+    root: Path, *, broker_url: str, chunk_size: int = 500, stale_after_s: int = STALE_AFTER_S
+) -> Iterator[Platform]:
     running = Platform(
         root,
         broker_url=broker_url,
         server_url=os.environ.get("DATABASE_URL"),
         chunk_size=chunk_size,
+        stale_after_s=stale_after_s,
     )
     try:
         yield running

@@ -110,7 +110,12 @@ def test_agents_on_the_workers_keep_every_call_turn_and_workspace(
     tmp_path: Path, suite: Path, scripted_model: str
 ) -> None:
     redis_flush(REDIS_PORT, REDIS_DB)
-    with platform(tmp_path, broker_url=redis_url(REDIS_PORT, REDIS_DB), chunk_size=25) as running:
+    # The product's own stale interval, not the fault tests' two seconds: a heartbeat
+    # late on a loaded machine would hand a chunk to the other process, which asks the
+    # model again, and those repeated calls are rightly in no transcript.
+    with platform(
+        tmp_path, broker_url=redis_url(REDIS_PORT, REDIS_DB), chunk_size=25, stale_after_s=60
+    ) as running:
         running.migrate_server_database()
         running.start(
             ["worker", "--concurrency=2", "--loglevel=WARNING"],

@@ -41,7 +41,7 @@ def evaluate(
     batch: int | None = None,
     keep_cases: bool = True,
     evaluator_timeout: float | None = None,
-    repeats: int = 1,
+    repeats: int | str = 1,
     judge_repeats: int = 1,
 ) -> Result:
     """Run `system` over `dataset`, judge every case with `evaluators`, and return the Result.
@@ -49,7 +49,7 @@ def evaluate(
     `system` gets each row's `input`, never its `expected`; a case it raises on is missing,
     not wrong (check `metric.n_missing`). `policy` gates the run (`result.gate`); `baseline`:
     a Result, a result file or a run id; `sandbox`: auto, required or off (docs/isolation.md);
-    `repeats`: runs per case; `judge_repeats`: a model judge's verdicts per output (repeats.md)"""
+    `repeats`: runs per case, or "auto"; `judge_repeats`: verdicts per output (repeats.md)"""
     extra = _how_far(until_decided, batch=batch, keep_cases=keep_cases)
     extra.update(repeats=repeats, judge_repeats=judge_repeats)
     extra.update(isolation=isolation, memory_limit_mb=memory_limit_mb, sandbox=sandbox)

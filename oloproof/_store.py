@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from oloproof_core import (
         CacheEntry,
         CaseResult,
+        Earlier,
         RecordsAsItGoes,
         Result,
         RunOpening,
@@ -217,6 +218,10 @@ class LocalStoreOnUse:
 
     def find_baseline(self, system_name: str, release: str | None) -> Result | None:
         return self.opened().find_baseline(system_name, release)
+
+    def earlier_tries(self, cases_digest: str, system_name: str) -> Earlier:
+        found: Earlier = self.opened().earlier_tries(cases_digest, system_name)  # type: ignore[attr-defined]
+        return found
 
     def run_open(self, opening: RunOpening) -> str:
         return self._recording().run_open(opening)

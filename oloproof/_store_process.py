@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from oloproof_core import OloproofError, start_serving_process, wait_for_exit
 
 if TYPE_CHECKING:
-    from oloproof_core import CacheEntry, CaseResult, Result, RunOpening, Verdict
+    from oloproof_core import CacheEntry, CaseResult, Earlier, Result, RunOpening, Verdict
 
 _SERVER = "oloproof._store_server"
 _HEADER = struct.Struct("!Q")
@@ -45,6 +45,7 @@ SERVED = frozenset(
         "put_verdicts",
         "record_run",
         "find_baseline",
+        "earlier_tries",
         "load_run",
         "run_open_as",
         "run_cases_add",
@@ -250,6 +251,11 @@ class StoreProcess:
     def find_baseline(self, system_name: str, release: str | None) -> Result | None:
         baseline: Result | None = self._call("find_baseline", system_name, release)
         return baseline
+
+    def earlier_tries(self, cases_digest: str, system_name: str) -> Earlier:
+        """As `DjangoStore.earlier_tries`, for `repeats: auto`."""
+        earlier: Earlier = self._call("earlier_tries", cases_digest, system_name)
+        return earlier
 
     def load_run(self, run_id: str) -> Result:
         """A recorded run by its id (as `DjangoStore.load_run`), for baselines."""

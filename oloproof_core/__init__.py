@@ -103,6 +103,12 @@ _EXPORTS: dict[str, str] = {
     "repeated_dataset": "oloproof_core.evaluation.repeats",
     "different_cases": "oloproof_core.evaluation.repeats",
     "repeats_in": "oloproof_core.evaluation.repeats",
+    "tries_vary": "oloproof_core.evaluation.repeats",
+    "AUTO": "oloproof_core.evaluation.repeats",
+    "is_auto": "oloproof_core.evaluation.repeats",
+    "Earlier": "oloproof_core.evaluation.auto_repeats",
+    "EVIDENCE_RUNS": "oloproof_core.evaluation.auto_repeats",
+    "earlier_from": "oloproof_core.evaluation.auto_repeats",
     "with_repeat_index": "oloproof_core.evaluation.repeats",
     "start_serving_process": "oloproof_core._util.serving_process",
     "reward": "oloproof_core.cases.rewards",
@@ -182,18 +188,24 @@ if TYPE_CHECKING:
     from oloproof_core.errors import SandboxFloorError as SandboxFloorError
     from oloproof_core.errors import UndeclaredReadError as UndeclaredReadError
     from oloproof_core.evaluation.aggregate import estimate_metric as estimate_metric
+    from oloproof_core.evaluation.auto_repeats import EVIDENCE_RUNS as EVIDENCE_RUNS
+    from oloproof_core.evaluation.auto_repeats import Earlier as Earlier
+    from oloproof_core.evaluation.auto_repeats import earlier_from as earlier_from
     from oloproof_core.evaluation.conclusion import conclude_run as conclude_run
     from oloproof_core.evaluation.plan import DatasetSource as DatasetSource
     from oloproof_core.evaluation.plan import RunPlan as RunPlan
     from oloproof_core.evaluation.plan import plan_run as plan_run
+    from oloproof_core.evaluation.repeats import AUTO as AUTO
     from oloproof_core.evaluation.repeats import case_id_of as case_id_of
     from oloproof_core.evaluation.repeats import check_judge_repeats as check_judge_repeats
     from oloproof_core.evaluation.repeats import check_repeats as check_repeats
     from oloproof_core.evaluation.repeats import different_cases as different_cases
+    from oloproof_core.evaluation.repeats import is_auto as is_auto
     from oloproof_core.evaluation.repeats import repeat_id as repeat_id
     from oloproof_core.evaluation.repeats import repeat_of as repeat_of
     from oloproof_core.evaluation.repeats import repeated_dataset as repeated_dataset
     from oloproof_core.evaluation.repeats import repeats_in as repeats_in
+    from oloproof_core.evaluation.repeats import tries_vary as tries_vary
     from oloproof_core.evaluation.repeats import with_repeat_index as with_repeat_index
     from oloproof_core.evaluation.run import process_rows as process_rows
     from oloproof_core.evaluation.run import run_evaluation as run_evaluation
@@ -233,7 +245,9 @@ if TYPE_CHECKING:
     from oloproof_core.results.store import Store as Store
 
 __all__ = [
+    "AUTO",
     "CLOSE_IDS_COMPARED",
+    "EVIDENCE_RUNS",
     "MAX_RUN_CASES",
     "RUN_CONFIG_FIELDS",
     "CacheEntry",
@@ -253,6 +267,7 @@ __all__ = [
     "DeclarationError",
     "DeferredIds",
     "DspyMetric",
+    "Earlier",
     "InMemoryStore",
     "JudgingTally",
     "Measurements",
@@ -295,9 +310,11 @@ __all__ = [
     "dspy_examples",
     "dspy_metric",
     "dspy_system",
+    "earlier_from",
     "end_process",
     "estimate_metric",
     "fewer_collections",
+    "is_auto",
     "json_encoder",
     "keep_from_systems",
     "load_dataset",
@@ -332,6 +349,7 @@ __all__ = [
     "storable_text",
     "system",
     "text_written",
+    "tries_vary",
     "value_problem",
     "wait_for_exit",
     "with_repeat_index",

@@ -14,6 +14,7 @@ from oloproof._store import start_store_early
 from oloproof.cli import _exit_codes
 from oloproof.cli._progress import ProgressBar
 from oloproof_core import (
+    AUTO,
     ConfigError,
     Result,
     RunConfig,
@@ -22,6 +23,7 @@ from oloproof_core import (
     check_repeats,
     check_sandbox_support_early,
     config_files_check,
+    is_auto,
     load_run_config,
 )
 
@@ -46,7 +48,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--concurrency", type=int, help="cases run at once (overrides config)")
     parser.add_argument(
         "--repeats",
-        help="run each case K times, each an independent call (overrides config; docs/repeats.md)",
+        help="run each case K times, each an independent call; auto: 5 times the cases "
+        "earlier runs found flaky, once the stable ones (overrides config; docs/repeats.md)",
         metavar="K",
     )
     parser.add_argument(
@@ -140,15 +143,22 @@ def handle(args: argparse.Namespace) -> int:
     return code
 
 
-def _count(text: str | None, flag: str, of_what: str, check: Callable[[object], int]) -> int | None:
-    """`--repeats K` or `--judge-repeats J` as a number in its range, said of the flag,
-    not the config."""
+def _count(
+    text: str | None, flag: str, of_what: str, check: Callable[[object], int | str]
+) -> int | str | None:
+    """`--repeats K` (or auto) or `--judge-repeats J` as a number in its range, said of
+    the flag, not the config."""
     if text is None:
         return None
+    if flag == "--repeats" and is_auto(text):
+        return AUTO
     try:
         return check(int(text))
     except ValueError:
-        raise ConfigError(f"{flag} must be a whole number of {of_what}, got {text!r}") from None
+        either = " or auto" if flag == "--repeats" else ""
+        raise ConfigError(
+            f"{flag} must be a whole number of {of_what}{either}, got {text!r}"
+        ) from None
     except ConfigError as exc:  # "repeats must be ..." said of the flag
         raise ConfigError(f"{flag} {str(exc).split(' ', 1)[1]}") from None
 

@@ -29,7 +29,7 @@ from oloproof_core.configs.run_config import (
 from oloproof_core.datasets.file import DatasetFile, check_dataset_file
 from oloproof_core.errors import ConfigError, DeclarationError, OloproofError, SandboxFloorError
 from oloproof_core.evaluation.plan import plan_run
-from oloproof_core.evaluation.repeats import repeated_dataset_file
+from oloproof_core.evaluation.repeats import is_auto, repeated_dataset_file
 from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.results.reading import load_result
 
@@ -151,6 +151,12 @@ def _dataset(
         raise ConfigError(
             f"{where('dataset')}: dataset {data['dataset']!r} not found: looked for {path} "
             f"(relative paths resolve from {base}){files_hint(path, _DATASET_SUFFIXES)}"
+        )
+    if is_auto(data.get("repeats")):
+        raise ConfigError(
+            f"{where('repeats')}: repeats: auto runs in one process for now (`oloproof run` "
+            "without --submit, or evaluate()): a run queued for the workers takes a number "
+            "of repeats, e.g. repeats: 5"
         )
     checked = check_dataset_file(path, split=data.get("split"))
     return _within(repeated_dataset_file(checked, data.get("repeats") or 1), max_cases, data, where)

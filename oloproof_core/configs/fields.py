@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from oloproof_core.evaluation.auto_repeats import AUTO_MOST
 from oloproof_core.evaluation.repeats import MAX_JUDGE_REPEATS, MAX_REPEATS
 
 
@@ -30,6 +31,7 @@ class RunConfigField:
         "evaluators",
         "string",
         "positive_int",
+        "repeats",
         "positive_number",
         "confidence",
         "isolation",
@@ -90,8 +92,10 @@ RUN_CONFIG_FIELDS: tuple[RunConfigField, ...] = (
     RunConfigField(
         "repeats",
         "how many times each case runs, each repeat an independent call of the system "
-        f"(positive integer up to {MAX_REPEATS}, default 1; docs/repeats.md)",
-        "positive_int",
+        f"(positive integer up to {MAX_REPEATS}, default 1; or auto: {AUTO_MOST} runs "
+        "for the cases earlier runs found flaky or never ran, one for the stable ones; "
+        "docs/repeats.md)",
+        "repeats",
         most=MAX_REPEATS,
     ),
     RunConfigField(

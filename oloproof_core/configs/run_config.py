@@ -27,6 +27,7 @@ from oloproof_core.configs.fields import (
 )
 from oloproof_core.datasets.prefetch import prefetch_dataset as read_dataset_ahead
 from oloproof_core.errors import ConfigError, DeclarationError, OloproofError
+from oloproof_core.evaluation.repeats import AUTO, is_auto
 from oloproof_core.judging.evaluators import BUILTIN_EVALUATORS, Evaluator
 from oloproof_core.judging.judge import check_criteria
 
@@ -47,7 +48,8 @@ class RunConfig:
     memory_limit_mb: int | None = None
     sandbox: str | None = None
     evaluator_timeout: float | None = None
-    repeats: int = 1
+    repeats: int | str = 1
+    """Runs per case, or "auto" (`evaluation/auto_repeats.py`)."""
     judge_repeats: int = 1
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -191,7 +193,7 @@ def run_config_resolved(
         memory_limit_mb=data.get("memory_limit_mb"),
         sandbox=sandbox_setting(data.get("sandbox")),
         evaluator_timeout=data.get("evaluator_timeout"),
-        repeats=data.get("repeats") or 1,
+        repeats=AUTO if is_auto(data.get("repeats")) else data.get("repeats") or 1,
         judge_repeats=data.get("judge_repeats") or 1,
         raw=dict(data),
     )
@@ -280,6 +282,18 @@ def _positive(data: Mapping[str, Any], key: str, where: _Locator, *, integer: bo
         )
 
 
+def _repeats(data: Mapping[str, Any], key: str, where: _Locator) -> None:
+    value = data[key]
+    if is_auto(value):
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(
+            f"{where(key)}: 'repeats' must be a positive whole number or auto, got "
+            f"{value!r}: {KEYS[key]}"
+        )
+    _positive(data, key, where, integer=True)
+
+
 def _confidence(data: Mapping[str, Any], key: str, where: _Locator) -> None:
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
@@ -322,6 +336,7 @@ _CHECKS: dict[str, Callable[[Mapping[str, Any], str, _Locator], None]] = {
     "string": _string,
     "evaluators": _evaluator_list,
     "positive_int": lambda data, key, where: _positive(data, key, where, integer=True),
+    "repeats": _repeats,
     "positive_number": lambda data, key, where: _positive(data, key, where, integer=False),
     "confidence": _confidence,
 }

@@ -16,6 +16,7 @@ from oloproof_core.results.store import RunOpening, Store
 
 if TYPE_CHECKING:
     from oloproof_core.evaluation.plan import RunPlan
+    from oloproof_core.results.estimate import MetricEstimate
 
 
 def conclude_run(
@@ -33,10 +34,7 @@ def conclude_run(
     `cases` may be a run's value columns (`CaseColumns`): a worker concludes a large run
     from those, with the same figures, never holding its cases whole.
     """
-    # Imported here: the statistics (scipy) load while the system's processes start.
-    from oloproof_core.evaluation.aggregate import aggregate
-
-    metrics = aggregate(cases, plan.evaluators, plan.confidence)
+    metrics = _metrics(plan, cases)
     provenance = {
         **provenance_head(plan, dataset, len(cases)),
         "library_version": __version__,
@@ -66,14 +64,31 @@ def conclude_run(
     return result
 
 
+def _metrics(plan: RunPlan, cases: Sequence[CaseResult]) -> list[MetricEstimate]:
+    # Imported here: the statistics (scipy) load while the system's processes start.
+    from oloproof_core.evaluation.aggregate import aggregate
+
+    if plan.tries is None:
+        return aggregate(cases, plan.evaluators, plan.confidence)
+    # `repeats: auto`: some cases ran more times than others.
+    from oloproof_core.evaluation.case_weighted import case_weighted_metrics
+
+    return case_weighted_metrics(cases, plan.evaluators, plan.confidence)
+
+
 def _note_repeats(plan: RunPlan, cases: Sequence[CaseResult], provenance: dict[str, Any]) -> None:
     """A repeated run's pass@k, pass^k and flaky cases (`evaluation/repeat_figures.py`);
     with judge repeats, the variance split of each repeated judge (`judge_variance.py`)."""
     if plan.repeats > 1:
         from oloproof_core.evaluation.repeat_figures import repeat_figures
 
+        auto = None
+        if plan.tries is not None:
+            from oloproof_core.evaluation.auto_repeats import allocation_figures
+
+            auto = allocation_figures(plan.tries, plan.evidence_runs)
         provenance["repeats"] = repeat_figures(
-            cases, plan.evaluators, plan.repeats, plan.confidence
+            cases, plan.evaluators, plan.repeats, plan.confidence, auto
         )
     if plan.judge_repeats > 1:
         from oloproof_core.evaluation.judge_variance import judge_repeat_figures

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 from oloproof_core.datasets.dataset import load_dataset
 from oloproof_core.datasets.rows import Dataset
 from oloproof_core.errors import ConfigError, DeclarationError
-from oloproof_core.evaluation.repeats import check_judge_repeats, check_repeats, repeated_dataset
+from oloproof_core.evaluation.auto_repeats import AUTO_MOST, allocated_dataset
+from oloproof_core.evaluation.repeats import (
+    AUTO,
+    case_id_of,
+    check_judge_repeats,
+    check_repeats,
+    repeated_dataset,
+)
 from oloproof_core.execution.isolation import DEFAULT_MEMORY_LIMIT_MB, ISOLATION_MODES, sandbox_mode
 from oloproof_core.execution.running import DEFAULT_CONCURRENCY
 from oloproof_core.execution.systems import System, as_system
@@ -28,6 +35,7 @@ if TYPE_CHECKING:
     from oloproof_core.execution.isolation import MeteredPool
     from oloproof_core.execution.isolation._lease import PoolLease
     from oloproof_core.judging.contained import ContainedJudging
+    from oloproof_core.results.store import Store
 
 DatasetSource = str | os.PathLike[str] | Sequence[Mapping[str, Any]] | Dataset
 
@@ -65,7 +73,13 @@ class RunPlan:
     judging: ContainedJudging | None = None
     judging_execution: dict[str, Any] = field(default_factory=dict)
     repeats: int = 1
-    """How many times each case runs (`evaluation/repeats.py`)."""
+    """How many times each case runs (`evaluation/repeats.py`); with `repeats: auto`, the
+    most a case runs (`evaluation/auto_repeats.py`)."""
+    auto_repeats: bool = False
+    tries: dict[str, int] | None = None
+    """With `repeats: auto`, each case's tries once the dataset is loaded."""
+    evidence_runs: int = 0
+    """With `repeats: auto`, how many earlier runs the allocation was read from."""
     judge_repeats: int = 1
     """How many times a model judge judges each output (`judging/judge_repeats.py`)."""
     judge_asked: AskedValues = field(default_factory=dict)
@@ -93,7 +107,7 @@ def plan_run(
     memory_limit_mb: int | None = None,
     sandbox: str | None = None,
     evaluator_timeout: float | None = None,
-    repeats: int = 1,
+    repeats: int | str = 1,
     judge_repeats: int = 1,
 ) -> RunPlan:
     evaluators = list(evaluators)
@@ -104,7 +118,7 @@ def plan_run(
         )
     check_criteria(evaluators)
     check_confidence(confidence)
-    repeats, judge_repeats = check_repeats(repeats), check_judge_repeats(judge_repeats)
+    counted, judge_repeats = check_repeats(repeats), check_judge_repeats(judge_repeats)
     # `not timeout > 0` also refuses NaN, which would otherwise switch the timeout off.
     for name, seconds in (("timeout", timeout), ("evaluator_timeout", evaluator_timeout)):
         if seconds is not None and not (seconds > 0 and math.isfinite(seconds)):
@@ -112,10 +126,7 @@ def plan_run(
     _check_isolation(isolation, memory_limit_mb)
     sandbox = sandbox_mode(sandbox, isolation)
     release = _release_for(system, isolation)
-    loaded = _load_policy(policy) if policy is not None else None
-    if loaded is not None:
-        # Rules that could never pass are refused before a single case runs.
-        loaded.check_declared({e.criterion: tuple(e.score_range) for e in evaluators})
+    loaded = None if policy is None else _checked_policy(policy, evaluators)
     return RunPlan(
         release=release,
         evaluators=with_judge_repeats(evaluators, judge_repeats),
@@ -128,18 +139,36 @@ def plan_run(
         requested_concurrency=None if concurrency is None else int(concurrency),
         sandbox=sandbox,
         evaluator_timeout=evaluator_timeout,
-        repeats=repeats,
+        repeats=AUTO_MOST if counted == AUTO else int(counted),
+        auto_repeats=counted == AUTO,
         judge_repeats=judge_repeats,
     )
 
 
-def load_for_plan(plan: RunPlan, dataset: DatasetSource, split: str | None) -> Dataset:
-    """Load the run's dataset, each case as many times as the plan repeats it; a file's
-    answers are no business of the system, so the sandbox hides it."""
+def _checked_policy(policy: Any, evaluators: Sequence[Evaluator]) -> Any:
+    loaded = _load_policy(policy)
+    # Rules that could never pass are refused before a single case runs.
+    loaded.check_declared({e.criterion: tuple(e.score_range) for e in evaluators})
+    return loaded
+
+
+def load_for_plan(
+    plan: RunPlan, dataset: DatasetSource, split: str | None, store: Store | None = None
+) -> Dataset:
+    """Load the run's dataset, each case as many times as the plan repeats it (with
+    `repeats: auto`, as the store's earlier runs say); a file's answers are no business
+    of the system, so the sandbox hides it."""
     data = load_dataset(dataset, split=split)
     if isinstance(dataset, (str, os.PathLike)):
         plan.hidden_paths = (*plan.hidden_paths, os.fspath(dataset))
-    return repeated_dataset(data, plan.repeats)
+    if not plan.auto_repeats:
+        return repeated_dataset(data, plan.repeats)
+    tried, earlier = allocated_dataset(data, store, plan.release.name)
+    plan.tries = {row.id: 0 for row in data.rows}
+    for row in tried.rows:
+        plan.tries[case_id_of(row.id)] += 1
+    plan.evidence_runs = earlier.runs
+    return tried
 
 
 def _release_for(system: Any, isolation: str) -> System:

@@ -20,6 +20,10 @@ from oloproof_core.evaluation.repeats import case_id_of
 from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.results.columns.case_columns import CaseColumns
 
+AUTO_METHOD = (
+    "repeats: auto; a case's tries fixed before the run from earlier runs of the same "
+    "cases; pass@k and pass^k need k tries of every case and are not reported"
+)
 METHOD = (
     "per case: unbiased pass@k (Chen et al. 2021) and pass^k; over cases: betting "
     "(Waudby-Smith & Ramdas 2024), missing cases at their worst and best"
@@ -43,13 +47,24 @@ def repeat_figures(
     evaluators: Sequence[Evaluator],
     repeats: int,
     confidence: float,
+    tries: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The figures `Result.provenance["repeats"]` keeps for a run of `repeats` per case."""
+    """The figures `Result.provenance["repeats"]` keeps for a run of `repeats` per case;
+    with `tries` (what `repeats: auto` allocated, `allocation_figures`), each case's
+    stability over the tries it had, without pass@k."""
     criteria = [e.criterion for e in evaluators if e.value_type == "pass_fail"]
     if isinstance(cases, CaseColumns):
         case_ids, outcomes = _column_outcomes(cases, criteria)
     else:
         case_ids, outcomes = _case_outcomes(cases, criteria)
+    if tries is not None:  # `repeats: auto`: pass@k needs k tries of every case
+        return {
+            "repeats": repeats,
+            "cases": len(case_ids),
+            "method": AUTO_METHOD,
+            "auto": tries,
+            "metrics": [_auto_figures(name, outcomes[name]) for name in criteria],
+        }
     metrics = [
         _metric_figures(criterion, outcomes[criterion], repeats, confidence)
         for criterion in criteria
@@ -116,6 +131,27 @@ def _metric_figures(
         "flaky": len(flaky),
         "flaky_cases": sorted(case.id for case in flaky)[:FLAKY_LISTED],
         "incomplete": len(per_case) - stable_pass - stable_fail - len(flaky),
+    }
+
+
+def _auto_figures(criterion: str, outcomes: Outcomes) -> dict[str, Any]:
+    """A metric's stable and flaky cases among those tried more than once, and how many
+    were tried once (their one try shows no flakiness either way)."""
+    per_case = [_Case(case_id, found) for case_id, found in outcomes.items()]
+    once = [case for case in per_case if len(case.outcomes) == 1]
+    several = [case for case in per_case if len(case.outcomes) > 1]
+    complete = [case for case in several if len(case.passes) == len(case.outcomes)]
+    flaky = [case for case in several if len(set(case.passes)) == 2]
+    stable_pass = sum(1 for case in complete if all(case.passes))
+    stable_fail = sum(1 for case in complete if not any(case.passes))
+    return {
+        "metric": criterion,
+        "stable_pass": stable_pass,
+        "stable_fail": stable_fail,
+        "flaky": len(flaky),
+        "flaky_cases": sorted(case.id for case in flaky)[:FLAKY_LISTED],
+        "incomplete": len(several) - stable_pass - stable_fail - len(flaky),
+        "tried_once": len(once),
     }
 
 

@@ -27,19 +27,43 @@ MAX_JUDGE_REPEATS = 100
 """The most times a model judge may judge each output: a typo (`judge_repeats: 1000`)
 would otherwise multiply the judge's cost unnoticed."""
 
+AUTO = "auto"
+"""`repeats: auto`: more runs for the cases earlier runs found flaky (`auto_repeats.py`)."""
+
 REPEAT_MARK = "#r"
 """Joins a case's id and its repeat index into the repeat's id: `q17#r2`."""
 
 
-def check_repeats(value: object) -> int:
-    """`value` as a number of repeats: a whole number from 1 to `MAX_REPEATS`."""
+def is_auto(repeats: object) -> bool:
+    return isinstance(repeats, str) and repeats.strip().lower() == AUTO
+
+
+def check_repeats(value: object) -> int | str:
+    """`value` as a number of repeats: a whole number from 1 to `MAX_REPEATS`, or "auto"
+    (`auto_repeats.py`)."""
+    if is_auto(value):
+        return AUTO
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(
-            f"repeats must be a whole number of runs per case (1 to {MAX_REPEATS}), got {value!r}"
+            f"repeats must be a whole number of runs per case (1 to {MAX_REPEATS}) or "
+            f"'auto' (more runs for the cases that were flaky before), got {value!r}"
         )
     if not 1 <= value <= MAX_REPEATS:
         raise ConfigError(f"repeats must be between 1 and {MAX_REPEATS}, got {value}")
     return value
+
+
+def counted_repeats(value: object, label: str = "repeats") -> int:
+    """`check_repeats` for what runs every case the same number of times: an
+    optimization, whose candidates are new each time, has no earlier runs for auto."""
+    checked = check_repeats(value)
+    if isinstance(checked, str):
+        raise ConfigError(
+            f"{label}: repeats: auto reads earlier runs of a release's cases and is not "
+            "available to an optimization, whose candidates are new each time: give a "
+            "number of repeats, e.g. repeats: 3"
+        )
+    return checked
 
 
 def check_judge_repeats(value: object) -> int:
@@ -74,7 +98,7 @@ def repeated_rows(rows: Iterable[Row], repeats: int) -> Iterator[Row]:
     """Each row `repeats` times in a row, as the repeats `<id>#r1` … `<id>#r<k>`."""
     for row in rows:
         for j in range(1, repeats + 1):
-            yield _repeat_row(row, j)
+            yield repeat_row(row, j)
 
 
 def with_repeat_index(rows: Sequence[Row]) -> list[Row]:
@@ -90,10 +114,17 @@ def repeated_digest(digest: str, repeats: int) -> str:
 
 
 def repeats_in(provenance: Mapping[str, Any]) -> int:
-    """How many times a run, by its provenance, ran each case (1 without repeats)."""
+    """How many times a run, by its provenance, ran each case (1 without repeats); with
+    `repeats: auto`, the most it ran a case."""
     figures = provenance.get("repeats")
     count = figures.get("repeats") if isinstance(figures, Mapping) else None
     return count if isinstance(count, int) and count > 1 else 1
+
+
+def tries_vary(provenance: Mapping[str, Any]) -> bool:
+    """Whether a run, by its provenance, ran some cases more times than others (auto)."""
+    figures = provenance.get("repeats")
+    return isinstance(figures, Mapping) and isinstance(figures.get("auto"), Mapping)
 
 
 def unrepeated_digest(provenance: Mapping[str, Any]) -> str:
@@ -113,7 +144,8 @@ def different_cases(first: Mapping[str, Any], second: Mapping[str, Any]) -> str:
         return ""
     counts = [repeats_in(provenance) for provenance in (first, second)]
     unrepeated = [unrepeated_digest(provenance) for provenance in (first, second)]
-    if counts[0] != counts[1] and all(unrepeated) and unrepeated[0] == unrepeated[1]:
+    differ = counts[0] != counts[1] or tries_vary(first) or tries_vary(second)
+    if differ and all(unrepeated) and unrepeated[0] == unrepeated[1]:
         return ""
     if counts[0] != counts[1] and not all(unrepeated):
         return (
@@ -179,7 +211,7 @@ def repeated_dataset_file(data: DatasetFile, repeats: int) -> DatasetFile:
     )
 
 
-def _repeat_row(row: Row, repeat: int) -> Row:
+def repeat_row(row: Row, repeat: int) -> Row:
     return Row(
         id=repeat_id(row.id, repeat),
         input=row.input,

@@ -112,7 +112,7 @@ def run_evaluation(
     keep_cases: bool = True,
     origin: Mapping[str, Any] | None = None,
     evaluator_timeout: float | None = None,
-    **repeat_counts: int,
+    **repeat_counts: Any,
 ) -> Result:
     """The whole run from this process: plan, load, process every row, conclude, record;
     `keep_cases=False`: recorded in batches as it goes; `repeats`, `judge_repeats`: see plan."""
@@ -160,7 +160,7 @@ def _run_planned(
     if plan.policy is not None:  # a baseline that is not there stops the run before a case
         baseline = plan.policy.baseline_before_run(plan.release.name, store, baseline)
     with fewer_collections():
-        data = load_for_plan(plan, dataset, split)
+        data = load_for_plan(plan, dataset, split, store)
     streams = record and not keep_cases and records_as_it_goes(store)
     recording = RecordingAsItGoes(store, run_opening(plan, data, started[0])) if streams else None
     try:

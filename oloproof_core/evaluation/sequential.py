@@ -111,7 +111,13 @@ def decide_sequential(
 
 
 def _batch_size(plan: RunPlan, batch: int | None) -> int:
-    """Cases per batch: `batch`, else the policy's, else 50; a run without a policy refused."""
+    """Cases per batch: `batch`, else the policy's, else 50; a run without a policy, or
+    with `repeats: auto`, refused."""
+    if plan.auto_repeats:
+        raise ConfigError(
+            "repeats: auto is not available with until_decided (a run that stops when "
+            "decided reads its batches as they come): give repeats a number of runs per case"
+        )
     if plan.policy is None:
         raise ConfigError("--until-decided needs a policy: there is no gate to decide")
     size = batch or plan.policy.spec.batch or DEFAULT_BATCH
@@ -174,7 +180,7 @@ def run_until_decided(
     sandbox: str | None = None,
     origin: Mapping[str, Any] | None = None,
     evaluator_timeout: float | None = None,
-    repeats: int = 1,
+    repeats: int | str = 1,
     judge_repeats: int = 1,
 ) -> Result:
     """Add cases in batches until the gate decides or the cases run out (module docstring);

@@ -10,7 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 from oloproof_core.evaluation.aggregate import estimate_metric
-from oloproof_core.evaluation.repeats import case_id_of
+from oloproof_core.evaluation.case_weighted import case_weighted_metric
+from oloproof_core.evaluation.repeats import case_id_of, tries_vary
 from oloproof_core.gates._errors import PolicyError
 from oloproof_core.gates._outcome import MoreCases
 from oloproof_core.results.columns.case_columns import CaseColumns
@@ -198,6 +199,8 @@ class DecisionContext:
                 f"{stored.metric!r} from; save the result with its cases or drop "
                 "'confidence' from the policy"
             )
+        if tries_vary(self.result.provenance):  # `repeats: auto`: over case means
+            return case_weighted_metric(self.result, stored, level or self.confidence)
         return estimate_metric(
             stored.metric,
             stored.criterion,

@@ -26,6 +26,7 @@ from oloproof_core._util.text_files import read_text
 from oloproof_core.configs.fields import RUN_CONFIG_FIELDS, RunConfigField
 from oloproof_core.configs.run_config import check_run_config, run_config_from_mapping
 from oloproof_core.errors import ConfigError
+from oloproof_core.evaluation.repeats import counted_repeats
 from oloproof_core.optimize._budget import Budget
 from oloproof_core.optimize._spec import OptimizationSpec
 from oloproof_core.optimize._splits import check_fractions
@@ -136,7 +137,7 @@ def optimize_spec_from_mapping(
         concurrency=run.concurrency,
         timeout=run.timeout,
         confidence=run.confidence,
-        repeats=run.repeats,
+        repeats=counted_repeats(run.repeats, label),
         judge_repeats=run.judge_repeats,
         seed=int(data.get("seed", 0)),
         settings=dict(data.get("settings") or {}),

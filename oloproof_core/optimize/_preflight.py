@@ -25,7 +25,7 @@ from oloproof_core.datasets.dataset import load_dataset
 from oloproof_core.datasets.rows import Dataset
 from oloproof_core.errors import ConfigError
 from oloproof_core.evaluation.plan import plan_run
-from oloproof_core.evaluation.repeats import check_repeats, repeated_dataset
+from oloproof_core.evaluation.repeats import counted_repeats, repeated_dataset
 from oloproof_core.optimize._artifact import Artifact, artifact_from
 from oloproof_core.optimize._budget import Budget
 from oloproof_core.optimize._registry import Engine, engine_named
@@ -53,7 +53,7 @@ def prepare(spec: OptimizationSpec) -> Prepared:
     """Load and check everything the optimization needs; raise before anything runs."""
     data = load_dataset(spec.dataset)
     # Cases are split first, then repeated: a case's repeats never straddle two splits.
-    splits = split_rows(data.rows, fractions=spec.splits).repeated(check_repeats(spec.repeats))
+    splits = split_rows(data.rows, fractions=spec.splits).repeated(counted_repeats(spec.repeats))
     artifact = artifact_from(
         spec.system, components=spec.components, name=spec.name, version=spec.version
     )

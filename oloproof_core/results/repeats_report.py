@@ -17,6 +17,9 @@ def repeat_lines(provenance: Mapping[str, Any]) -> list[str]:
         f"repeats: each of {figures.get('cases')} cases ran {figures.get('repeats')} times; "
         "the metrics above are the mean over cases of each case's mean (a case is a cluster)",
     ]
+    auto = figures.get("auto")
+    if isinstance(auto, Mapping):
+        return ["", *auto_lines(figures, auto)]
     for metric in figures.get("metrics") or []:
         k = metric.get("k")
         lines.append(
@@ -24,6 +27,31 @@ def repeat_lines(provenance: Mapping[str, Any]) -> list[str]:
             f"pass^{k} {_figure(metric.get('pass_all_k'))}"
         )
         lines.append(f"      {_counts(metric)}")
+    return lines
+
+
+def auto_lines(figures: Mapping[str, Any], auto: Mapping[str, Any]) -> list[str]:
+    """How `repeats: auto` spent its calls, and each metric's stable and flaky cases."""
+    most, cases = auto.get("most"), figures.get("cases")
+    read = auto.get("evidence_runs") or 0
+    where = (
+        f"from {read} earlier run{'s' if read != 1 else ''} of these cases"
+        if read
+        else "no earlier run of these cases: every case ran the most times"
+    )
+    lines = [
+        f"repeats: auto ({where}): {auto.get('cases_most')} of {cases} cases ran {most} "
+        f"times, {auto.get('cases_once')} stable ones once; {auto.get('calls')} calls "
+        f"where {most} for every case would make {auto.get('uniform_calls')}",
+        "the metrics above are the mean over cases of each case's mean, each case weighed "
+        "once; pass@k needs k tries of every case and is not reported",
+    ]
+    for metric in figures.get("metrics") or []:
+        once = metric.get("tried_once") or 0
+        lines.append(
+            f"    {metric.get('metric')}: {_counts(metric)}"
+            + (f"; {once} tried once" if once else "")
+        )
     return lines
 
 

@@ -17,6 +17,7 @@ from oloproof_core.cases.case import CaseResult
 from oloproof_core.cases.verdict import Verdict
 
 if TYPE_CHECKING:
+    from oloproof_core.evaluation.auto_repeats import Earlier
     from oloproof_core.judging.evaluators import Evaluator
     from oloproof_core.results.result import Result
 
@@ -129,6 +130,20 @@ class InMemoryStore:
             while len(self._runs) > self.KEPT_RUNS:
                 del self._runs[next(iter(self._runs))]
         return run_id
+
+    def earlier_tries(self, cases_digest: str, system_name: str) -> Earlier:
+        """The tries of this system's latest runs of the same cases (`repeats: auto`)."""
+        from oloproof_core.evaluation.auto_repeats import earlier_from
+        from oloproof_core.evaluation.repeats import unrepeated_digest
+
+        with self._lock:
+            runs = list(self._runs.values())
+        return earlier_from(
+            result
+            for result in reversed(runs)
+            if (result.provenance.get("system") or {}).get("name") == system_name
+            and unrepeated_digest(result.provenance) == cases_digest
+        )
 
     def find_baseline(self, system_name: str, release: str | None) -> Result | None:
         """The latest recorded run of that system (at that version, if given).

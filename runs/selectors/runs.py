@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import F, IntegerField, OuterRef, QuerySet, Subquery, Sum
+from django.db.models import F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from metrics.models import MetricEstimate
@@ -235,4 +235,22 @@ def runs_of_release_on_dataset(
             status=Run.Status.SUCCEEDED,
         )
         .values_list("pk", flat=True)
+    )
+
+
+def runs_of_cases(*, project_id: int, cases_digest: str, system_name: str, most: int) -> list[Run]:
+    """A system's `most` latest finished runs of the same cases (one dataset at any repeat
+    count), newest first: what `repeats: auto` reads."""
+    same_cases = Q(dataset__unrepeated_digest=cases_digest) | Q(
+        dataset__unrepeated_digest="", dataset__digest=cases_digest
+    )
+    return list(
+        Run.objects.filter(
+            same_cases,
+            project_id=project_id,
+            status=Run.Status.SUCCEEDED,
+            release__system__name=system_name,
+        )
+        .select_related("dataset")
+        .order_by("-created_at", "-id")[:most]
     )

@@ -179,7 +179,8 @@ def run_dataset_load(*, run: Run, config: engine.RunConfig) -> engine.Dataset:
     """The run's dataset, each case as many times as its config repeats it."""
     try:
         data = engine.load_dataset(config.dataset, split=config.split)
-        return engine.repeated_dataset(data, config.repeats)
+        # A queued config's repeats are a number: the queue refuses auto.
+        return engine.repeated_dataset(data, int(config.repeats))
     except Exception as exc:
         raise RunCodeError(
             f"worker {worker_name()} could not load the dataset of run {run.pk}: {exc}"

@@ -117,11 +117,11 @@ def test_a_script_with_repeats_gives_each_repeat_its_own_call(folder: Path) -> N
 @pytest.mark.parametrize(
     ("value", "says"),
     [
-        ("0", "'repeats' must be a positive whole number, got"),
-        ("-1", "'repeats' must be a positive whole number, got"),
-        ("true", "'repeats' must be a positive whole number, got"),
-        ("2.5", "'repeats' must be a positive whole number, got"),
-        ("auto", "'repeats' must be a positive whole number, got 'auto'"),
+        ("0", "'repeats' must be a positive whole number or auto, got"),
+        ("-1", "'repeats' must be a positive whole number or auto, got"),
+        ("true", "'repeats' must be a positive whole number or auto, got"),
+        ("2.5", "'repeats' must be a positive whole number or auto, got"),
+        ("sometimes", "'repeats' must be a positive whole number or auto, got 'sometimes'"),
         ("101", "'repeats' must be at most 100"),
     ],
 )

@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from oloproof_core.errors import OloproofError
+from oloproof_core.evaluation.repeats import tries_vary
 from oloproof_core.results.compare._columns import PairedValues, paired_columns, value_columns
 from oloproof_core.results.compare._comparison import Comparison, ids_only_in
 from oloproof_core.results.compare._figures import MetricComparison
@@ -70,21 +71,26 @@ def compare_paired_values(
 ) -> Comparison:
     """`compare_runs` on values already paired by case id (same figures, same Comparison).
 
-    Runs that repeated each case a different number of times are compared on each
-    case's means over its repeats (`_case_means.py`)."""
+    Runs that repeated each case a different number of times, or some cases more than
+    others (`repeats: auto`), are compared on each case's means over its repeats
+    (`_case_means.py`)."""
     level = check_confidence(confidence)
     repeats = (repeats_of(paired.baseline), repeats_of(paired.candidate))
-    if repeats[0] != repeats[1]:
+    if repeats[0] != repeats[1] or any(
+        tries_vary(side.provenance) for side in (paired.baseline, paired.candidate)
+    ):
         from oloproof_core.results.compare._case_means import compare_case_means
 
-        return compare_case_means(paired, lambda units: _compared(units, level, fdr, repeats))
-    return _compared(paired, level, fdr, repeats)
+        return compare_case_means(
+            paired, lambda units: _compared(units, level, fdr, repeats, means=True)
+        )
+    return _compared(paired, level, fdr, repeats, means=False)
 
 
 def _compared(
-    paired: PairedValues, level: float, fdr: bool, repeats: tuple[int, int]
+    paired: PairedValues, level: float, fdr: bool, repeats: tuple[int, int], *, means: bool
 ) -> Comparison:
-    """The comparison of `paired`'s rows; with different `repeats` they are case means."""
+    """The comparison of `paired`'s rows; with `means`, they are case means."""
     baseline_metrics = {metric.metric: metric for metric in paired.baseline.metrics}
     candidate_metrics = {metric.metric: metric for metric in paired.candidate.metrics}
     union, clusters = list(paired.ids), paired.clusters
@@ -101,7 +107,7 @@ def _compared(
         # Hashing every id costs more than the statistics: only where they read it.
         order=_read_order(paired, union) if groups is None else None,
         # A case's mean over its repeats is a share, not a verdict: its bounded mean.
-        verdicts=repeats[0] == repeats[1],
+        verdicts=not means,
     )
     compared = []
     for name, metric in candidate_metrics.items():
@@ -127,6 +133,7 @@ def _compared(
         n_clusters=None if groups is None else groups.count,
         fdr=fdr,
         repeats=repeats,
+        auto=(tries_vary(paired.baseline.provenance), tries_vary(paired.candidate.provenance)),
     )
 
 

@@ -204,6 +204,9 @@ class ComparisonFigures:
     repeats: tuple[int, int] = (1, 1)
     """How many times the baseline and the candidate ran each case (`Comparison.repeat_cases`
     puts a case's repeats back together)."""
+    auto: tuple[bool, bool] = (False, False)
+    """Whether the baseline, and the candidate, ran with `repeats: auto` (their `repeats`
+    then the most a case ran)."""
     repeats_only_in: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     """The repeats (`q7#r4`) only the baseline, and only the candidate, ran: with different
     repeat counts the figures pair case means, and these rows have no partner."""
@@ -251,7 +254,12 @@ class ComparisonFigures:
             "fdr": "benjamini-hochberg" if self.fdr else None,
             "metrics": [item.to_dict() for item in self.metrics],
             "labelled": {name: figure.to_dict() for name, figure in self.labelled.items()},
-            "repeats": {"baseline": self.repeats[0], "candidate": self.repeats[1]},
+            "repeats": {
+                side: "auto" if auto else count
+                for side, count, auto in zip(
+                    ("baseline", "candidate"), self.repeats, self.auto, strict=True
+                )
+            },
             "paired": "case means" if self.repeats[0] != self.repeats[1] else "cases",
             "repeats_only_in_baseline": len(self.repeats_only_in[0]),
             "repeats_only_in_candidate": len(self.repeats_only_in[1]),

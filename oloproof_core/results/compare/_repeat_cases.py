@@ -84,6 +84,7 @@ class RepeatCases(Sequence[RepeatCase]):
             raise ConfigError(f"alpha must be between 0 and 1 (e.g. 0.05), got {level}")
         self.alpha = level
         self.repeats = comparison.repeats
+        self.auto = comparison.auto
         items = _shown(comparison, metric)
         ids = list(items[0]._ids) if items else []
         # Without repeats an id is a case, whatever it looks like.

@@ -17,7 +17,10 @@ _COUNTED = ("regressed", "improved", "flaky", "changed", "stable_pass", "stable_
 
 def repeat_case_lines(cases: RepeatCases, status: str | None = None) -> list[str]:
     """How many cases have each status and, when `status` is named, those cases listed."""
-    before, after = cases.repeats
+    before, after = (
+        f"auto, up to {count}" if auto else str(count)
+        for count, auto in zip(cases.repeats, cases.auto, strict=True)
+    )
     counts = cases.counts()
     shown = ", ".join(
         f"{counts[name]} {name.replace('_', ' ')}" for name in _COUNTED if counts[name]

@@ -1,0 +1,134 @@
+"""`repeats: auto`: more tries for the cases whose outcome is uncertain, one for the rest.
+
+Which cases are uncertain is read from earlier runs of the same cases by the same
+system (a store's `earlier_tries`), never from this run's own tries. A plan that stops
+a case's tries once they agree leaves one unbiased reading of its rate, the mean of
+the tries it always makes (docs/repeats.md, "Why the allocation comes from earlier
+runs"), so the further tries would buy nothing. With the allocation fixed before the
+first call, each case's mean over its own tries reads its rate without bias, and the
+release figure, the mean over cases of those means, keeps its finite-sample interval
+(`aggregate`, each case weighed once).
+
+A case tried at least twice in those runs, always with the same outcome, is tried
+once; every other case (flaky there, tried once, or new) `AUTO_MOST` times. While
+flakiness persists between releases, the flaky cases are measured as five repeats
+measure them and each stable case costs one call; a stable case that changes shows it
+in its one try, and is tried `AUTO_MOST` times by the next run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from oloproof_core._util.canonical import digest_text
+from oloproof_core.datasets.rows import Dataset, Row
+from oloproof_core.evaluation.repeats import case_id_of, repeat_row, repeats_in
+
+if TYPE_CHECKING:
+    from oloproof_core.results.result import Result
+
+AUTO_MOST = 5
+"""Tries for a case whose outcome is uncertain: the uniform count whose width auto meets."""
+EVIDENCE_RUNS = 3
+"""Earlier runs read for the allocation, newest first: enough for a case tried once in
+each to show it stable, few enough that an old release's flakiness fades."""
+
+EarlierTries = Mapping[str, Sequence[str]]
+"""Each case's outcomes in earlier runs, one string per try (`try_outcomes`)."""
+
+
+def try_outcomes(result: Result) -> dict[str, list[str]]:
+    """Each case's tries in `result`, one outcome a try: every metric's value, as text.
+
+    A try with a metric that has no value (the system or the judge failed) says nothing
+    of the case's outcome and is left out."""
+    repeated = repeats_in(result.provenance) > 1
+    found: dict[str, list[str]] = {}
+    for case in result.cases:
+        values = [case.verdicts[name].value for name in sorted(case.verdicts)]
+        if not values or any(value is None for value in values):
+            continue
+        case_id = case_id_of(case.id) if repeated else case.id
+        found.setdefault(case_id, []).append(json.dumps(values))
+    return found
+
+
+def merged_tries(runs: Iterable[Mapping[str, Sequence[str]]]) -> dict[str, list[str]]:
+    merged: dict[str, list[str]] = {}
+    for tries in runs:
+        for case_id, outcomes in tries.items():
+            merged.setdefault(case_id, []).extend(outcomes)
+    return merged
+
+
+def allocate(case_ids: Iterable[str], earlier: EarlierTries) -> dict[str, int]:
+    """How many times each case runs: once when its earlier tries, two or more, agreed."""
+    return {case_id: 1 if _stable(earlier.get(case_id, ())) else AUTO_MOST for case_id in case_ids}
+
+
+def _stable(outcomes: Sequence[str]) -> bool:
+    return len(outcomes) >= 2 and len(set(outcomes)) == 1
+
+
+def tried_rows(rows: Iterable[Row], tries: Mapping[str, int]) -> Iterator[Row]:
+    """Each row as many times as `tries` gives its case, as the repeats `<id>#r1` …"""
+    for row in rows:
+        for j in range(1, tries[row.id] + 1):
+            yield repeat_row(row, j)
+
+
+def tried_digest(digest: str, tries: Mapping[str, int]) -> str:
+    allocation = json.dumps(sorted(tries.items()), separators=(",", ":"))
+    return digest_text(f"{digest}|repeats=auto|{digest_text(allocation)}")
+
+
+def tried_dataset(data: Dataset, tries: Mapping[str, int]) -> Dataset:
+    """`data` with each case as many times as `tries` says, under a digest of its own
+    that names the allocation (and `unrepeated_digest` the file's)."""
+    return Dataset(
+        source=data.source,
+        rows=list(tried_rows(data.rows, tries)),
+        digest=tried_digest(data.digest, tries),
+        split=data.split,
+        splits=dict(data.splits),  # counted in cases: their tries differ
+        unrepeated_digest=data.digest,
+    )
+
+
+def allocation_figures(tries: Mapping[str, int], evidence_runs: int) -> dict[str, Any]:
+    """What a run's provenance says of its allocation (`provenance["repeats"]["auto"]`)."""
+    most = sum(1 for count in tries.values() if count == AUTO_MOST)
+    return {
+        "most": AUTO_MOST,
+        "evidence_runs": evidence_runs,
+        "cases_once": len(tries) - most,
+        "cases_most": most,
+        "calls": sum(tries.values()),
+        "uniform_calls": AUTO_MOST * len(tries),
+    }
+
+
+def allocated_dataset(data: Dataset, store: object, system_name: str) -> tuple[Dataset, Earlier]:
+    """`data` with each case as many times as the store's earlier runs of the same cases
+    by this system say (`allocate`), and what was read; every case `AUTO_MOST` times
+    when the store knows of none (or keeps no runs)."""
+    read = getattr(store, "earlier_tries", None)
+    earlier: Earlier = read(data.digest, system_name) if read is not None else Earlier(0, {})
+    return tried_dataset(data, allocate((row.id for row in data.rows), earlier.tries)), earlier
+
+
+@dataclass(frozen=True, slots=True)
+class Earlier:
+    """What a store read of earlier runs of the same cases: how many, and their tries."""
+
+    runs: int
+    tries: dict[str, list[str]]
+
+
+def earlier_from(results: Iterable[Result]) -> Earlier:
+    """The `Earlier` of recorded runs given newest first (at most `EVIDENCE_RUNS` read)."""
+    read = [try_outcomes(result) for _, result in zip(range(EVIDENCE_RUNS), results, strict=False)]
+    return Earlier(runs=len(read), tries=merged_tries(read))

@@ -1,0 +1,51 @@
+"""`repeats: auto` in the engine: the allocation from earlier runs, and figures that weigh
+each case once however many times it ran."""
+
+from __future__ import annotations
+
+import pytest
+
+import oloproof_core as engine
+from oloproof_core.evaluation.auto_repeats import AUTO_MOST, allocate
+from oloproof_core.judging.evaluators import ExactMatch
+from oloproof_core.results.store import InMemoryStore
+
+ROWS = [{"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}} for i in range(8)]
+
+
+def test_a_case_runs_once_only_after_two_or_more_earlier_tries_that_agreed() -> None:
+    earlier = {"same": ["[1]", "[1]"], "flaky": ["[1]", "[0]"], "once": ["[1]"]}
+    tries = allocate(["same", "flaky", "once", "new"], earlier)
+    assert tries == {"same": 1, "flaky": AUTO_MOST, "once": AUTO_MOST, "new": AUTO_MOST}
+
+
+def answer(question: dict[str, int]) -> dict[str, str]:
+    from oloproof_core import current_case
+
+    repeat = int(current_case().id.rpartition("#r")[2])
+    if question["q"] < 2:  # right on odd repeats only: flaky
+        return {"label": "a" if repeat % 2 else "b"}
+    return {"label": "a" if question["q"] < 5 else "b"}
+
+
+def run(store: InMemoryStore) -> dict:  # type: ignore[type-arg]
+    result = engine.run_evaluation(
+        system=answer, dataset=ROWS, evaluators=[ExactMatch(criterion="right", field="label")],
+        store=store, isolation="thread", repeats="auto",
+    )  # fmt: skip
+    return result.to_dict()
+
+
+def test_the_second_run_reads_the_first_and_weighs_each_case_once() -> None:
+    store = InMemoryStore()
+    first = run(store)
+    assert first["provenance"]["repeats"]["auto"]["calls"] == 8 * AUTO_MOST
+    # q0, q1: 3 of 5; q2–q4 right; q5–q7 wrong.
+    assert first["metrics"][0]["estimate"] == pytest.approx((0.6 + 0.6 + 3) / 8)
+    second = run(store)
+    auto = second["provenance"]["repeats"]["auto"]
+    assert (auto["evidence_runs"], auto["cases_once"], auto["calls"]) == (1, 6, 6 + 2 * AUTO_MOST)
+    assert second["metrics"][0]["estimate"] == pytest.approx((0.6 + 0.6 + 3) / 8)
+    assert second["metrics"][0]["n_observed"] == 8
+    row_mean = (3 + 3 + 3) / 16  # what weighing each try once would say
+    assert second["metrics"][0]["estimate"] != pytest.approx(row_mean)

@@ -1,0 +1,108 @@
+"""`repeats: auto` along the user's path: a config run twice with `oloproof run`, then a
+script's `evaluate(..., repeats="auto")`, over a system that is flaky on some cases.
+The first run has no earlier run to read and tries every case five times; the next
+ones try the stable cases once and the flaky ones five times, and their figures weigh
+each case once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.journeys.conftest import run_user
+from tests.journeys.test_repeats import CONFIG, COUNTING_BOT, DATASET
+
+AUTO_CONFIG = CONFIG.replace("repeats: 3", "repeats: auto")
+
+SCRIPT = """
+from bot import answer
+from oloproof import evaluate
+from oloproof.evaluators import ExactMatch
+
+result = evaluate(answer, "data.jsonl", [ExactMatch(criterion="right", field="label")],
+                  repeats="auto", sandbox="off", concurrency=1)
+print(result)
+result.to_json("script.json")
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "flaky"
+    folder.mkdir()
+    (folder / "data.jsonl").write_text(DATASET, encoding="utf-8")
+    (folder / "bot.py").write_text(COUNTING_BOT, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(AUTO_CONFIG, encoding="utf-8")
+    return folder
+
+
+def calls(folder: Path) -> dict[str, int]:
+    return {q: len((folder / "calls" / f"{q}.log").read_text().splitlines()) for q in QS}
+
+
+QS = [f"q{i}" for i in range(6)]
+
+
+def run_auto(folder: Path, json_name: str) -> tuple[dict, str]:  # type: ignore[type-arg]
+    ran = run_user(["oloproof", "run", "oloproof.yaml", "--json", json_name], folder)
+    assert ran.returncode == 0, ran.stderr
+    return json.loads((folder / json_name).read_text()), ran.stdout
+
+
+def test_auto_tries_the_flaky_cases_five_times_and_the_stable_ones_once(folder: Path) -> None:
+    first, report = run_auto(folder, "first.json")
+    assert calls(folder) == dict.fromkeys(QS, 5)  # nothing earlier to read: five each
+    auto = first["provenance"]["repeats"]["auto"]
+    assert (auto["evidence_runs"], auto["cases_most"], auto["calls"]) == (0, 6, 30)
+    assert "no earlier run of these cases: every case ran the most times" in report
+    # q4 and q5 are right on their odd calls: 3 of 5 here.
+    assert first["metrics"][0]["estimate"] == pytest.approx((1 + 1 + 0 + 0 + 0.6 + 0.6) / 6)
+
+    second, report = run_auto(folder, "second.json")
+    assert calls(folder) == {"q0": 6, "q1": 6, "q2": 6, "q3": 6, "q4": 10, "q5": 10}
+    auto = second["provenance"]["repeats"]["auto"]
+    assert (auto["evidence_runs"], auto["cases_once"], auto["cases_most"]) == (1, 4, 2)
+    assert (auto["calls"], auto["uniform_calls"]) == (14, 30)  # under half of five each
+    assert "2 of 6 cases ran 5 times, 4 stable ones once; 14 calls" in report
+    ids = [case["id"] for case in second["cases"]]
+    assert ids[:3] == ["q0#r1", "q1#r1", "q2#r1"] or "q0#r2" not in ids
+    # Each case weighed once: q4 and q5 right on calls 7 and 9 of 6 to 10.
+    right = second["metrics"][0]
+    assert right["estimate"] == pytest.approx((1 + 1 + 0 + 0 + 0.4 + 0.4) / 6)
+    assert right["n_observed"] == 6
+    assert "each case weighed once" in right["method"]
+    assert right["interval"]["lower"] <= right["estimate"] <= right["interval"]["upper"]
+    figures = second["provenance"]["repeats"]["metrics"][0]
+    assert (figures["flaky"], figures["tried_once"]) == (2, 4)
+    assert "pass_at_k" not in figures
+
+    compared = run_user(["oloproof", "compare", "1", "2"], folder)
+    assert compared.returncode == 0, compared.stderr
+    assert "6 cases (6 in both runs)" in compared.stdout
+    assert "pairs: each case's mean over each run's own repeats" in compared.stdout
+    assert "(auto, up to 5 → auto, up to 5 repeats per case)" in compared.stdout
+
+    (folder / "evals.py").write_text(SCRIPT, encoding="utf-8")
+    ran = run_user(["python", "evals.py"], folder)
+    assert ran.returncode == 0, ran.stderr
+    script = json.loads((folder / "script.json").read_text())
+    assert script["provenance"]["repeats"]["auto"]["evidence_runs"] >= 1
+    assert (calls(folder)["q0"], calls(folder)["q4"]) == (7, 15)
+
+
+def test_auto_is_refused_where_it_is_not_available_before_any_case_runs(folder: Path) -> None:
+    queued = run_user(["oloproof", "run", "oloproof.yaml", "--submit"], folder)
+    assert queued.returncode == 3
+    assert "oloproof.yaml:8: repeats: auto runs in one process for now" in queued.stderr
+    assert "Traceback" not in queued.stderr
+    flagged = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", "often"], folder)
+    assert flagged.returncode == 3
+    assert "--repeats must be a whole number of runs per case or auto, got 'often'" in (
+        flagged.stderr
+    )
+    decided = run_user(["oloproof", "run", "oloproof.yaml", "--until-decided"], folder)
+    assert decided.returncode == 3
+    assert "Traceback" not in decided.stderr
+    assert not (folder / "calls").exists()

@@ -1,12 +1,13 @@
 """The statistics of repeats: coverage and width of a repeated run's intervals against
 Inspect AI's epochs reducer, adaptive repeats on the release figure (simulated, and the
 best unbiased two-phase plan in closed form), comparisons of releases run at different
-repeat counts, and what repeats cost in wall time.
+repeat counts, what repeats cost in wall time, and `repeats: auto` against uniform
+repeats.
 
 Run: .venv/bin/python -m bench.repeats [--reps 10000] [--quick] [--only PART ...]
 Prints one table per part and writes bench/results/repeats.json; with `--only` (parts:
-coverage, adaptive, two_phase, sequential, compare_counts, wall_time) it runs those
-parts and replaces just them in the file.
+coverage, adaptive, two_phase, sequential, compare_counts, wall_time, auto) it runs
+those parts and replaces just them in the file.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.repeats._adaptive import adaptive_rows
+from bench.repeats._auto import auto_rows
 from bench.repeats._compare_counts import COUNTS, compare_counts_cell
 from bench.repeats._coverage import cell
 from bench.repeats._population import POPULATIONS
@@ -29,7 +31,7 @@ from bench.repeats._wall_time import measure
 from bench.stats.coverage import print_table
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "repeats.json"
-PARTS = ("coverage", "adaptive", "two_phase", "sequential", "compare_counts", "wall_time")
+PARTS = ("coverage", "adaptive", "two_phase", "sequential", "compare_counts", "wall_time", "auto")
 
 
 def _flat(row: dict[str, Any]) -> dict[str, Any]:
@@ -124,6 +126,39 @@ def _wall_time(quick: bool) -> list[dict[str, Any]]:
     return rows
 
 
+def _auto_flat(row: dict[str, Any]) -> dict[str, Any]:
+    auto, uniform_5 = row["auto"], row["uniform 5"]
+    return {
+        "population": row["population"][:14],
+        "cases": row["cases"],
+        "variant": row["variant"],
+        "truth": row["truth"],
+        "auto cov": auto["coverage"],
+        "auto cov own": row["own_mean_coverage"]["auto"],
+        "k=5 cov": uniform_5["coverage"],
+        "k=2 cov": row["uniform 2"]["coverage"],
+        "auto width": auto["mean_width"],
+        "k=5 width": uniform_5["mean_width"],
+        "auto / k=5": row["auto_width_ratio"]["ratio"],
+        "k=2 / k=5": row["uniform_2_width_ratio"]["ratio"],
+        "auto calls": row["auto_calls_per_case"],
+        "share of k=5": row["auto_calls_share"],
+        "gap": f"{row['checked_gap']:.0e}",
+    }
+
+
+def _auto(reps: int, sizes: list[int]) -> list[dict[str, Any]]:
+    rows = []
+    for p_index, population in enumerate(POPULATIONS):
+        for n in sizes:
+            rows += auto_rows(population, n, reps, seed=4_000 + 1_000 * p_index + n)
+    print_table(
+        "repeats: auto (1 try for cases stable in an earlier run, 5 for the rest)",
+        [_auto_flat(row) for row in rows],
+    )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reps", type=int, default=10_000, help="releases per cell")
@@ -139,6 +174,7 @@ def main() -> None:
         "sequential": lambda: _sequential(reps),
         "compare_counts": lambda: _compare_counts(reps, sizes),
         "wall_time": lambda: _wall_time(args.quick),
+        "auto": lambda: _auto(reps, [100] if args.quick else [100, 300, 1000]),
     }
     results: dict[str, Any] = {}
     if args.only and RESULTS.exists():

@@ -47,7 +47,7 @@ def compare_counts_cell(
     """Coverage and mean width of the engine's and the normal interval for one cell."""
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
-    p = _pass_chances(population, rng, reps, n)
+    p = pass_chances(population, rng, reps, n)
     q = p.copy()
     if regressed:
         q = np.where(rng.random((reps, n)) < REGRESSED_SHARE, p / 2.0, p)
@@ -77,9 +77,7 @@ def compare_counts_cell(
     }
 
 
-def _pass_chances(
-    population: Population, rng: np.random.Generator, reps: int, n: int
-) -> FloatArray:
+def pass_chances(population: Population, rng: np.random.Generator, reps: int, n: int) -> FloatArray:
     kind = rng.random((reps, n))
     p = rng.beta(population.a, population.b, (reps, n))
     p = np.where(kind < population.always_pass, 1.0, p)

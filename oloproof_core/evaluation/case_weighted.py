@@ -12,7 +12,7 @@ worst and best, as a missing case is everywhere else.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -59,7 +59,7 @@ class CasesOfTries:
         index = {case_id: position for position, case_id in enumerate(self.case_ids)}
         self.codes = np.fromiter((index[case_id_of(i)] for i in ids), np.intp, len(ids))
         self.tries = np.bincount(self.codes, minlength=len(self.case_ids))
-        self.clusters = _case_clusters(clusters, self.case_ids, self.codes)
+        self.clusters = case_clusters(clusters, self.case_ids, self.codes, "\0")
 
     def estimate(
         self,
@@ -128,19 +128,21 @@ def _values(cases: Sequence[CaseResult], criterion: str, sub_score: str | None) 
     return np.asarray(found, dtype=np.float64)
 
 
-def _case_clusters(
-    clusters: list[str] | None, case_ids: list[str], codes: np.ndarray
+def case_clusters(
+    clusters: Sequence[Hashable] | None, case_ids: list[str], codes: np.ndarray, mark: str
 ) -> list[str] | None:
-    """Each case's dataset cluster, or None when every case is its tries' own cluster."""
+    """Each case's dataset cluster (`clusters` per try, `codes` its case's position),
+    a case with none standing alone as `mark + id`; None when every case is its tries'
+    own cluster."""
     if clusters is None:
         return None
     first = np.unique(codes, return_index=True)[1]
-    labels = [clusters[position] for position in first.tolist()]
+    labels = [str(clusters[position]) for position in first.tolist()]
     pairs = list(zip(labels, case_ids, strict=True))
-    own = [label in (case_id, f"\0{case_id}") for label, case_id in pairs]
+    own = [label in (case_id, f"{mark}{case_id}") for label, case_id in pairs]
     if all(own):
         return None
     return [
-        f"\0{case_id}" if mine else label
-        for label, case_id, mine in zip(labels, case_ids, own, strict=True)
+        f"{mark}{case_id}" if mine else label
+        for (label, case_id), mine in zip(pairs, own, strict=True)
     ]

@@ -20,6 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from oloproof_core.evaluation.case_weighted import case_clusters
 from oloproof_core.results.compare._columns import FloatArray, PairedValues
 from oloproof_core.results.compare._comparison import Comparison
 from oloproof_core.results.compare._figures import CaseMeans
@@ -79,7 +80,8 @@ def case_means(paired: PairedValues) -> PairedValues:
         ids=cases,
         baseline_ids=sides[0][2],
         candidate_ids=sides[1][2],
-        clusters=_dataset_clusters(paired, cases, codes),
+        # Each case its repeats' cluster unless the dataset clusters cases of its own.
+        clusters=case_clusters(paired.clusters, cases, codes, "case:"),
         baseline_values=means[0],
         candidate_values=means[1],
     )
@@ -98,25 +100,6 @@ def _means(values: FloatArray, codes: np.ndarray, tries: np.ndarray) -> FloatArr
     found: FloatArray = np.full(tries.size, np.nan)
     np.divide(sums, tries, out=found, where=tries > 0)
     return found
-
-
-def _dataset_clusters(
-    paired: PairedValues, cases: list[str], codes: np.ndarray
-) -> list[str] | None:
-    """Each case's cluster when the dataset has clusters of its own; None when every
-    case is its repeats' cluster (the case is then the unit, as it is here)."""
-    if paired.clusters is None:
-        return None
-    first = np.unique(codes, return_index=True)[1]
-    labels = [str(paired.clusters[position]) for position in first.tolist()]
-    pairs = list(zip(labels, cases, strict=True))
-    own = [label in (case_id, f"case:{case_id}") for label, case_id in pairs]
-    if all(own):
-        return None
-    return [
-        f"case:{case_id}" if mine else label
-        for (label, case_id), mine in zip(pairs, own, strict=True)
-    ]
 
 
 def _only_in(ids: Sequence[str], other: Sequence[str]) -> tuple[str, ...]:

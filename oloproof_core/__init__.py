@@ -109,6 +109,11 @@ _EXPORTS: dict[str, str] = {
     "Earlier": "oloproof_core.evaluation.auto_repeats",
     "EVIDENCE_RUNS": "oloproof_core.evaluation.auto_repeats",
     "earlier_from": "oloproof_core.evaluation.auto_repeats",
+    "allocate": "oloproof_core.evaluation.auto_repeats",
+    "AUTO_MOST": "oloproof_core.evaluation.auto_repeats",
+    "allocated_dataset_file": "oloproof_core.evaluation.auto_repeats",
+    "tried_dataset": "oloproof_core.evaluation.auto_repeats",
+    "tries_of": "oloproof_core.evaluation.auto_repeats",
     "with_repeat_index": "oloproof_core.evaluation.repeats",
     "start_serving_process": "oloproof_core._util.serving_process",
     "reward": "oloproof_core.cases.rewards",
@@ -188,9 +193,16 @@ if TYPE_CHECKING:
     from oloproof_core.errors import SandboxFloorError as SandboxFloorError
     from oloproof_core.errors import UndeclaredReadError as UndeclaredReadError
     from oloproof_core.evaluation.aggregate import estimate_metric as estimate_metric
+    from oloproof_core.evaluation.auto_repeats import AUTO_MOST as AUTO_MOST
     from oloproof_core.evaluation.auto_repeats import EVIDENCE_RUNS as EVIDENCE_RUNS
     from oloproof_core.evaluation.auto_repeats import Earlier as Earlier
+    from oloproof_core.evaluation.auto_repeats import allocate as allocate
+    from oloproof_core.evaluation.auto_repeats import (
+        allocated_dataset_file as allocated_dataset_file,
+    )
     from oloproof_core.evaluation.auto_repeats import earlier_from as earlier_from
+    from oloproof_core.evaluation.auto_repeats import tried_dataset as tried_dataset
+    from oloproof_core.evaluation.auto_repeats import tries_of as tries_of
     from oloproof_core.evaluation.conclusion import conclude_run as conclude_run
     from oloproof_core.evaluation.plan import DatasetSource as DatasetSource
     from oloproof_core.evaluation.plan import RunPlan as RunPlan
@@ -246,6 +258,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AUTO",
+    "AUTO_MOST",
     "CLOSE_IDS_COMPARED",
     "EVIDENCE_RUNS",
     "MAX_RUN_CASES",
@@ -292,6 +305,8 @@ __all__ = [
     "UnprotectedRunWarning",
     "Verdict",
     "__version__",
+    "allocate",
+    "allocated_dataset_file",
     "canonical_json",
     "case_id_of",
     "check_dataset_file",
@@ -349,6 +364,8 @@ __all__ = [
     "storable_text",
     "system",
     "text_written",
+    "tried_dataset",
+    "tries_of",
     "tries_vary",
     "value_problem",
     "wait_for_exit",

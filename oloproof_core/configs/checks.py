@@ -28,8 +28,9 @@ from oloproof_core.configs.run_config import (
 )
 from oloproof_core.datasets.file import DatasetFile, check_dataset_file
 from oloproof_core.errors import ConfigError, DeclarationError, OloproofError, SandboxFloorError
+from oloproof_core.evaluation.auto_repeats import AUTO_MOST
 from oloproof_core.evaluation.plan import plan_run
-from oloproof_core.evaluation.repeats import is_auto, repeated_dataset_file
+from oloproof_core.evaluation.repeats import AUTO_SEQUENTIAL, is_auto, repeated_dataset_file
 from oloproof_core.judging.evaluators import Evaluator
 from oloproof_core.results.reading import load_result
 
@@ -105,6 +106,8 @@ def run_config_check(
         policy = attempt("policy", lambda: _policy(shaped, base, where))
     if shaped.get("baseline"):
         attempt("baseline", lambda: load_result(os.path.join(base, shaped["baseline"])))
+    if policy is not None and policy.sequential and is_auto(shaped.get("repeats")):
+        problems.append(ConfigProblem("repeats", f"{where('repeats')}: {AUTO_SEQUENTIAL}"))
     loaded = evaluators
     if policy is not None and len(loaded) == len(shaped["evaluators"]):
         attempt("policy", lambda: _never_passing(policy, loaded, where))
@@ -137,7 +140,9 @@ def _within(
     if problem is not None:
         split = f" (split {data['split']!r})" if data.get("split") else ""
         repeats = data.get("repeats") or 1
-        if repeats > 1:
+        if is_auto(repeats):
+            split += f" run up to {AUTO_MOST} times per case (repeats: auto)"
+        elif repeats > 1:
             split += f" run {repeats} times per case"
         raise ConfigError(f"{where('dataset')}: dataset {data['dataset']!r}{split} {problem}")
     return dataset
@@ -152,13 +157,11 @@ def _dataset(
             f"{where('dataset')}: dataset {data['dataset']!r} not found: looked for {path} "
             f"(relative paths resolve from {base}){files_hint(path, _DATASET_SUFFIXES)}"
         )
-    if is_auto(data.get("repeats")):
-        raise ConfigError(
-            f"{where('repeats')}: repeats: auto runs in one process for now (`oloproof run` "
-            "without --submit, or evaluate()): a run queued for the workers takes a number "
-            "of repeats, e.g. repeats: 5"
-        )
     checked = check_dataset_file(path, split=data.get("split"))
+    if is_auto(data.get("repeats")):
+        # The store allocates the tries (`allocated_dataset_file`); at most the most each.
+        _within(repeated_dataset_file(checked, AUTO_MOST), max_cases, data, where)
+        return checked
     return _within(repeated_dataset_file(checked, data.get("repeats") or 1), max_cases, data, where)
 
 

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from oloproof_core._util.canonical import digest_text
+from oloproof_core.datasets.file import DatasetFile
 from oloproof_core.datasets.rows import Dataset, Row
 from oloproof_core.evaluation.repeats import case_id_of, repeat_row, repeats_in
 
@@ -96,6 +97,43 @@ def tried_dataset(data: Dataset, tries: Mapping[str, int]) -> Dataset:
         splits=dict(data.splits),  # counted in cases: their tries differ
         unrepeated_digest=data.digest,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class TriedDatasetFile(DatasetFile):
+    """A checked dataset file whose rows are read as `tried_rows` reads them: what a run
+    with `repeats: auto` queued for the workers records, under `tried_digest`."""
+
+    file: DatasetFile | None = None
+    tries: Mapping[str, int] = field(default_factory=dict)
+
+    def rows(self) -> Iterator[Row]:
+        assert self.file is not None, "made by allocated_dataset_file"
+        return tried_rows(self.file.rows(), self.tries)
+
+
+def allocated_dataset_file(data: DatasetFile, earlier: Earlier) -> DatasetFile:
+    """`data` read with each case as many times as `allocate` gives it from `earlier`."""
+    tries = allocate((row.id for row in data.rows()), earlier.tries)
+    return TriedDatasetFile(
+        source=data.source,
+        digest=tried_digest(data.digest, tries),
+        n_cases=sum(tries.values()),
+        split=data.split,
+        splits=dict(data.splits),
+        unrepeated_digest=data.digest,
+        file=data,
+        tries=tries,
+    )
+
+
+def tries_of(ids: Iterable[str]) -> dict[str, int]:
+    """How many tries each case has among a run's ids (`<case id>#r<j>`)."""
+    counts: dict[str, int] = {}
+    for repeat_id in ids:
+        case_id = case_id_of(repeat_id)
+        counts[case_id] = counts.get(case_id, 0) + 1
+    return counts
 
 
 def allocation_figures(tries: Mapping[str, int], evidence_runs: int) -> dict[str, Any]:

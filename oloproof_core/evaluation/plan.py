@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 from oloproof_core.datasets.dataset import load_dataset
 from oloproof_core.datasets.rows import Dataset
 from oloproof_core.errors import ConfigError, DeclarationError
-from oloproof_core.evaluation.auto_repeats import AUTO_MOST, allocated_dataset
+from oloproof_core.evaluation.auto_repeats import AUTO_MOST, allocated_dataset, tries_of
 from oloproof_core.evaluation.repeats import (
     AUTO,
-    case_id_of,
     check_judge_repeats,
     check_repeats,
     repeated_dataset,
@@ -164,10 +163,7 @@ def load_for_plan(
     if not plan.auto_repeats:
         return repeated_dataset(data, plan.repeats)
     tried, earlier = allocated_dataset(data, store, plan.release.name)
-    plan.tries = {row.id: 0 for row in data.rows}
-    for row in tried.rows:
-        plan.tries[case_id_of(row.id)] += 1
-    plan.evidence_runs = earlier.runs
+    plan.tries, plan.evidence_runs = tries_of(row.id for row in tried.rows), earlier.runs
     return tried
 
 

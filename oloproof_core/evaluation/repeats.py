@@ -30,6 +30,12 @@ would otherwise multiply the judge's cost unnoticed."""
 AUTO = "auto"
 """`repeats: auto`: more runs for the cases earlier runs found flaky (`auto_repeats.py`)."""
 
+AUTO_SEQUENTIAL = (
+    "repeats: auto is not available with a run that stops when decided (--until-decided, "
+    "or a policy's sequential:), which reads its batches as they come: give repeats a "
+    "number of runs per case"
+)
+
 REPEAT_MARK = "#r"
 """Joins a case's id and its repeat index into the repeat's id: `q17#r2`."""
 

@@ -28,7 +28,7 @@ from oloproof_core.datasets.rows import Dataset, Row
 from oloproof_core.errors import ConfigError
 from oloproof_core.evaluation.conclusion import conclude_run
 from oloproof_core.evaluation.plan import DatasetSource, RunPlan, load_for_plan, plan_run
-from oloproof_core.evaluation.repeats import case_id_of
+from oloproof_core.evaluation.repeats import AUTO_SEQUENTIAL, case_id_of
 from oloproof_core.evaluation.run import open_pool, process_rows, record_result
 from oloproof_core.execution.running import ProgressCallback
 from oloproof_core.results.result import Result
@@ -114,10 +114,7 @@ def _batch_size(plan: RunPlan, batch: int | None) -> int:
     """Cases per batch: `batch`, else the policy's, else 50; a run without a policy, or
     with `repeats: auto`, refused."""
     if plan.auto_repeats:
-        raise ConfigError(
-            "repeats: auto is not available with until_decided (a run that stops when "
-            "decided reads its batches as they come): give repeats a number of runs per case"
-        )
+        raise ConfigError(AUTO_SEQUENTIAL)
     if plan.policy is None:
         raise ConfigError("--until-decided needs a policy: there is no gate to decide")
     size = batch or plan.policy.spec.batch or DEFAULT_BATCH

@@ -21,7 +21,16 @@ def run_repeats(*, run: Run) -> int:
     if (concluded := engine.repeats_in(run.provenance or {})) > 1:
         return concluded
     repeats = (run.config or {}).get("repeats")
+    if engine.is_auto(repeats):
+        return engine.AUTO_MOST
     return repeats if isinstance(repeats, int) and repeats > 1 else 1
+
+
+def run_repeats_auto(*, run: Run) -> bool:
+    """Whether the run ran with `repeats: auto`: its cases' tries differ."""
+    return engine.tries_vary(run.provenance or {}) or engine.is_auto(
+        (run.config or {}).get("repeats")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,4 +84,5 @@ def case_repeats(*, run: Run, case_id: str) -> CaseRepeats | None:
         RepeatVerdicts(criterion, [found_verdicts.get(criterion) for found_verdicts in by_case])
         for criterion in criteria
     ]
-    return CaseRepeats(case_id=own, repeats=repeats, columns=columns, rows=rows)
+    tried = len(columns) if run_repeats_auto(run=run) else repeats  # auto: its own tries
+    return CaseRepeats(case_id=own, repeats=tried, columns=columns, rows=rows)

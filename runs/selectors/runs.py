@@ -238,19 +238,26 @@ def runs_of_release_on_dataset(
     )
 
 
-def runs_of_cases(*, project_id: int, cases_digest: str, system_name: str, most: int) -> list[Run]:
+def runs_of_cases(
+    *,
+    project_id: int,
+    cases_digest: str,
+    system_name: str,
+    most: int,
+    finished_before: datetime | None = None,
+) -> list[Run]:
     """A system's `most` latest finished runs of the same cases (one dataset at any repeat
-    count), newest first: what `repeats: auto` reads."""
+    count), newest first: what `repeats: auto` reads (those finished before a run was
+    queued, for the run it allocated)."""
     same_cases = Q(dataset__unrepeated_digest=cases_digest) | Q(
         dataset__unrepeated_digest="", dataset__digest=cases_digest
     )
-    return list(
-        Run.objects.filter(
-            same_cases,
-            project_id=project_id,
-            status=Run.Status.SUCCEEDED,
-            release__system__name=system_name,
-        )
-        .select_related("dataset")
-        .order_by("-created_at", "-id")[:most]
+    finished = Run.objects.filter(
+        same_cases,
+        project_id=project_id,
+        status=Run.Status.SUCCEEDED,
+        release__system__name=system_name,
     )
+    if finished_before is not None:
+        finished = finished.filter(finished_at__lt=finished_before)
+    return list(finished.select_related("dataset").order_by("-finished_at", "-id")[:most])

@@ -20,7 +20,6 @@ from django.utils import timezone
 from metrics.selectors import cached_verdicts_get
 from metrics.services import cached_verdicts_put
 from oloproof_core import (
-    EVIDENCE_RUNS,
     CacheEntry,
     CaseResult,
     Earlier,
@@ -28,15 +27,15 @@ from oloproof_core import (
     Result,
     RunOpening,
     Verdict,
-    earlier_from,
     fewer_collections,
 )
 from runs.access import LOCAL
 from runs.errors import NotFoundError
 from runs.models import Project, Run
+from runs.selectors.earlier_tries import earlier_tries
 from runs.selectors.gates import baseline_run_find
 from runs.selectors.results import run_result
-from runs.selectors.runs import run_get, runs_of_cases
+from runs.selectors.runs import run_get
 from runs.writers.projects import project_default_ensure, project_ensure
 from runs.writers.recording import (
     chunk_cases_record,
@@ -186,16 +185,11 @@ class DjangoStore:
         """The tries of this system's latest finished runs of the same cases, at any
         repeat count, for `repeats: auto` (`oloproof_core.evaluation.auto_repeats`)."""
 
-        def read() -> Earlier:
-            runs = runs_of_cases(
-                project_id=self._project().pk,
-                cases_digest=cases_digest,
-                system_name=system_name,
-                most=EVIDENCE_RUNS,
+        return outside_event_loop(
+            lambda: earlier_tries(
+                project_id=self._project().pk, cases_digest=cases_digest, system_name=system_name
             )
-            return earlier_from(run_result(run=run) for run in runs)
-
-        return outside_event_loop(read)
+        )
 
     def load_run(self, run_id: str) -> Result:
         """A recorded run by its id, as the engine's Result (for baselines, gates, `load`)."""

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from runs.access import Role, role_allows
 from runs.errors import InvalidRequestError
 from runs.selectors.annotations import annotation_of, case_annotations
-from runs.selectors.case_repeats import case_repeats, run_repeats
+from runs.selectors.case_repeats import case_repeats, run_repeats, run_repeats_auto
 from runs.selectors.case_table import (
     FIXED_COLUMNS,
     case_table_page,
@@ -60,6 +60,7 @@ def run_cases_page(request: HttpRequest, run_id: int) -> HttpResponse:
             "counts": counts,
             "query": query,
             "repeats": run_repeats(run=run),
+            "repeats_auto": run_repeats_auto(run=run),
         },
     )
 

@@ -19,6 +19,7 @@ from runs.selectors.case_search import SEARCH_FIELDS
 from runs.selectors.case_table import FIXED_COLUMNS
 from runs.selectors.cases import CASE_OUTCOMES, CaseFilters
 from runs.selectors.runs import RunFilters
+from runs.views.repeats_field import RepeatsField
 
 _ANY = [("", "any")]
 
@@ -183,7 +184,6 @@ _FORM_FIELD_KINDS: dict[str, Any] = {
         widget=forms.Textarea(attrs={"rows": 4, "spellcheck": "false"})
     ),
     "positive_int": lambda: forms.IntegerField(min_value=1),
-    "repeats": lambda: forms.IntegerField(min_value=1),
     "positive_number": lambda: forms.FloatField(
         min_value=0, widget=forms.NumberInput(attrs={"step": "any"})
     ),
@@ -211,7 +211,9 @@ _AT_LEAST_ONCE = {
 def _form_field(item: engine.RunConfigField) -> forms.Field:
     """The form's field for a config key; a whole number with a most (repeats) says its
     range when a value falls outside it, as the engine's check of a config file does."""
-    if item.kind not in ("positive_int", "repeats") or item.most is None:
+    if item.kind == "repeats":
+        return RepeatsField(most=item.most or 1)
+    if item.kind != "positive_int" or item.most is None:
         return _FORM_FIELD_KINDS[item.kind]()
     outside = f"{item.name} must be a whole number from 1 to {item.most}"
     return forms.IntegerField(

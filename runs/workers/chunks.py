@@ -251,7 +251,8 @@ def _chunk_rows(chunk: RunChunk) -> list[engine.Row]:
 
 
 def _repeated(run: Run) -> bool:
-    return int(run.config.get("repeats") or 1) > 1
+    repeats = run.config.get("repeats") or 1
+    return engine.is_auto(repeats) or int(repeats) > 1
 
 
 def _chunk_complete(

@@ -20,6 +20,7 @@ from django.utils import timezone
 import oloproof_core as engine
 from runs.models import Run, RunChunk
 from runs.selectors.case_columns import run_case_columns
+from runs.selectors.earlier_tries import earlier_runs_read
 from runs.store import DjangoStore
 from runs.workers.chunks import all_chunks_done, chunks_create
 from runs.workers.dispatch import Enqueue, chunk_size, send_work_on_commit
@@ -85,13 +86,18 @@ def run_finalise(*, run_id: int) -> str:
 
 
 def _case_columns(run: Run, plan: engine.RunPlan) -> engine.CaseColumns:
-    """The run's columns; the score metrics' also in reading order, for their intervals."""
+    """The run's columns; the score metrics' also in reading order, for their intervals.
+    With `repeats: auto`, each case's tries (as the allocation queued with the run gave
+    them) are noted on `plan`, which the figures weigh by."""
     evaluators = plan.evaluators
-    return run_case_columns(
+    columns = run_case_columns(
         run=run,
         criteria=[e.criterion for e in evaluators],
         scored={e.criterion for e in evaluators if e.value_type != "pass_fail"},
     )
+    if plan.auto_repeats:
+        plan.tries, plan.evidence_runs = engine.tries_of(columns.ids), earlier_runs_read(run=run)
+    return columns
 
 
 def _next_batch_queued(run: Run, result: engine.Result, state: dict[str, Any]) -> bool:

@@ -11,13 +11,16 @@ from __future__ import annotations
 import os
 import traceback
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
+from django.utils import timezone
 
 import oloproof_core as engine
 from runs.errors import NotPermittedError, RunConfigInvalidError
 from runs.models import Project, Run
+from runs.selectors.earlier_tries import earlier_tries
 from runs.selectors.gates import baseline_run_find
 from runs.selectors.projects import project_code_roots
 from runs.workers.dispatch import worker_name
@@ -114,7 +117,21 @@ def run_submission_verify(
         config=config, base_dir=base_dir, roots=roots, label=label, lines=lines
     )
     run_baseline_verify(checked=checked, project_id=project.pk)
+    if engine.is_auto(checked.config.repeats):
+        return replace(checked, dataset=_allocated(checked, project_id=project.pk))
     return checked
+
+
+def _allocated(checked: engine.CheckedRunConfig, *, project_id: int) -> engine.DatasetFile:
+    """`repeats: auto`: the dataset with each case's tries, read from the system's
+    latest runs of the same cases finished before this one is queued."""
+    earlier = earlier_tries(
+        project_id=project_id,
+        cases_digest=checked.dataset.digest,
+        system_name=str(getattr(checked.config.system, "name", "")),
+        finished_before=timezone.now(),
+    )
+    return engine.allocated_dataset_file(checked.dataset, earlier)
 
 
 def run_baseline_verify(*, checked: engine.CheckedRunConfig, project_id: int) -> None:
@@ -179,7 +196,16 @@ def run_dataset_load(*, run: Run, config: engine.RunConfig) -> engine.Dataset:
     """The run's dataset, each case as many times as its config repeats it."""
     try:
         data = engine.load_dataset(config.dataset, split=config.split)
-        # A queued config's repeats are a number: the queue refuses auto.
+        if engine.is_auto(config.repeats):  # the allocation as it stood when it was queued
+            earlier = earlier_tries(
+                project_id=run.project_id,
+                cases_digest=data.digest,
+                system_name=str(getattr(config.system, "name", "")),
+                finished_before=run.created_at,
+            )
+            return engine.tried_dataset(
+                data, engine.allocate((row.id for row in data.rows), earlier.tries)
+            )
         return engine.repeated_dataset(data, int(config.repeats))
     except Exception as exc:
         raise RunCodeError(

@@ -16,6 +16,13 @@ from tests.journeys.test_repeats import CONFIG, COUNTING_BOT, DATASET
 
 AUTO_CONFIG = CONFIG.replace("repeats: 3", "repeats: auto")
 
+POLICY = """version: 1
+sequential: {batch: 2}
+rules:
+  - metric: right
+    min: 0.5
+"""
+
 SCRIPT = """
 from bot import answer
 from oloproof import evaluate
@@ -93,9 +100,13 @@ def test_auto_tries_the_flaky_cases_five_times_and_the_stable_ones_once(folder: 
 
 
 def test_auto_is_refused_where_it_is_not_available_before_any_case_runs(folder: Path) -> None:
+    (folder / "policy.yaml").write_text(POLICY, encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(AUTO_CONFIG + "policy: policy.yaml\n")
     queued = run_user(["oloproof", "run", "oloproof.yaml", "--submit"], folder)
     assert queued.returncode == 3
-    assert "oloproof.yaml:8: repeats: auto runs in one process for now" in queued.stderr
+    assert "oloproof.yaml:8: repeats: auto is not available with a run that stops when" in (
+        queued.stderr
+    )
     assert "Traceback" not in queued.stderr
     flagged = run_user(["oloproof", "run", "oloproof.yaml", "--repeats", "often"], folder)
     assert flagged.returncode == 3

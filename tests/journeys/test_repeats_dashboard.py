@@ -95,18 +95,20 @@ def queue_a_run_with_repeats(page: Any, base: str, folder: Path) -> None:
     queue_from_the_form(page, folder, FORM, repeats="3")
 
 
-def queue_from_the_form(page: Any, folder: Path, form: dict[str, str], **counts: str) -> None:
-    """Fill the New-run form (`counts`: its whole-number fields), queue the run, and wait
-    for the worker to finish it."""
+def queue_from_the_form(
+    page: Any, folder: Path, form: dict[str, str], run: int = 1, **counts: str
+) -> None:
+    """Fill the New-run form (`counts`: its repeat fields), queue the run (number `run`),
+    and wait for the worker to finish it."""
     page.fill("input[name=base_dir]", str(folder))
     for name, value in form.items():
         page.fill(f"[name={name}]", value)
     for name, value in counts.items():
         page.fill(f"input[name={name}]", value)
     page.click("button[type=submit].primary")
-    page.wait_for_url(re.compile(r".*/runs/1/$"))
-    assert "Run 1 submitted" in page.locator(".messages .success").inner_text()
-    page.wait_for_selector("[data-status-of='1'].status-succeeded", timeout=180_000)
+    page.wait_for_url(re.compile(rf".*/runs/{run}/$"))
+    assert f"Run {run} submitted" in page.locator(".messages .success").inner_text()
+    page.wait_for_selector(f"[data-status-of='{run}'].status-succeeded", timeout=180_000)
 
 
 def read_the_repeat_figures(page: Any, base: str) -> None:
@@ -159,3 +161,39 @@ def read_a_case_across_its_repeats(page: Any) -> None:
     page.wait_for_url(re.compile(r".*/runs/1/cases/q4%23r3$"))
     assert page.locator("#repeat-of").inner_text() == "repeat 3 of 3 of q4"
     assert page.locator("#repeats tr.repeat-outputs td").count() == 3
+
+
+def test_auto_from_the_form_tries_the_flaky_cases_five_times_and_the_rest_once(
+    browser: Any, user_folder: Path, fake_openai: FakeOpenAI
+) -> None:
+    """A run of three repeats from the form, then one with repeats `auto`: the second
+    reads the first, asks the model 14 times (q0–q3 once, q4 and q5 five times), and the
+    run page says how it spent them."""
+    rita = _project(user_folder, fake_openai)
+    models = {"OLOPROOF_SYSTEM_MODEL": "stand-in", "OLOPROOF_SYSTEM_BASE_URL": fake_openai.base_url}
+    with (
+        dashboard(user_folder, "serve", **models) as base,
+        signed_in(browser, base, "rita", rita) as page,
+    ):
+        page.goto(base + "/runs/new/")
+        queue_from_the_form(page, user_folder, FORM, repeats="3")
+        page.goto(base + "/runs/new/")
+        refused = post_form(
+            page, base, "/runs/new/", {**FORM, "base_dir": str(user_folder), "repeats": "often"}
+        )
+        assert "repeats must be a whole number from 1 to 100, or auto" in refused.text()
+        page.goto(base + "/runs/new/")
+        queue_from_the_form(page, user_folder, FORM, run=2, repeats="auto")
+        page.goto(base + "/runs/2/")
+        card = page.locator("#repeat-figures").inner_text()
+        row = page.locator("#repeat-figures tr[data-metric='right']")
+        counts = [row.locator(f".{name}").inner_text() for name in ("flaky", "tried-once")]
+        metric = page.locator("table.metrics-table tbody tr", has_text="right").inner_text()
+        page.goto(base + "/runs/2/cases/")
+        note = page.locator("#repeats-note").inner_text()
+    assert "2 of 6 cases ran 5 times and 4 ran once: 14 calls" in card
+    assert "in the last 1 run of these cases" in card
+    assert counts == ["2", "4"]
+    assert "0.600" in metric  # q0, q1 right; q2, q3 wrong; q4, q5 right 4 times of 5
+    assert "once or 5 times (repeats: auto" in note
+    assert fake_openai.request_count == 18 + 14

@@ -133,3 +133,47 @@ def test_a_submitted_run_repeats_each_case_as_the_same_run_in_one_process(
     named = there["provenance"]["dataset"]["unrepeated_digest"]
     assert named == here_result["provenance"]["dataset"]["unrepeated_digest"]
     assert named != there["provenance"]["dataset"]["digest"]
+
+
+def test_auto_on_the_workers_tries_as_the_earlier_runs_say_and_figures_as_in_one_process(
+    tmp_path: Path,
+) -> None:
+    """`--repeats auto` queued after a run of three repeats: the workers run the stable
+    cases once and the flaky ones five times, and conclude as one process concludes."""
+    redis_flush(REDIS_PORT, REDIS_DB)
+    config = _project(tmp_path / "project")
+    with platform(tmp_path, broker_url=redis_url(REDIS_PORT, REDIS_DB), chunk_size=5) as running:
+        running.migrate_server_database()
+        assert _recorded_here(running, config).returncode == 0
+        running.worker(concurrency=2)
+        submitted = running.call(
+            ["run", str(config), "--submit", "--repeats", "auto", "--wait", "--json", "there.json"],
+            timeout=240,
+        )
+        here = _recorded_here(running, config, "auto")
+        log = running.log_text()
+
+    assert submitted.returncode == 0, submitted.stderr + log
+    assert "run #2 queued (14 cases)" in submitted.stderr  # 4 stable once, 2 flaky 5 times
+    there = json.loads((tmp_path / "there.json").read_text())
+    assert [case["id"] for case in there["cases"]][:5] == [
+        "q0#r1",
+        "q1#r1",
+        "q2#r1",
+        "q3#r1",
+        "q4#r1",
+    ]
+    auto = there["provenance"]["repeats"]["auto"]
+    assert auto == {
+        "most": 5, "evidence_runs": 1, "cases_once": 4, "cases_most": 2, "calls": 14,
+        "uniform_calls": 30,
+    }  # fmt: skip
+    # q4 and q5 wrong on their second try only: 4 of 5; each case weighed once.
+    assert there["metrics"][0]["estimate"] == pytest.approx((2 + 0.8 + 0.8) / 6)
+    assert "each case weighed once" in there["metrics"][0]["method"]
+    # The same allocation in one process (runs #1 and #2 read): the same figures.
+    assert here.returncode == 0, here.stderr
+    here_result = json.loads((tmp_path / "here-auto.json").read_text())
+    assert here_result["provenance"]["repeats"]["auto"]["evidence_runs"] == 2
+    assert _cases(there) == _cases(here_result)
+    assert _metrics(there) == _metrics(here_result)

@@ -1,0 +1,43 @@
+"""What `repeats: auto` reads before a run: the tries of the same cases in the system's
+latest finished runs (`oloproof_core.evaluation.auto_repeats`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import oloproof_core as engine
+from runs.models import Run
+from runs.selectors.results import run_result
+from runs.selectors.runs import runs_of_cases
+
+
+def earlier_tries(
+    *,
+    project_id: int,
+    cases_digest: str,
+    system_name: str,
+    finished_before: datetime | None = None,
+) -> engine.Earlier:
+    runs = runs_of_cases(
+        project_id=project_id,
+        cases_digest=cases_digest,
+        system_name=system_name,
+        most=engine.EVIDENCE_RUNS,
+        finished_before=finished_before,
+    )
+    return engine.earlier_from(run_result(run=run) for run in runs)
+
+
+def earlier_runs_read(*, run: Run) -> int:
+    """How many earlier runs a queued auto run's allocation read: those of its cases by its
+    system finished before it was queued, at most `EVIDENCE_RUNS`."""
+    if run.dataset is None or run.release is None:
+        return 0
+    found = runs_of_cases(
+        project_id=run.project_id,
+        cases_digest=run.dataset.cases_digest,
+        system_name=run.release.system.name,
+        most=engine.EVIDENCE_RUNS,
+        finished_before=run.created_at,
+    )
+    return len(found)

@@ -256,6 +256,9 @@ class MetricComparisonOut(Schema):
     improved: list[str]
 
 
+ONCE_EACH: dict[str, int | str] = {"baseline": 1, "candidate": 1}
+
+
 class ComparisonOut(Schema):
     baseline_run: int
     candidate_run: int
@@ -272,10 +275,11 @@ class ComparisonOut(Schema):
     n_clusters: int | None
     fdr: str | None = None
     metrics: list[MetricComparisonOut]
-    repeats: dict[str, int] = Field(default_factory=lambda: {"baseline": 1, "candidate": 1})
-    """How many times each run ran each case."""
+    repeats: dict[str, int | str] = Field(default_factory=ONCE_EACH.copy)
+    """How many times each run ran each case, or "auto" (some once, some more)."""
     paired: str = "cases"
-    """What the pairs are: "cases", or "case means" for runs with different repeat counts."""
+    """What the pairs are: "cases", or "case means" for runs with different repeat counts
+    or with `repeats: auto`."""
     repeats_only_in_baseline: int = 0
     repeats_only_in_candidate: int = 0
 

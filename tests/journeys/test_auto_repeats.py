@@ -90,6 +90,10 @@ def test_auto_tries_the_flaky_cases_five_times_and_the_stable_ones_once(folder: 
     assert "6 cases (6 in both runs)" in compared.stdout
     assert "pairs: each case's mean over each run's own repeats" in compared.stdout
     assert "(auto, up to 5 → auto, up to 5 repeats per case)" in compared.stdout
+    assert "The runs repeated each case up to 5 (repeats: auto) and up to 5" in compared.stdout
+    as_json = json.loads(run_user(["oloproof", "compare", "1", "2", "--json"], folder).stdout)
+    assert as_json["paired"] == "case means"
+    assert as_json["repeats"] == {"baseline": "auto", "candidate": "auto"}
 
     (folder / "evals.py").write_text(SCRIPT, encoding="utf-8")
     ran = run_user(["python", "evals.py"], folder)

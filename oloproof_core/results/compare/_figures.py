@@ -216,11 +216,20 @@ class ComparisonFigures:
         return self.n_clusters is not None
 
     @property
+    def paired_case_means(self) -> bool:
+        """Whether the pairs are case means: the runs repeated cases different numbers of
+        times, or one ran with `repeats: auto`."""
+        return self.repeats[0] != self.repeats[1] or any(self.auto)
+
+    @property
     def case_means_note(self) -> str:
         """What the pairs are when the runs repeated each case a different number of
         times ("" when they did not)."""
-        before, after = self.repeats
-        if before == after:
+        before, after = (
+            f"up to {count} (repeats: auto)" if auto else str(count)
+            for count, auto in zip(self.repeats, self.auto, strict=True)
+        )
+        if not self.paired_case_means:
             return ""
         return (
             f"The runs repeated each case {before} and {after} times: each pair is a case's "
@@ -260,7 +269,7 @@ class ComparisonFigures:
                     ("baseline", "candidate"), self.repeats, self.auto, strict=True
                 )
             },
-            "paired": "case means" if self.repeats[0] != self.repeats[1] else "cases",
+            "paired": "case means" if self.paired_case_means else "cases",
             "repeats_only_in_baseline": len(self.repeats_only_in[0]),
             "repeats_only_in_candidate": len(self.repeats_only_in[1]),
         }

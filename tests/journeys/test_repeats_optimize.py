@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tests.journeys.conftest import REPO, optimize_in_folder
+from tests.journeys.conftest import REPO, optimize_in_folder, run_user
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.optimize_task import TASK_MODEL, model_environment, serve_task
 
@@ -62,3 +62,22 @@ def test_an_optimization_with_repeats_runs_and_proves_every_case_twice(
         assert run["case_ids"] == test_ids
         assert run["repeats"]["repeats"] == 2
         assert run["repeats"]["cases"] == len(test_ids) // 2
+
+
+def test_an_optimization_with_repeats_auto_is_refused_before_any_model_call(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    folder = tmp_path / "calc-opt"
+    shutil.copytree(REPO / "examples" / "optimize_calc", folder)
+    config = folder / "optimize.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "repeats: auto\n", encoding="utf-8")
+    serve_task(fake_openai)
+    done = run_user(
+        ["oloproof", "optimize", "optimize.yaml"], folder, **model_environment(fake_openai.base_url)
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "repeats: auto reads earlier runs of a release's cases and is not available" in (
+        done.stderr
+    )
+    assert "Traceback" not in done.stderr
+    assert fake_openai.request_count == 0

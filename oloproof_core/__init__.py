@@ -109,6 +109,8 @@ _EXPORTS: dict[str, str] = {
     "Earlier": "oloproof_core.evaluation.auto_repeats",
     "EVIDENCE_RUNS": "oloproof_core.evaluation.auto_repeats",
     "earlier_from": "oloproof_core.evaluation.auto_repeats",
+    "earlier_of": "oloproof_core.evaluation.auto_repeats",
+    "column_outcomes": "oloproof_core.evaluation.auto_repeats",
     "allocate": "oloproof_core.evaluation.auto_repeats",
     "AUTO_MOST": "oloproof_core.evaluation.auto_repeats",
     "allocated_dataset_file": "oloproof_core.evaluation.auto_repeats",
@@ -200,7 +202,9 @@ if TYPE_CHECKING:
     from oloproof_core.evaluation.auto_repeats import (
         allocated_dataset_file as allocated_dataset_file,
     )
+    from oloproof_core.evaluation.auto_repeats import column_outcomes as column_outcomes
     from oloproof_core.evaluation.auto_repeats import earlier_from as earlier_from
+    from oloproof_core.evaluation.auto_repeats import earlier_of as earlier_of
     from oloproof_core.evaluation.auto_repeats import tried_dataset as tried_dataset
     from oloproof_core.evaluation.auto_repeats import tries_of as tries_of
     from oloproof_core.evaluation.conclusion import conclude_run as conclude_run
@@ -314,6 +318,7 @@ __all__ = [
     "check_repeats",
     "check_run_config",
     "check_sandbox_support_early",
+    "column_outcomes",
     "component",
     "conclude_run",
     "config_files_check",
@@ -326,6 +331,7 @@ __all__ = [
     "dspy_metric",
     "dspy_system",
     "earlier_from",
+    "earlier_of",
     "end_process",
     "estimate_metric",
     "fewer_collections",

@@ -46,14 +46,27 @@ def try_outcomes(result: Result) -> dict[str, list[str]]:
 
     A try with a metric that has no value (the system or the judge failed) says nothing
     of the case's outcome and is left out."""
-    repeated = repeats_in(result.provenance) > 1
+    criteria = sorted({name for case in result.cases for name in case.verdicts})
+    values = [
+        [case.verdicts[name].value if name in case.verdicts else None for case in result.cases]
+        for name in criteria
+    ]
+    ids = [case.id for case in result.cases]
+    return column_outcomes(ids, values, repeated=repeats_in(result.provenance) > 1)
+
+
+def column_outcomes(
+    ids: Sequence[str], columns: Sequence[Sequence[Any]], *, repeated: bool
+) -> dict[str, list[str]]:
+    """`try_outcomes` of a run read as columns: the tries' ids, and each criterion's
+    values in their order (None or NaN: no value), criteria in a fixed order."""
     found: dict[str, list[str]] = {}
-    for case in result.cases:
-        values = [case.verdicts[name].value for name in sorted(case.verdicts)]
-        if not values or any(value is None for value in values):
+    for position, try_id in enumerate(ids):
+        values = [column[position] for column in columns]
+        if not values or any(value is None or value != value for value in values):
             continue
-        case_id = case_id_of(case.id) if repeated else case.id
-        found.setdefault(case_id, []).append(json.dumps(values))
+        case_id = case_id_of(try_id) if repeated else try_id
+        found.setdefault(case_id, []).append(json.dumps([float(value) for value in values]))
     return found
 
 
@@ -170,3 +183,8 @@ def earlier_from(results: Iterable[Result]) -> Earlier:
     """The `Earlier` of recorded runs given newest first (at most `EVIDENCE_RUNS` read)."""
     read = [try_outcomes(result) for _, result in zip(range(EVIDENCE_RUNS), results, strict=False)]
     return Earlier(runs=len(read), tries=merged_tries(read))
+
+
+def earlier_of(runs: Sequence[Mapping[str, list[str]]]) -> Earlier:
+    """The `Earlier` of runs' tries already read (`column_outcomes`), newest first."""
+    return Earlier(runs=len(runs), tries=merged_tries(runs))

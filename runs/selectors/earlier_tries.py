@@ -7,7 +7,7 @@ from datetime import datetime
 
 import oloproof_core as engine
 from runs.models import Run
-from runs.selectors.results import run_result
+from runs.selectors.case_columns import run_case_columns
 from runs.selectors.runs import runs_of_cases
 
 
@@ -25,7 +25,20 @@ def earlier_tries(
         most=engine.EVIDENCE_RUNS,
         finished_before=finished_before,
     )
-    return engine.earlier_from(run_result(run=run) for run in runs)
+    return engine.earlier_of([_tries(run) for run in runs])
+
+
+def _tries(run: Run) -> dict[str, list[str]]:
+    """A run's tries read from its value columns: a run of 100,000 cases is never made
+    whole for this."""
+    evaluators = (run.provenance or {}).get("evaluators") or []
+    criteria = sorted({str(item["criterion"]) for item in evaluators if item.get("criterion")})
+    columns = run_case_columns(run=run, criteria=criteria)
+    return engine.column_outcomes(
+        columns.ids,
+        [columns.metric_values(criterion).tolist() for criterion in criteria],
+        repeated=engine.repeats_in(run.provenance or {}) > 1,
+    )
 
 
 def earlier_runs_read(*, run: Run) -> int:

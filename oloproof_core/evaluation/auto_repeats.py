@@ -56,17 +56,36 @@ def try_outcomes(result: Result) -> dict[str, list[str]]:
 
 
 def column_outcomes(
-    ids: Sequence[str], columns: Sequence[Sequence[Any]], *, repeated: bool
+    ids: Sequence[str], columns: Sequence[Any], *, repeated: bool
 ) -> dict[str, list[str]]:
     """`try_outcomes` of a run read as columns: the tries' ids, and each criterion's
-    values in their order (None or NaN: no value), criteria in a fixed order."""
+    values in their order (None or NaN: no value), criteria in a fixed order.
+
+    Per case, not per try: a case whose tries agree gets its outcome once for each try,
+    one whose tries disagree two different outcomes, which is all `allocate` reads."""
+    import numpy as np
+
+    if not columns or not ids:
+        return {}
+    values = np.asarray(columns, dtype=np.float64).reshape(len(columns), len(ids))
+    valid = ~np.isnan(values).any(axis=0)
+    names = [case_id_of(try_id) if repeated else try_id for try_id in ids]
+    index: dict[str, int] = {}
+    codes = np.fromiter((index.setdefault(name, len(index)) for name in names), np.intp)
+    codes, values = codes[valid], values[:, valid]
+    counts = np.bincount(codes, minlength=len(index))
+    low = np.full((len(columns), len(index)), np.inf)
+    high = np.full((len(columns), len(index)), -np.inf)
+    for row in range(len(columns)):
+        np.minimum.at(low[row], codes, values[row])
+        np.maximum.at(high[row], codes, values[row])
+    agree = (low == high).all(axis=0)
     found: dict[str, list[str]] = {}
-    for position, try_id in enumerate(ids):
-        values = [column[position] for column in columns]
-        if not values or any(value is None or value != value for value in values):
-            continue
-        case_id = case_id_of(try_id) if repeated else try_id
-        found.setdefault(case_id, []).append(json.dumps([float(value) for value in values]))
+    for case_id, code in index.items():
+        if counts[code]:
+            outcome = json.dumps(low[:, code].tolist())
+            other = outcome if agree[code] else json.dumps(high[:, code].tolist())
+            found[case_id] = [outcome] * (int(counts[code]) - 1) + [other]
     return found
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import oloproof_core as engine
+from metrics.selectors import runs_value_columns
 from runs.models import Run
 from runs.selectors.case_columns import run_case_columns
 from runs.selectors.runs import runs_of_cases
@@ -29,15 +30,20 @@ def earlier_tries(
 
 
 def _tries(run: Run) -> dict[str, list[str]]:
-    """A run's tries read from its value columns: a run of 100,000 cases is never made
-    whole for this."""
+    """A run's tries, from the value columns stored when it concluded (a run of 100,000
+    cases is never made whole for this); from its verdicts when it has none."""
+    repeated = engine.repeats_in(run.provenance or {}) > 1
+    stored = runs_value_columns(run_ids=[run.pk]).get(run.pk)
+    if stored is not None:
+        names = sorted(stored.values)
+        return engine.column_outcomes(
+            stored.ids, [stored.values[name] for name in names], repeated=repeated
+        )
     evaluators = (run.provenance or {}).get("evaluators") or []
     criteria = sorted({str(item["criterion"]) for item in evaluators if item.get("criterion")})
     columns = run_case_columns(run=run, criteria=criteria)
     return engine.column_outcomes(
-        columns.ids,
-        [columns.metric_values(criterion).tolist() for criterion in criteria],
-        repeated=engine.repeats_in(run.provenance or {}) > 1,
+        columns.ids, [columns.metric_values(name) for name in criteria], repeated=repeated
     )
 
 

@@ -49,3 +49,17 @@ def test_the_second_run_reads_the_first_and_weighs_each_case_once() -> None:
     assert second["metrics"][0]["n_observed"] == 8
     row_mean = (3 + 3 + 3) / 16  # what weighing each try once would say
     assert second["metrics"][0]["estimate"] != pytest.approx(row_mean)
+
+
+def test_a_runs_columns_give_each_case_its_tries_without_the_ones_that_have_no_value() -> None:
+    from oloproof_core.evaluation.auto_repeats import column_outcomes
+
+    ids = ["a#r1", "a#r2", "b#r1", "b#r2", "c#r1", "c#r2", "d#r1"]
+    right = [1.0, 1.0, 1.0, 0.0, 1.0, None, 0.0]
+    score = [0.5, 0.5, 0.5, 0.5, 0.2, 0.2, float("nan")]
+    found = column_outcomes(ids, [right, score], repeated=True)
+    assert set(found) == {"a", "b", "c"}  # d's one try has no score
+    assert (len(found["a"]), len(set(found["a"]))) == (2, 1)
+    assert (len(found["b"]), len(set(found["b"]))) == (2, 2)
+    assert len(found["c"]) == 1  # its second try has no verdict
+    assert allocate(["a", "b", "c", "d"], found) == {"a": 1, "b": 5, "c": 5, "d": 5}

@@ -22,6 +22,7 @@ from typing import Any
 
 from bench.repeats._adaptive import adaptive_rows
 from bench.repeats._auto import auto_rows
+from bench.repeats._auto_chain import chain_rows, long_run_rows
 from bench.repeats._compare_counts import COUNTS, compare_counts_cell
 from bench.repeats._coverage import cell
 from bench.repeats._population import POPULATIONS
@@ -147,6 +148,26 @@ def _auto_flat(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _chain_flat(row: dict[str, Any]) -> dict[str, Any]:
+    auto, uniform_5 = row["auto"], row["uniform 5"]
+    return {
+        "population": row["population"][:14],
+        "cases": row["cases"],
+        "run": row["run"],
+        "auto cov": auto["coverage"],
+        "auto cov own": row["own_mean_coverage"]["auto"],
+        "k=5 cov": uniform_5["coverage"],
+        "auto width": auto["mean_width"],
+        "k=5 width": uniform_5["mean_width"],
+        "auto / k=5": row["auto_width_ratio"]["ratio"],
+        "se": row["auto_width_ratio"]["se"],
+        "auto calls": row["auto_calls_per_case"],
+        "share of k=5": row["auto_calls_share"],
+        "cases once": row["cases_once_share"],
+        "gap": f"{row['checked_gap']:.0e}",
+    }
+
+
 def _auto(reps: int, sizes: list[int]) -> list[dict[str, Any]]:
     rows = []
     for p_index, population in enumerate(POPULATIONS):
@@ -156,7 +177,24 @@ def _auto(reps: int, sizes: list[int]) -> list[dict[str, Any]]:
         "repeats: auto (1 try for cases stable in an earlier run, 5 for the rest)",
         [_auto_flat(row) for row in rows],
     )
-    return rows
+    chain = []
+    for p_index, population in enumerate(POPULATIONS):
+        for n in sizes:
+            chain += chain_rows(population, n, reps, seed=5_000 + 1_000 * p_index + n)
+    print_table(
+        "repeats: auto run after run on one unchanged release (runs 2-6 after a first auto run)",
+        [_chain_flat(row) for row in chain],
+    )
+    settled = [
+        row
+        for p_index, population in enumerate(POPULATIONS)
+        for row in long_run_rows(population, seed=6_000 + p_index)
+    ]
+    print_table(
+        "repeats: auto run after run, width / uniform 5 from the variance formula",
+        [{**row, "population": row["population"][:14]} for row in settled],
+    )
+    return rows + chain + settled
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ the tries it always makes (docs/repeats.md, "Why the allocation comes from earli
 runs"), so the further tries would buy nothing. With the allocation fixed before the
 first call, each case's mean over its own tries reads its rate without bias, and the
 release figure, the mean over cases of those means, keeps its finite-sample interval
-(`aggregate`, each case weighed once).
+(`case_weighted.py`, each case weighed once).
 
 A case tried at least twice in those runs, always with the same outcome, is tried
 once; every other case (flaky there, tried once, or new) `AUTO_MOST` times. While
@@ -33,9 +33,12 @@ if TYPE_CHECKING:
 
 AUTO_MOST = 5
 """Tries for a case whose outcome is uncertain: the uniform count whose width auto meets."""
-EVIDENCE_RUNS = 3
-"""Earlier runs read for the allocation, newest first: enough for a case tried once in
-each to show it stable, few enough that an old release's flakiness fades."""
+EVIDENCE_RUNS = 10
+"""Earlier runs read for the allocation, newest first. A flaky case whose tries happen to
+agree is tried once, and is caught when a later try differs: the longer the window, the
+longer a disagreement is remembered. With three runs, five tries of every case were
+still 0.6 % and 2.4 % narrower after thirty runs on the benchmark's populations; with
+ten, 0.05 % and 0.5 % (bench/README.md, "`repeats: auto` run after run")."""
 
 EarlierTries = Mapping[str, Sequence[str]]
 """Each case's outcomes in earlier runs, one string per try (`try_outcomes`)."""

@@ -30,20 +30,19 @@ def earlier_tries(
 
 
 def _tries(run: Run) -> dict[str, list[str]]:
-    """A run's tries, from the value columns stored when it concluded (a run of 100,000
-    cases is never made whole for this); from its verdicts when it has none."""
+    """A run's tries: each criterion's value (not its sub-scores), from the value columns
+    stored when the run concluded (a run of 100,000 cases is never made whole for this);
+    from its verdicts when it has none."""
     repeated = engine.repeats_in(run.provenance or {}) > 1
-    stored = runs_value_columns(run_ids=[run.pk]).get(run.pk)
-    if stored is not None:
-        names = sorted(stored.values)
-        return engine.column_outcomes(
-            stored.ids, [stored.values[name] for name in names], repeated=repeated
-        )
     evaluators = (run.provenance or {}).get("evaluators") or []
     criteria = sorted({str(item["criterion"]) for item in evaluators if item.get("criterion")})
-    columns = run_case_columns(run=run, criteria=criteria)
+    stored = runs_value_columns(run_ids=[run.pk]).get(run.pk)
+    if stored is not None and all(name in stored.values for name in criteria):
+        columns = [stored.values[name] for name in criteria]
+        return engine.column_outcomes(stored.ids, columns, repeated=repeated)
+    read = run_case_columns(run=run, criteria=criteria)
     return engine.column_outcomes(
-        columns.ids, [columns.metric_values(name) for name in criteria], repeated=repeated
+        read.ids, [read.metric_values(name) for name in criteria], repeated=repeated
     )
 
 

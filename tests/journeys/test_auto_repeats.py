@@ -121,3 +121,27 @@ def test_auto_is_refused_where_it_is_not_available_before_any_case_runs(folder: 
     assert decided.returncode == 3
     assert "Traceback" not in decided.stderr
     assert not (folder / "calls").exists()
+
+
+def test_an_auto_release_is_gated_on_each_cases_mean_against_the_last_one(folder: Path) -> None:
+    """The second auto run gated by a policy whose baseline is the first: its rules read
+    the case-weighted figure, and no_regression pairs each case's means."""
+    first, _ = run_auto(folder, "v1.json")
+    (folder / "release.yaml").write_text(
+        "version: 1\nbaseline: {run: v1.json}\nrules:\n  - metric: right\n    min: 0.2\n"
+        "  - metric: right\n    no_regression: {margin: 0.5}\n",
+        encoding="utf-8",
+    )
+    (folder / "gated.yaml").write_text(AUTO_CONFIG + "policy: release.yaml\n", encoding="utf-8")
+    gated = run_user(["oloproof", "run", "gated.yaml", "--json", "v2.json"], folder)
+    assert gated.returncode == 2, gated.stdout + gated.stderr  # six cases decide nothing
+    second = json.loads((folder / "v2.json").read_text(encoding="utf-8"))
+    assert second["gate"]["outcome"] == "inconclusive"
+    assert second["provenance"]["repeats"]["auto"]["calls"] == 14
+    least, no_regression = second["gate"]["rules"]
+    assert least["figures"]["estimate"] == pytest.approx((2 + 0.8) / 6)
+    # q4 and q5: 3 of 5 right, then 2 of 5 (calls 6 to 10): -0.2 each, over six cases.
+    assert no_regression["figures"]["n_pairs"] == 6
+    assert no_regression["figures"]["difference"] == pytest.approx(-0.4 / 6)
+    assert "each case's mean over each run's own repeats" in no_regression["figures"]["method"]
+    assert first["gate"] is None

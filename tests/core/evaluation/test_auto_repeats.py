@@ -63,3 +63,20 @@ def test_a_runs_columns_give_each_case_its_tries_without_the_ones_that_have_no_v
     assert (len(found["b"]), len(set(found["b"]))) == (2, 2)
     assert len(found["c"]) == 1  # its second try has no verdict
     assert allocate(["a", "b", "c", "d"], found) == {"a": 1, "b": 5, "c": 5, "d": 5}
+
+
+def test_a_datasets_own_clusters_stay_the_unit_when_cases_run_different_times() -> None:
+    rows = [
+        {"id": f"q{i}", "input": {"q": i}, "expected": {"label": "a"}, "cluster": f"doc{i // 2}"}
+        for i in range(8)
+    ]
+    store = InMemoryStore()
+    for _ in range(2):
+        result = engine.run_evaluation(
+            system=answer, dataset=rows, evaluators=[ExactMatch(criterion="right", field="label")],
+            store=store, isolation="thread", repeats="auto",
+        )  # fmt: skip
+    right = result.metrics[0]
+    assert result.provenance["repeats"]["auto"]["cases_once"] == 6
+    assert (right.n_clusters, right.n_observed) == (4, 8)
+    assert right.estimate == pytest.approx((0.6 + 0.6 + 3) / 8)

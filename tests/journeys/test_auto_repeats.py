@@ -7,11 +7,12 @@ each case once."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from tests.journeys.conftest import run_user
+from tests.journeys.conftest import run_user, user_env
 from tests.journeys.test_repeats import CONFIG, COUNTING_BOT, DATASET
 
 AUTO_CONFIG = CONFIG.replace("repeats: 3", "repeats: auto")
@@ -145,3 +146,54 @@ def test_an_auto_release_is_gated_on_each_cases_mean_against_the_last_one(folder
     assert no_regression["figures"]["difference"] == pytest.approx(-0.4 / 6)
     assert "each case's mean over each run's own repeats" in no_regression["figures"]["method"]
     assert first["gate"] is None
+
+
+NOTEBOOK_SYSTEM = """
+@system(name="wavering", version="1")
+def wavering(question):
+    # q4 and q5 wrong on their second try only; q2 and q3 always wrong.
+    me = current_case().id
+    wrong = question["q"] in (2, 3) or (question["q"] >= 4 and me.endswith("#r2"))
+    return {"label": "b" if wrong else "a"}
+"""
+
+
+def test_auto_in_a_notebook_reads_the_cell_run_before_it(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two notebook cells under a real kernel, each `evaluate(..., repeats="auto")`: the
+    second tries the four stable cases once, and the system runs protected."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    run = (
+        'result = evaluate(wavering, "data.jsonl", '
+        '[ExactMatch(criterion="right", field="label")], repeats="auto")\n'
+        'print("AUTO", json.dumps(result.provenance["repeats"]["auto"]), '
+        'result.provenance["execution"]["measurements"], result.metrics[0].estimate)'
+    )
+    cells = [
+        "import json\nfrom oloproof import current_case, evaluate, system\n"
+        "from oloproof.evaluators import ExactMatch",
+        NOTEBOOK_SYSTEM.strip(),
+        run,
+        run,
+    ]
+    for key in list(os.environ):
+        monkeypatch.delenv(key)
+    for key, value in user_env().items():
+        monkeypatch.setenv(key, value)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(
+        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": folder}}
+    ).execute()
+    said = [
+        "".join(output.get("text", "") for output in notebook.cells[index].outputs).split()
+        for index in (2, 3)
+    ]
+    first, second = (line[line.index("AUTO") + 1 :] for line in said)
+    assert json.loads(" ".join(first[:-2]))["calls"] == 30
+    allocation = json.loads(" ".join(second[:-2]))
+    assert (allocation["evidence_runs"], allocation["calls"]) == (1, 14)
+    assert second[-2] == "protected"
+    assert float(second[-1]) == pytest.approx((2 + 0.8 + 0.8) / 6)

@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
@@ -219,8 +219,9 @@ class LocalStoreOnUse:
     def find_baseline(self, system_name: str, release: str | None) -> Result | None:
         return self.opened().find_baseline(system_name, release)
 
-    def earlier_tries(self, cases_digest: str, system_name: str) -> Earlier:
-        found: Earlier = self.opened().earlier_tries(cases_digest, system_name)  # type: ignore[attr-defined]
+    def earlier_tries(self, cases_digest: str, system_name: str, source: str) -> Earlier:
+        store: Any = self.opened()
+        found: Earlier = store.earlier_tries(cases_digest, system_name, source)
         return found
 
     def run_open(self, opening: RunOpening) -> str:

@@ -252,9 +252,9 @@ class StoreProcess:
         baseline: Result | None = self._call("find_baseline", system_name, release)
         return baseline
 
-    def earlier_tries(self, cases_digest: str, system_name: str) -> Earlier:
+    def earlier_tries(self, cases_digest: str, system_name: str, source: str) -> Earlier:
         """As `DjangoStore.earlier_tries`, for `repeats: auto`."""
-        earlier: Earlier = self._call("earlier_tries", cases_digest, system_name)
+        earlier: Earlier = self._call("earlier_tries", cases_digest, system_name, source)
         return earlier
 
     def load_run(self, run_id: str) -> Result:

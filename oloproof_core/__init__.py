@@ -116,6 +116,7 @@ _EXPORTS: dict[str, str] = {
     "allocated_dataset_file": "oloproof_core.evaluation.auto_repeats",
     "tried_dataset": "oloproof_core.evaluation.auto_repeats",
     "tries_of": "oloproof_core.evaluation.auto_repeats",
+    "is_file_source": "oloproof_core.evaluation.auto_repeats",
     "with_repeat_index": "oloproof_core.evaluation.repeats",
     "start_serving_process": "oloproof_core._util.serving_process",
     "reward": "oloproof_core.cases.rewards",
@@ -205,6 +206,7 @@ if TYPE_CHECKING:
     from oloproof_core.evaluation.auto_repeats import column_outcomes as column_outcomes
     from oloproof_core.evaluation.auto_repeats import earlier_from as earlier_from
     from oloproof_core.evaluation.auto_repeats import earlier_of as earlier_of
+    from oloproof_core.evaluation.auto_repeats import is_file_source as is_file_source
     from oloproof_core.evaluation.auto_repeats import tried_dataset as tried_dataset
     from oloproof_core.evaluation.auto_repeats import tries_of as tries_of
     from oloproof_core.evaluation.conclusion import conclude_run as conclude_run
@@ -336,6 +338,7 @@ __all__ = [
     "estimate_metric",
     "fewer_collections",
     "is_auto",
+    "is_file_source",
     "json_encoder",
     "keep_from_systems",
     "load_dataset",

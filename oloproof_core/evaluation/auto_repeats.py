@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from oloproof_core._util.canonical import digest_text
 from oloproof_core.datasets.file import DatasetFile
 from oloproof_core.datasets.rows import Dataset, Row
-from oloproof_core.evaluation.repeats import case_id_of, repeat_row, repeats_in
+from oloproof_core.evaluation.repeats import case_id_of, repeat_row, repeats_in, unrepeated_digest
 
 if TYPE_CHECKING:
     from oloproof_core.results.result import Result
@@ -184,12 +184,28 @@ def allocation_figures(tries: Mapping[str, int], evidence_runs: int) -> dict[str
     }
 
 
+def of_dataset(provenance: Mapping[str, Any], cases_digest: str, source: str) -> bool:
+    """Whether a run, by its provenance, ran the dataset of `cases_digest` (at any repeat
+    count) or the file at `source` as it was then: its cases are matched by id, so a case
+    added since runs `AUTO_MOST` times, and one edited since is read by its old tries,
+    which sets how often it runs, never its figure."""
+    if unrepeated_digest(provenance) == cases_digest:
+        return True
+    return is_file_source(source) and (provenance.get("dataset") or {}).get("source") == source
+
+
+def is_file_source(source: str) -> bool:
+    """Rows given in code have a source of their own (`<rows>`), not a file's path."""
+    return bool(source) and not source.startswith("<")
+
+
 def allocated_dataset(data: Dataset, store: object, system_name: str) -> tuple[Dataset, Earlier]:
     """`data` with each case as many times as the store's earlier runs of the same cases
     by this system say (`allocate`), and what was read; every case `AUTO_MOST` times
     when the store knows of none (or keeps no runs)."""
     read = getattr(store, "earlier_tries", None)
-    earlier: Earlier = read(data.digest, system_name) if read is not None else Earlier(0, {})
+    found = None if read is None else read(data.digest, system_name, data.source)
+    earlier: Earlier = Earlier(0, {}) if found is None else found
     return tried_dataset(data, allocate((row.id for row in data.rows), earlier.tries)), earlier
 
 

@@ -131,10 +131,9 @@ class InMemoryStore:
                 del self._runs[next(iter(self._runs))]
         return run_id
 
-    def earlier_tries(self, cases_digest: str, system_name: str) -> Earlier:
-        """The tries of this system's latest runs of the same cases (`repeats: auto`)."""
-        from oloproof_core.evaluation.auto_repeats import earlier_from
-        from oloproof_core.evaluation.repeats import unrepeated_digest
+    def earlier_tries(self, cases_digest: str, system_name: str, source: str) -> Earlier:
+        """The tries of this system's latest runs of the same dataset (`repeats: auto`)."""
+        from oloproof_core.evaluation.auto_repeats import earlier_from, of_dataset
 
         with self._lock:
             runs = list(self._runs.values())
@@ -142,7 +141,7 @@ class InMemoryStore:
             result
             for result in reversed(runs)
             if (result.provenance.get("system") or {}).get("name") == system_name
-            and unrepeated_digest(result.provenance) == cases_digest
+            and of_dataset(result.provenance, cases_digest, source)
         )
 
     def find_baseline(self, system_name: str, release: str | None) -> Result | None:

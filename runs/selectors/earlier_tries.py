@@ -17,14 +17,18 @@ def earlier_tries(
     project_id: int,
     cases_digest: str,
     system_name: str,
+    source: str,
     finished_before: datetime | None = None,
 ) -> engine.Earlier:
+    """The tries of the system's latest finished runs of the dataset (by its digest at
+    any repeat count, or by its file: `engine.of_dataset`)."""
     runs = runs_of_cases(
         project_id=project_id,
         cases_digest=cases_digest,
         system_name=system_name,
         most=engine.EVIDENCE_RUNS,
         finished_before=finished_before,
+        source=source,
     )
     return engine.earlier_of([_tries(run) for run in runs])
 
@@ -57,5 +61,6 @@ def earlier_runs_read(*, run: Run) -> int:
         system_name=run.release.system.name,
         most=engine.EVIDENCE_RUNS,
         finished_before=run.created_at,
+        source=run.dataset.source,
     )
     return len(found)

@@ -11,6 +11,7 @@ from typing import Any
 from django.db.models import F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
+import oloproof_core as engine
 from metrics.models import MetricEstimate
 from runs.access import Actor, datasets_visible, run_for, runs_visible, systems_visible
 from runs.errors import NotFoundError
@@ -245,13 +246,16 @@ def runs_of_cases(
     system_name: str,
     most: int,
     finished_before: datetime | None = None,
+    source: str = "",
 ) -> list[Run]:
     """A system's `most` latest finished runs of the same cases (one dataset at any repeat
-    count), newest first: what `repeats: auto` reads (those finished before a run was
-    queued, for the run it allocated)."""
+    count, or the same file as it was then), newest first: what `repeats: auto` reads
+    (those finished before a run was queued, for the run it allocated)."""
     same_cases = Q(dataset__unrepeated_digest=cases_digest) | Q(
         dataset__unrepeated_digest="", dataset__digest=cases_digest
     )
+    if engine.is_file_source(source):
+        same_cases |= Q(dataset__source=source)
     finished = Run.objects.filter(
         same_cases,
         project_id=project_id,

@@ -181,13 +181,16 @@ class DjangoStore:
 
         return outside_event_loop(find)
 
-    def earlier_tries(self, cases_digest: str, system_name: str) -> Earlier:
+    def earlier_tries(self, cases_digest: str, system_name: str, source: str) -> Earlier:
         """The tries of this system's latest finished runs of the same cases, at any
         repeat count, for `repeats: auto` (`oloproof_core.evaluation.auto_repeats`)."""
 
         return outside_event_loop(
             lambda: earlier_tries(
-                project_id=self._project().pk, cases_digest=cases_digest, system_name=system_name
+                project_id=self._project().pk,
+                cases_digest=cases_digest,
+                system_name=system_name,
+                source=source,
             )
         )
 

@@ -129,6 +129,7 @@ def _allocated(checked: engine.CheckedRunConfig, *, project_id: int) -> engine.D
         project_id=project_id,
         cases_digest=checked.dataset.digest,
         system_name=str(getattr(checked.config.system, "name", "")),
+        source=checked.dataset.source,
         finished_before=timezone.now(),
     )
     return engine.allocated_dataset_file(checked.dataset, earlier)
@@ -201,6 +202,7 @@ def run_dataset_load(*, run: Run, config: engine.RunConfig) -> engine.Dataset:
                 project_id=run.project_id,
                 cases_digest=data.digest,
                 system_name=str(getattr(config.system, "name", "")),
+                source=data.source,
                 finished_before=run.created_at,
             )
             return engine.tried_dataset(

@@ -197,3 +197,20 @@ def test_auto_in_a_notebook_reads_the_cell_run_before_it(
     assert (allocation["evidence_runs"], allocation["calls"]) == (1, 14)
     assert second[-2] == "protected"
     assert float(second[-1]) == pytest.approx((2 + 0.8 + 0.8) / 6)
+
+
+def test_a_case_added_to_the_file_runs_five_times_and_the_others_as_before(
+    folder: Path,
+) -> None:
+    """The dataset file grows by a case between runs: its digest changes, but the earlier
+    runs of the same file still say which of its cases are stable."""
+    run_auto(folder, "first.json")
+    added = {"id": "q6", "input": {"q": 6}, "expected": {"label": "a"}}
+    with (folder / "data.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(added) + "\n")
+    grown, report = run_auto(folder, "grown.json")
+    auto = grown["provenance"]["repeats"]["auto"]
+    assert (auto["evidence_runs"], auto["cases_once"], auto["cases_most"]) == (1, 4, 3)
+    assert (folder / "calls" / "q6.log").read_text().splitlines() == ["call"] * 5
+    assert calls(folder)["q0"] == 6
+    assert "3 of 7 cases ran 5 times" in report

@@ -62,6 +62,23 @@ def run_user(
     )
 
 
+def notebook_printed(cells: list[str], folder: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """`cells` run in order in a notebook under a real Python kernel, started in `folder`
+    with the user's environment only: what each cell printed."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    for key in list(os.environ):
+        monkeypatch.delenv(key)
+    for key, value in user_env().items():
+        monkeypatch.setenv(key, value)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(
+        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": folder}}
+    ).execute()
+    return ["".join(output.get("text", "") for output in cell.outputs) for cell in notebook.cells]
+
+
 @pytest.fixture
 def user_folder(tmp_path: Path) -> Path:
     """An empty folder of the user's, outside the repository, with the README's data."""

@@ -7,12 +7,11 @@ each case once."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.journeys.conftest import run_user, user_env
+from tests.journeys.conftest import notebook_printed, run_user
 from tests.journeys.test_repeats import CONFIG, COUNTING_BOT, DATASET
 
 AUTO_CONFIG = CONFIG.replace("repeats: 3", "repeats: auto")
@@ -163,9 +162,6 @@ def test_auto_in_a_notebook_reads_the_cell_run_before_it(
 ) -> None:
     """Two notebook cells under a real kernel, each `evaluate(..., repeats="auto")`: the
     second tries the four stable cases once, and the system runs protected."""
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
     run = (
         'result = evaluate(wavering, "data.jsonl", '
         '[ExactMatch(criterion="right", field="label")], repeats="auto")\n'
@@ -179,18 +175,7 @@ def test_auto_in_a_notebook_reads_the_cell_run_before_it(
         run,
         run,
     ]
-    for key in list(os.environ):
-        monkeypatch.delenv(key)
-    for key, value in user_env().items():
-        monkeypatch.setenv(key, value)
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    nbclient.NotebookClient(
-        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": folder}}
-    ).execute()
-    said = [
-        "".join(output.get("text", "") for output in notebook.cells[index].outputs).split()
-        for index in (2, 3)
-    ]
+    said = [printed.split() for printed in notebook_printed(cells, folder, monkeypatch)[2:]]
     first, second = (line[line.index("AUTO") + 1 :] for line in said)
     assert json.loads(" ".join(first[:-2]))["calls"] == 30
     allocation = json.loads(" ".join(second[:-2]))

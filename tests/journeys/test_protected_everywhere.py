@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.journeys.conftest import readme_block, run_user, user_env
+from tests.journeys.conftest import notebook_printed, readme_block, run_user
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists("/usr/bin/bwrap"), reason="the sandbox needs bubblewrap (scripts/test.sh)"
@@ -172,9 +172,6 @@ def test_a_system_defined_in_a_pytest_test_runs_protected(user_folder: Path) -> 
 
 
 def test_a_notebook_cell_runs_protected(user_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
     (user_folder / "metric.py").write_text(REWARD_METRIC, encoding="utf-8")
     cells = [
         "from oloproof import evaluate, system\nfrom oloproof.evaluators import MetricFile",
@@ -182,17 +179,7 @@ def test_a_notebook_cell_runs_protected(user_folder: Path, monkeypatch: pytest.M
         'result = evaluate(label_only, "data/example.jsonl", '
         '[MetricFile("metric.py", criterion="asc")])\n' + REPORT,
     ]
-    for key in list(os.environ):
-        monkeypatch.delenv(key)
-    for key, value in user_env().items():
-        monkeypatch.setenv(key, value)
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    nbclient.NotebookClient(
-        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": user_folder}}
-    ).execute()
-
-    printed = "".join(output.get("text", "") for output in notebook.cells[2].outputs)
-    found = report(printed)
+    found = report(notebook_printed(cells, user_folder, monkeypatch)[2])
     assert (found["measurements"], found["start"]) == ("protected", "value")
     assert_speed_and_cost_scored(found)
 

@@ -199,14 +199,17 @@ def is_file_source(source: str) -> bool:
     return bool(source) and not source.startswith("<")
 
 
-def allocated_dataset(data: Dataset, store: object, system_name: str) -> tuple[Dataset, Earlier]:
+def allocated_dataset(
+    data: Dataset, store: object, system_name: str
+) -> tuple[Dataset, dict[str, int], int]:
     """`data` with each case as many times as the store's earlier runs of the same cases
-    by this system say (`allocate`), and what was read; every case `AUTO_MOST` times
-    when the store knows of none (or keeps no runs)."""
+    by this system say, each case's tries, and how many runs were read; every case
+    `AUTO_MOST` times when the store knows of none (or keeps no runs)."""
     read = getattr(store, "earlier_tries", None)
     found = None if read is None else read(data.digest, system_name, data.source)
     earlier: Earlier = Earlier(0, {}) if found is None else found
-    return tried_dataset(data, allocate((row.id for row in data.rows), earlier.tries)), earlier
+    tries = allocate((row.id for row in data.rows), earlier.tries)
+    return tried_dataset(data, tries), tries, earlier.runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,8 +222,9 @@ class Earlier:
 
 def earlier_from(results: Iterable[Result]) -> Earlier:
     """The `Earlier` of recorded runs given newest first (at most `EVIDENCE_RUNS` read)."""
-    read = [try_outcomes(result) for _, result in zip(range(EVIDENCE_RUNS), results, strict=False)]
-    return Earlier(runs=len(read), tries=merged_tries(read))
+    return earlier_of(
+        [try_outcomes(result) for _, result in zip(range(EVIDENCE_RUNS), results, strict=False)]
+    )
 
 
 def earlier_of(runs: Sequence[Mapping[str, list[str]]]) -> Earlier:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from oloproof_core.datasets.dataset import load_dataset
 from oloproof_core.datasets.rows import Dataset
 from oloproof_core.errors import ConfigError, DeclarationError
-from oloproof_core.evaluation.auto_repeats import AUTO_MOST, allocated_dataset, tries_of
+from oloproof_core.evaluation.auto_repeats import AUTO_MOST, allocated_dataset
 from oloproof_core.evaluation.repeats import (
     AUTO,
     check_judge_repeats,
@@ -162,8 +162,7 @@ def load_for_plan(
         plan.hidden_paths = (*plan.hidden_paths, os.fspath(dataset))
     if not plan.auto_repeats:
         return repeated_dataset(data, plan.repeats)
-    tried, earlier = allocated_dataset(data, store, plan.release.name)
-    plan.tries, plan.evidence_runs = tries_of(row.id for row in tried.rows), earlier.runs
+    tried, plan.tries, plan.evidence_runs = allocated_dataset(data, store, plan.release.name)
     return tried
 
 

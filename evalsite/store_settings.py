@@ -8,6 +8,11 @@ are left out: Django's set-up, the longest part of a small recorded run, imports
 a sixth less. A database it migrates first gets those apps' tables from the next
 process with the full settings (the dashboard, a worker, any other command), which
 migrates what is still pending.
+
+Nor does it configure logging: Django's default configuration alone imports its error
+pages for the admins' mail handler. What the process has to say reaches the run as an
+answer on its pipe; a warning logged there still reaches standard error through
+Python's own last-resort handler.
 """
 
 from evalsite.settings import *  # noqa: F403
@@ -15,3 +20,4 @@ from evalsite.settings import INSTALLED_APPS as _ALL_APPS
 
 RECORDING_APPS = ("django.contrib.auth", "django.contrib.contenttypes", "runs", "metrics")
 INSTALLED_APPS = [app for app in _ALL_APPS if app in RECORDING_APPS]
+LOGGING_CONFIG = None

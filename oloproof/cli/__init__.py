@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from oloproof._store import start_store_early
 from oloproof.cli import _exit_codes
-from oloproof_core import OloproofError, __version__, end_process
+from oloproof_core import OloproofError, __version__, check_sandbox_support_early, end_process
 
 COMMANDS = (
     "_run",
@@ -75,12 +75,17 @@ def command() -> NoReturn:
         "run": "--submit" not in arguments,
         "optimize": not {"--submit", "--no-record"} & set(arguments),
     }
-    if uses_store.get(arguments[0] if arguments else "", False) and not asks_help:
+    named = arguments[0] if arguments else ""
+    if uses_store.get(named, False) and not asks_help:
         # Opening the store takes longest: its process starts before the command line
         # is read and the subcommands are loaded (one never used is stopped at exit).
         # A data folder it cannot use is said by the command, as its error.
         with contextlib.suppress(OloproofError):
             start_store_early()
+    if named == "run" and not asks_help:
+        # A run's code is read, and its system run, in a sandbox: whether one can be made
+        # here is tried (bubblewrap started twice) while the subcommand is loaded.
+        check_sandbox_support_early()
     end_process(main())
 
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from oloproof_core.execution.isolation._errors import IsolationError
     from oloproof_core.execution.isolation._hooks import CaseHook
     from oloproof_core.execution.isolation._keeper import MAX_WARMUP_FAILURES, WARMUP_TIMEOUT_S
+    from oloproof_core.execution.isolation._kept_paths import keep_from_systems
     from oloproof_core.execution.isolation._metered import (
         GATEWAY_URL_VARIABLE,
         MeteredPool,
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
         SandboxSupport,
         UnprotectedRunWarning,
         check_sandbox_support_early,
-        keep_from_systems,
         sandbox_mode,
         sandbox_support,
     )
@@ -55,7 +55,7 @@ _EXPORTS: dict[str, str] = {
     "SandboxSupport": "._sandbox_choice",
     "UnprotectedRunWarning": "._sandbox_choice",
     "check_sandbox_support_early": "._sandbox_choice",
-    "keep_from_systems": "._sandbox_choice",
+    "keep_from_systems": "._kept_paths",
     "sandbox_mode": "._sandbox_choice",
     "sandbox_support": "._sandbox_choice",
     "DEFAULT_MEMORY_LIMIT_MB": "._sizing",

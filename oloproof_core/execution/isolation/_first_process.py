@@ -22,12 +22,10 @@ import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from oloproof_core.execution.isolation._kept_paths import kept_from_systems
 from oloproof_core.execution.isolation._metered_env import gateway_and_sandbox, metered_environment
 from oloproof_core.execution.isolation._process import ChildProcess, stop_children
-from oloproof_core.execution.isolation._sandbox_choice import (
-    SandboxChoice,
-    kept_from_systems,
-)
+from oloproof_core.execution.isolation._sandbox_choice import SandboxChoice
 from oloproof_core.execution.isolation._sandbox_paths import plan_binds, within
 
 if TYPE_CHECKING:

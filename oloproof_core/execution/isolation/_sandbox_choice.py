@@ -4,7 +4,7 @@
 turns the mode asked for (`SANDBOX_MODES`) into a `Sandbox` or a reason there is none,
 warning (`UnprotectedRunWarning`) or refusing (`required`) where none can be made.
 Beside the sandbox, the parent keeps its memory private (`keep_memory_private`) and
-registers the paths every sandbox must hide (`keep_from_systems`).
+registers the paths every sandbox must hide (`keep_from_systems`, from `_kept_paths`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 from oloproof_core.errors import ConfigError, SandboxFloorError
 from oloproof_core.execution.isolation._caps import SandboxCaps
+from oloproof_core.execution.isolation._kept_paths import kept_from_systems
 from oloproof_core.execution.isolation._sandbox import SANDBOX_USER, Sandbox
 
 SANDBOX_MODES = ("auto", "required", "off")
@@ -28,19 +29,6 @@ SANDBOX_MODES = ("auto", "required", "off")
 refuse to run without one; `off`: processes without a sandbox (marked not protected)."""
 
 _PROBE_TIMEOUT_S = 20.0
-
-_kept_from_systems: set[str] = set()
-
-
-def keep_from_systems(*paths: str | os.PathLike[str]) -> None:
-    """Hide these paths from every sandbox this process makes from now on: the store's
-    folder and file, which no run's system has any business reading."""
-    _kept_from_systems.update(os.path.abspath(os.fspath(path)) for path in paths)
-
-
-def kept_from_systems() -> tuple[str, ...]:
-    """The paths every sandbox made from now on hides (`keep_from_systems`)."""
-    return tuple(_kept_from_systems)
 
 
 @dataclass(frozen=True)
@@ -230,7 +218,7 @@ class SandboxChoice:
             return choice
         keep_memory_private()
         socket_path = gateway_socket() if gateway_socket is not None else None
-        hidden = [*hidden, *_kept_from_systems]
+        hidden = [*hidden, *kept_from_systems()]
         sandbox = Sandbox(
             tool=support.tool,
             hidden=hidden,

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from django.contrib.auth.models import User
 from django.db import close_old_connections, transaction
@@ -19,23 +19,10 @@ from django.utils import timezone
 
 from metrics.selectors import cached_verdicts_get
 from metrics.services import cached_verdicts_put
-from oloproof_core import (
-    CacheEntry,
-    CaseResult,
-    Earlier,
-    OloproofError,
-    Result,
-    RunOpening,
-    Verdict,
-    fewer_collections,
-)
+from oloproof_core import OloproofError, fewer_collections
 from runs.access import LOCAL
 from runs.errors import NotFoundError
 from runs.models import Project, Run
-from runs.selectors.earlier_tries import earlier_tries
-from runs.selectors.gates import baseline_run_find
-from runs.selectors.results import run_result
-from runs.selectors.runs import run_get
 from runs.writers.projects import project_default_ensure, project_ensure
 from runs.writers.recording import (
     chunk_cases_record,
@@ -45,6 +32,9 @@ from runs.writers.recording import (
     run_open_record,
     run_record,
 )
+
+if TYPE_CHECKING:
+    from oloproof_core import CacheEntry, CaseResult, Earlier, Result, RunOpening, Verdict
 
 T = TypeVar("T")
 
@@ -172,6 +162,10 @@ class DjangoStore:
 
     def find_baseline(self, system_name: str, release: str | None = None) -> Result | None:
         """The latest successful run of `release`; without one, the last approved run."""
+        # Here and below, what reads runs back loads when first asked for: most runs never
+        # do, and the store's set-up is what a small recorded run waits for.
+        from runs.selectors.gates import baseline_run_find
+        from runs.selectors.results import run_result
 
         def find() -> Result | None:
             run = baseline_run_find(
@@ -184,6 +178,7 @@ class DjangoStore:
     def earlier_tries(self, cases_digest: str, system_name: str, source: str) -> Earlier:
         """The tries of this system's latest finished runs of the same cases, at any
         repeat count, for `repeats: auto` (`oloproof_core.evaluation.auto_repeats`)."""
+        from runs.selectors.earlier_tries import earlier_tries
 
         return outside_event_loop(
             lambda: earlier_tries(
@@ -196,6 +191,8 @@ class DjangoStore:
 
     def load_run(self, run_id: str) -> Result:
         """A recorded run by its id, as the engine's Result (for baselines, gates, `load`)."""
+        from runs.selectors.results import run_result
+        from runs.selectors.runs import run_get
 
         def load() -> Result:
             try:

@@ -112,9 +112,6 @@ def _metric_figures(
 ) -> dict[str, Any]:
     per_case = [_Case(case_id, found) for case_id, found in outcomes.items()]
     complete = [case for case in per_case if len(case.passes) == k]
-    flaky = [case for case in per_case if len(set(case.passes)) == 2]
-    stable_pass = sum(1 for case in complete if all(case.passes))
-    stable_fail = sum(1 for case in complete if not any(case.passes))
     from oloproof_core import stats
 
     return {
@@ -126,11 +123,7 @@ def _metric_figures(
         "pass_all_k": _mean_over_cases(
             per_case, complete, lambda c: stats.pass_all_k(k, c, k), confidence
         ),
-        "stable_pass": stable_pass,
-        "stable_fail": stable_fail,
-        "flaky": len(flaky),
-        "flaky_cases": sorted(case.id for case in flaky)[:FLAKY_LISTED],
-        "incomplete": len(per_case) - stable_pass - stable_fail - len(flaky),
+        **_stability(per_case, complete),
     }
 
 
@@ -141,17 +134,21 @@ def _auto_figures(criterion: str, outcomes: Outcomes) -> dict[str, Any]:
     once = [case for case in per_case if len(case.outcomes) == 1]
     several = [case for case in per_case if len(case.outcomes) > 1]
     complete = [case for case in several if len(case.passes) == len(case.outcomes)]
-    flaky = [case for case in several if len(set(case.passes)) == 2]
+    return {"metric": criterion, **_stability(several, complete), "tried_once": len(once)}
+
+
+def _stability(cases: Sequence[_Case], complete: Sequence[_Case]) -> dict[str, Any]:
+    """Among `cases`, the complete ones (a verdict for every try) that always passed or
+    always failed, the flaky ones (both outcomes), and the rest (incomplete)."""
+    flaky = [case for case in cases if len(set(case.passes)) == 2]
     stable_pass = sum(1 for case in complete if all(case.passes))
     stable_fail = sum(1 for case in complete if not any(case.passes))
     return {
-        "metric": criterion,
         "stable_pass": stable_pass,
         "stable_fail": stable_fail,
         "flaky": len(flaky),
         "flaky_cases": sorted(case.id for case in flaky)[:FLAKY_LISTED],
-        "incomplete": len(several) - stable_pass - stable_fail - len(flaky),
-        "tried_once": len(once),
+        "incomplete": len(cases) - stable_pass - stable_fail - len(flaky),
     }
 
 

@@ -29,7 +29,8 @@ def command() -> NoReturn:
         "optimize": not {"--submit", "--no-record"} & set(arguments),
     }
     named = arguments[0] if arguments else ""
-    if uses_store.get(named, False) and not asks_help:
+    runs_here = uses_store.get(named, False) and not asks_help
+    if runs_here:
         # Opening the store takes longest: its process starts before the command line
         # is read and the subcommands are loaded (one never used is stopped at exit).
         # A data folder it cannot use is said by the command, as its error.
@@ -38,7 +39,7 @@ def command() -> NoReturn:
 
         with contextlib.suppress(OloproofError):
             start_store_early()
-    if named == "run" and not asks_help:
+    if runs_here and named == "run":
         # A run's code is read, and its system run, in a sandbox: whether one can be made
         # here is tried (bubblewrap started twice) while the subcommand is loaded.
         from oloproof_core import check_sandbox_support_early

@@ -58,6 +58,7 @@ class _CheckedOnce:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._answer: SandboxSupport | None = None
+        self._under_way = False
 
     def __call__(self) -> SandboxSupport:
         """Probe once per process: find bubblewrap and run a sandbox that runs `true`."""
@@ -70,9 +71,17 @@ class _CheckedOnce:
     def known(self) -> bool:
         return self._answer is not None
 
+    def check_in_background(self) -> None:
+        """Start the check in a thread of its own, unless it is known or under way (the
+        command starts it as it begins, and a run asks again as it reads its config)."""
+        if self._answer is None and not self._under_way:
+            self._under_way = True
+            threading.Thread(target=self, name="oloproof-sandbox-check", daemon=True).start()
+
     def cache_clear(self) -> None:
         with self._lock:
             self._answer = None
+            self._under_way = False
 
 
 sandbox_support = _CheckedOnce()
@@ -82,8 +91,8 @@ def check_sandbox_support_early() -> None:
     """Start `sandbox_support` in a thread of its own now, for a command that will ask it
     soon: its trial sandbox (bubblewrap started twice, tens of milliseconds of waiting)
     then runs while the command reads its config instead of before its first process."""
-    if os.environ.get("OLOPROOF_SANDBOX") != "off" and not sandbox_support.known:
-        threading.Thread(target=sandbox_support, name="oloproof-sandbox-check", daemon=True).start()
+    if os.environ.get("OLOPROOF_SANDBOX") != "off":
+        sandbox_support.check_in_background()
 
 
 def _checked_support() -> SandboxSupport:

@@ -63,16 +63,26 @@ def _pending() -> bool:
 
     Planning `migrate` loads every migration module and builds the graph (about a
     tenth of a second per command). One query comparing the applied names with the
-    files on disk settles the usual case, a current database; anything else (a fresh
-    database, a new migration, a squashed one) is left to Django's own planner.
+    files on disk settles the usual case, a current database; a database without a
+    single table is new, which the first use of every store asks about twice; anything
+    else (a new migration, a squashed one) is left to Django's own planner.
     """
     applied = migrations_applied()
     if applied is not None and migrations_on_disk() <= applied:
         return False
+    if applied is None and _without_tables():
+        return True  # a new store: every migration is pending, no plan needed to say so
     from django.db.migrations.executor import MigrationExecutor
 
     executor = MigrationExecutor(connections[DEFAULT_DB_ALIAS])
     return bool(executor.migration_plan(executor.loader.graph.leaf_nodes()))
+
+
+def _without_tables() -> bool:
+    """True for a database that holds no table at all (an error is raised, not guessed)."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    with connection.cursor() as cursor:
+        return not connection.introspection.table_names(cursor)
 
 
 def _migrate() -> None:

@@ -22,11 +22,15 @@ OPEN_STORE = (
 )
 
 
-def open_store(data_dir: Path) -> dict[str, bool]:
-    """Open the default store in a fresh process on `data_dir`'s embedded database."""
+def open_store(data_dir: Path, cache: Path | None = None) -> dict[str, bool]:
+    """Open the default store in a fresh process on `data_dir`'s embedded database;
+    `cache`: the user's cache folder, where the schema template is kept."""
+    env = embedded_store_env(data_dir)
+    if cache is not None:
+        env["XDG_CACHE_HOME"] = str(cache)
     done = subprocess.run(
         [sys.executable, "-c", OPEN_STORE],
-        env=embedded_store_env(data_dir),
+        env=env,
         capture_output=True,
         text=True,
         timeout=300,
@@ -36,18 +40,33 @@ def open_store(data_dir: Path) -> dict[str, bool]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_a_fresh_store_is_migrated_and_a_current_one_is_not_planned_again(tmp_path) -> None:
-    first = open_store(tmp_path)
-    with sqlite3.connect(tmp_path / "oloproof.sqlite3") as database:
-        applied = {
-            tuple(row) for row in database.execute("SELECT app, name FROM django_migrations")
+def _applied(database: Path) -> set[tuple[str, str]]:
+    with sqlite3.connect(database) as connection:
+        return {
+            (str(app), str(name))
+            for app, name in connection.execute("SELECT app, name FROM django_migrations")
         }
-    assert first["planned"]
-    assert ("runs", "0001_initial") in applied
 
-    second = open_store(tmp_path)
 
-    assert not second["planned"]
+def test_a_fresh_store_is_migrated_and_a_current_one_is_not_planned_again(tmp_path) -> None:
+    cache = tmp_path / "cache"
+    first = open_store(tmp_path / "store", cache)
+
+    assert first["planned"]  # no template yet: migrated one migration after another
+    assert ("runs", "0001_initial") in _applied(tmp_path / "store" / "oloproof.sqlite3")
+    assert not open_store(tmp_path / "store", cache)["planned"]
+
+
+def test_a_new_store_copied_from_the_template_plans_no_migration(tmp_path) -> None:
+    cache = tmp_path / "cache"
+    open_store(tmp_path / "first", cache)  # migrates, and keeps the template
+
+    copied = open_store(tmp_path / "second", cache)
+
+    assert not copied["planned"]
+    migrated = _applied(tmp_path / "first" / "oloproof.sqlite3")
+    assert _applied(tmp_path / "second" / "oloproof.sqlite3") == migrated
+    assert migrations_on_disk() <= migrated
 
 
 def test_a_store_missing_one_migration_is_noticed(tmp_path) -> None:

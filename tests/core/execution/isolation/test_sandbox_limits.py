@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 
 import pytest
 
@@ -189,6 +190,31 @@ def test_memory_held_across_forked_children_is_capped_for_the_sandbox_as_a_whole
     assert cases["small"].output == {"held_mb": 10}
     caps = result.provenance["execution"]["sandbox"]["caps"]
     assert caps["memory"].startswith("256 MiB for all its processes together")
+
+
+def _sandbox_leftovers() -> set[str]:
+    """This process's sandbox cgroups, and the sandboxes' private folders."""
+    mine = f"oloproof-{os.getpid()}-"
+    cgroups = {
+        os.path.join(parent.folder, name)
+        for parent in cgroup_parents().values()
+        for name in os.listdir(parent.folder)
+        if name.startswith(mine)
+    }
+    temp = tempfile.gettempdir()
+    made = {os.path.join(temp, name) for name in os.listdir(temp) if "oloproof-sandbox-" in name}
+    return cgroups | made
+
+
+def test_a_run_leaves_no_cgroup_or_folder_of_its_sandbox_behind():
+    before = _sandbox_leftovers()
+    rows = [{"id": f"c{i}", "input": {"count": 2}} for i in range(3)]
+
+    result = run(probes.start_processes, rows, concurrency=2)
+
+    assert [case.output for case in result.cases] == [{"started": 2}] * 3
+    assert result.provenance["execution"]["sandbox"]["caps"]["processes"]
+    assert _sandbox_leftovers() - before == set()
 
 
 def test_an_output_over_the_reply_cap_is_missing_and_never_kept(monkeypatch):

@@ -114,24 +114,47 @@ class MeasuredFigure:
             "confidence": self.confidence,
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MeasuredFigure:
+        """The figure `to_dict` wrote."""
+        interval = data["interval"]
+        upper = math.inf if data.get("unbounded") else interval["upper"]
+        return cls(
+            name=data["metric"],
+            estimate=data["estimate"],
+            interval=Interval(interval["lower"], upper),
+            n_observed=data["n_observed"],
+            n_missing=data["n_missing"],
+            method=data["method"],
+            confidence=data["confidence"],
+        )
 
-def case_figures(result: MeasuredRun, success: str | None = None) -> CaseFigures:
-    """The run's per-case latency, cost and success; NotMeasuredError if it has none."""
+
+def case_figures(
+    result: MeasuredRun, success: str | None = None, *, with_success: bool = True
+) -> CaseFigures:
+    """The run's per-case latency, cost and success (none without `with_success`, which
+    reads every case's verdicts); NotMeasuredError if it has none."""
     cases = result.cases
     if not cases or (isinstance(cases, CaseColumns) and not cases.keeps_measurements()):
         raise NotMeasuredError(
             "this result carries no case measurements (it was saved without its cases, or "
             "read from value columns that keep none), so it has no latencies or costs to read"
         )
-    criteria = [success] if success is not None else pass_fail_criteria(result)
+    if not with_success:
+        criteria = []
+    else:
+        criteria = [success] if success is not None else pass_fail_criteria(result)
     if isinstance(cases, CaseColumns):
         return _column_figures(cases, criteria)
-    latency = [
-        math.nan if c.error is not None or c.latency_ms is None else c.latency_ms for c in cases
-    ]
-    if all(case.latency_ms is None for case in cases):
+    timed = [case.latency_ms for case in cases]
+    if timed.count(None) == len(timed):
         raise NotMeasuredError(f"none of the run's {len(cases)} cases has a measured latency")
-    cost = [math.nan if c.cost_usd is None else c.cost_usd for c in cases]
+    latency = [
+        math.nan if ms is None or case.error is not None else ms
+        for case, ms in zip(cases, timed, strict=True)
+    ]
+    cost = [math.nan if usd is None else usd for usd in (case.cost_usd for case in cases)]
     return CaseFigures(
         ids=[case.id for case in cases],
         latency=latency,

@@ -43,14 +43,16 @@ def stated_cap(result: MeasuredRun) -> float | None:
 def measured_figures(result: MeasuredRun, confidence: float) -> list[MeasuredFigure]:
     """Every figure the run gives; none when its cases carry no measurements."""
     try:
-        figures = case_figures(result)
+        figures = case_figures(result, with_success=False)
     except NotMeasuredError:
         return []
     cap = stated_cap(result)
     # A run whose system made no priced model call has nothing to say of cost (each case
     # $0) unless its policy asks; else the figures would be noise, and NumPy, which they
-    # need, stays unloaded.
+    # need, stays unloaded. Nor then are its verdicts read for which cases succeeded.
     priced = any(cost > 0 for cost in figures.cost) or bool(_cost_rules(result))
+    if priced:
+        figures = case_figures(result)
     found = []
     for name in FIGURES:
         if name in COSTS and not priced:
@@ -79,6 +81,19 @@ def measured_dicts(result: MeasuredRun) -> list[dict[str, Any]]:
     return [figure.to_dict() for figure in measured_figures(result, _level(result))]
 
 
+def _concluded_figures(result: MeasuredRun, level: float) -> list[MeasuredFigure]:
+    """The figures the run's conclusion kept in its provenance (as its result file and
+    recorded run hold them), read back rather than worked out again from every case."""
+    kept = result.provenance.get("measured")
+    if (
+        isinstance(kept, list)
+        and kept
+        and all(isinstance(item, dict) and item.get("confidence") == level for item in kept)
+    ):
+        return [MeasuredFigure.from_dict(item) for item in kept]
+    return measured_figures(result, level)
+
+
 def _level(result: MeasuredRun) -> float:
     level = result.provenance.get("confidence")
     if isinstance(level, (int, float)) and 0 < level < 1:
@@ -97,7 +112,7 @@ def _number(value: float | None, name: str) -> str:
 def measured_lines(result: MeasuredRun) -> list[str]:
     """The terminal report's block: each figure, its interval and what it is over."""
     level = _level(result)
-    figures = measured_figures(result, level)
+    figures = _concluded_figures(result, level)
     if not figures:
         return []
     lines = ["", f"latency and cost (measured by oloproof, {100 * level:.3g}% intervals):"]
@@ -125,7 +140,7 @@ def measured_html(result: MeasuredRun) -> str:
         f"<td>[{html.escape(_number(f.interval.lower, f.name))}, "
         f"{html.escape(_number(f.interval.upper, f.name))}]</td><td>{f.n_observed}</td>"
         f"<td>{f.n_missing}</td></tr>"
-        for f in measured_figures(result, level)
+        for f in _concluded_figures(result, level)
     )
     if not rows:
         return ""

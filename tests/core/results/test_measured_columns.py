@@ -103,3 +103,24 @@ def test_value_columns_that_keep_no_measurements_say_so() -> None:
     with pytest.raises(PolicyError, match="read from value columns that keep none"):
         gate.decide(result)
     assert math.isnan(as_columns(judged_cases(3, 1)).latency[0])
+
+
+def test_the_report_reads_the_figures_the_conclusion_kept() -> None:
+    from oloproof_core.results.measured_text import measured_html, measured_lines
+
+    result = conclude(measured_cases(200, 3), policy=policy(MEAN_COST))
+    kept = result.provenance["measured"]
+    lines, table = measured_lines(result), measured_html(result)
+    # Worked out again from every case, the block is the same.
+    del result.provenance["measured"]
+    assert measured_lines(result) == lines
+    assert measured_html(result) == table
+    # What the report shows is what the conclusion kept (the result file's figures):
+    # a kept figure changed shows changed.
+    result.provenance["measured"] = [dict(item) for item in kept]
+    result.provenance["measured"][0]["estimate"] = 12345.0
+    assert "latency_p50_ms: 12,345.0 [" in "\n".join(measured_lines(result))
+    # Kept at another level, they are worked out afresh at the run's.
+    for item in result.provenance["measured"]:
+        item["confidence"] = 0.5
+    assert measured_lines(result) == lines

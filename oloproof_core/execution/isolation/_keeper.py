@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import select
 import time
+from typing import Self
 
 from oloproof_core.execution.isolation._bindings import BoundInProcesses
 from oloproof_core.execution.isolation._by_value import how_system_travels, loading_failed
@@ -75,6 +76,12 @@ class ProcessKeeper:
         for slot in self._slots:
             if slot.state == "stopped" and slot.failures < MAX_WARMUP_FAILURES:
                 self._occupy(slot)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def close(self) -> None:
         """Stop every process: ask nicely (close its pipe), then kill what is left."""

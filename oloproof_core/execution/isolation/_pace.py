@@ -39,9 +39,15 @@ class Pace:
     and 87 in two; busy 100 µs, 124 in one and 123–131 in two; busy 300 µs, 355 in one
     and 183–185 in two."""
 
+    CHECK_EVERY_S = 0.0005
+    """The pool asks `to_add` at most this often (`due`): a quick system answers many
+    cases in that time and a process takes a hundred times as long to start, so asking
+    after every case decided nothing sooner and cost the pool's loop on each."""
+
     def __init__(self) -> None:
         self.start_up_s = 0.0
         self.after_growth = False
+        self._next_check = 0.0
         self._settled = 0
         self._case_s = 0.0
         self._since = 0.0
@@ -59,6 +65,13 @@ class Pace:
         """A case came back after `case_s` seconds in flight."""
         self._settled += 1
         self._case_s += case_s
+
+    def due(self, now: float) -> bool:
+        """Whether the pool should ask `to_add` at `now` (`CHECK_EVERY_S`)."""
+        if now < self._next_check:
+            return False
+        self._next_check = now + self.CHECK_EVERY_S
+        return True
 
     def ready(self, seconds: float) -> None:
         self.start_up_s = max(self.start_up_s, seconds)

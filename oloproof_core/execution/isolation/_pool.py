@@ -44,10 +44,6 @@ from ._spin import poll_soon, spin_for
 _ASYNC_GRACE_S = 1.0
 _PROGRESS_INTERVAL_S = 0.2
 _READ_SIZE = 1 << 16
-_GROWTH_CHECK_S = 0.0005
-"""How often at most the pool asks its pace whether to start more processes: a quick
-system answers many cases in that time, and a process takes a hundred times as long to
-start, so asking after every case only cost the parent's time on each."""
 _LONGEST_WAIT_S = 0.5
 """The pool's wait is never longer: Ctrl-C may reach another of this process's threads,
 which sets Python's flag but wakes no wait of this one (a case sleeping for minutes
@@ -117,12 +113,6 @@ class ProcessPool(SandboxedKeeper):
             failure = max(self._slots, key=lambda slot: slot.failures).last_failure
             raise IsolationError(f"the system could not be started in its own process:\n{failure}")
 
-    def __enter__(self) -> ProcessPool:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
     def describe(self) -> dict[str, Any]:
         """What the run's provenance says about how the system was run."""
         protected = self.protected
@@ -172,15 +162,12 @@ class ProcessPool(SandboxedKeeper):
         for slot in self._slots:
             self._fill(slot)
         last_report = time.monotonic()
-        next_growth_check = 0.0
         while self._waiting() or any(slot.in_flight for slot in self._slots):
             if not any(slot.state != "stopped" for slot in self._slots):
                 self._give_up()
                 break
             self._pump()
-            if (now := time.perf_counter()) >= next_growth_check:
-                self._grow_if_behind(now)
-                next_growth_check = now + _GROWTH_CHECK_S
+            self._grow_if_behind(time.perf_counter())
             if progress is not None and time.monotonic() - last_report > _PROGRESS_INTERVAL_S:
                 held = sum(len(slot.in_flight) for slot in self._slots)
                 waiting = len(self._pending) + len(self._retries)
@@ -270,6 +257,8 @@ class ProcessPool(SandboxedKeeper):
 
     def _grow_if_behind(self, now: float) -> None:
         """Add the processes the pace asks for (`Pace.to_add`); cheap checks first."""
+        if not self._pace.due(now):
+            return
         limit, slots = min(self.processes, self._cap), len(self._slots)
         if not self._grow or not self._waiting() or slots >= limit or self._starting():
             return

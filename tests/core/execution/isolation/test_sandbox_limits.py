@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -192,8 +193,8 @@ def test_memory_held_across_forked_children_is_capped_for_the_sandbox_as_a_whole
     assert caps["memory"].startswith("256 MiB for all its processes together")
 
 
-def _sandbox_leftovers() -> set[str]:
-    """This process's sandbox cgroups, and the sandboxes' private folders."""
+def _sandbox_leftovers(temp: str) -> set[str]:
+    """This process's sandbox cgroups, and the sandboxes' private folders in `temp`."""
     mine = f"oloproof-{os.getpid()}-"
     cgroups = {
         os.path.join(parent.folder, name)
@@ -201,20 +202,27 @@ def _sandbox_leftovers() -> set[str]:
         for name in os.listdir(parent.folder)
         if name.startswith(mine)
     }
-    temp = tempfile.gettempdir()
     made = {os.path.join(temp, name) for name in os.listdir(temp) if "oloproof-sandbox-" in name}
     return cgroups | made
 
 
-def test_a_run_leaves_no_cgroup_or_folder_of_its_sandbox_behind():
-    before = _sandbox_leftovers()
+def test_a_run_leaves_no_cgroup_or_folder_of_its_sandbox_behind(monkeypatch):
+    # This process's temporary files go to a folder of the test's own: other tests run
+    # sandboxes beside it, in processes of their own, under the shared one. A short
+    # path: the run's gateway listens on a socket in it.
+    temp = tempfile.mkdtemp(prefix="leftovers-")
+    os.chmod(temp, 0o755)
+    monkeypatch.setattr(tempfile, "tempdir", temp)
     rows = [{"id": f"c{i}", "input": {"count": 2}} for i in range(3)]
-
-    result = run(probes.start_processes, rows, concurrency=2)
+    try:
+        result = run(probes.start_processes, rows, concurrency=2)
+        left = _sandbox_leftovers(temp)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
 
     assert [case.output for case in result.cases] == [{"started": 2}] * 3
     assert result.provenance["execution"]["sandbox"]["caps"]["processes"]
-    assert _sandbox_leftovers() - before == set()
+    assert left == set()
 
 
 def test_an_output_over_the_reply_cap_is_missing_and_never_kept(monkeypatch):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from oloproof_core.results.columns.case_columns import CaseColumns
@@ -146,7 +146,7 @@ def case_figures(
     else:
         criteria = [success] if success is not None else pass_fail_criteria(result)
     if isinstance(cases, CaseColumns):
-        return _column_figures(cases, criteria)
+        return _column_figures(cases, _success(result, criteria) if criteria else None)
     timed = [case.latency_ms for case in cases]
     if timed.count(None) == len(timed):
         raise NotMeasuredError(f"none of the run's {len(cases)} cases has a measured latency")
@@ -163,22 +163,15 @@ def case_figures(
     )
 
 
-def _column_figures(cases: CaseColumns, criteria: list[str]) -> CaseFigures:
+def _column_figures(
+    cases: CaseColumns, success: Sequence[float] | FloatArray | None
+) -> CaseFigures:
     """`case_figures` from a run's columns: the same figures, one array per column."""
     import numpy as np
 
     measured = cases.measured_columns()
     if measured is None:
         raise NotMeasuredError(f"none of the run's {len(cases)} cases has a measured latency")
-    success = None
-    if criteria:
-        failed = np.zeros(len(cases), dtype=bool)
-        unknown = np.zeros(len(cases), dtype=bool)
-        for criterion in criteria:
-            values = cases.metric_values(criterion)
-            failed |= values < 1.0  # NaN compares false: a missing verdict decides nothing
-            unknown |= np.isnan(values)
-        success = np.where(failed, 0.0, np.where(unknown, np.nan, 1.0)).astype(np.float64)
     keys = cases.order_keys()
     return CaseFigures(
         ids=cases.ids,
@@ -193,8 +186,16 @@ def pass_fail_criteria(result: MeasuredRun) -> list[str]:
     return [m.metric for m in result.metrics if m.value_type == "pass_fail" and not m.is_sub_score]
 
 
-def _success(result: MeasuredRun, criteria: list[str]) -> list[float]:
+def with_success(result: MeasuredRun, figures: CaseFigures) -> CaseFigures:
+    """`figures` read without success (`case_figures(..., with_success=False)`), with it."""
+    criteria = pass_fail_criteria(result)
+    return replace(figures, success=_success(result, criteria) if criteria else None)
+
+
+def _success(result: MeasuredRun, criteria: list[str]) -> Sequence[float] | FloatArray:
     """1 where every criterion passed, 0 where one failed, NaN where it is not known."""
+    if isinstance(result.cases, CaseColumns):
+        return _column_success(result.cases, criteria)
     success = []
     for case in result.cases:
         values = [
@@ -206,6 +207,18 @@ def _success(result: MeasuredRun, criteria: list[str]) -> list[float]:
         else:
             success.append(math.nan if None in values else 1.0)
     return success
+
+
+def _column_success(cases: CaseColumns, criteria: list[str]) -> FloatArray:
+    import numpy as np
+
+    failed = np.zeros(len(cases), dtype=bool)
+    unknown = np.zeros(len(cases), dtype=bool)
+    for criterion in criteria:
+        values = cases.metric_values(criterion)
+        failed |= values < 1.0  # NaN compares false: a missing verdict decides nothing
+        unknown |= np.isnan(values)
+    return np.where(failed, 0.0, np.where(unknown, np.nan, 1.0)).astype(np.float64)
 
 
 def measured_figure(

@@ -19,6 +19,7 @@ from oloproof_core.results.measured import (
     NotMeasuredError,
     case_figures,
     measured_figure,
+    with_success,
 )
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def measured_figures(result: MeasuredRun, confidence: float) -> list[MeasuredFig
     # need, stays unloaded. Nor then are its verdicts read for which cases succeeded.
     priced = any(cost > 0 for cost in figures.cost) or bool(_cost_rules(result))
     if priced:
-        figures = case_figures(result)
+        figures = with_success(result, figures)
     found = []
     for name in FIGURES:
         if name in COSTS and not priced:

@@ -87,3 +87,33 @@ def test_a_sequential_run_refuses_latency_rules_before_any_case_runs(
     assert code == 3, said
     assert "release.yaml:3: rules[0]: latency_p95_ms is decided on a fixed number of cases" in said
     assert fake_openai.request_count == 0
+
+
+SHOW = """\
+import json
+
+import oloproof
+
+print(oloproof.load("result.json"))
+data = json.load(open("result.json"))
+del data["cases"]
+json.dump(data, open("figures-only.json", "w"))
+print("--- without its cases ---")
+print(oloproof.load("figures-only.json"))
+"""
+
+
+def test_a_result_file_read_back_shows_the_figures_of_the_run_with_or_without_its_cases(
+    project: Path, fake_openai: FakeOpenAI
+) -> None:
+    code, said = run(project, fake_openai, "run", "oloproof.yaml", "--json", "result.json")
+    assert code == 0, said
+    block = said[said.index("latency and cost (measured by oloproof") :].split("\n\n")[0]
+    assert "cost_per_success_usd: $0.011111 [" in block
+
+    (project / "show.py").write_text(SHOW)
+    shown = run_user(["python", "show.py"], project, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    with_cases, without = shown.stdout.split("--- without its cases ---")
+    assert block in with_cases
+    assert block in without
